@@ -1,0 +1,108 @@
+//! The baselines a user compares against (DESIGN §9): top-K and MMR, with the
+//! same input contract, workspace and result type as the pursuit.
+
+use crate::error::Error;
+use crate::input::{candidate_row, prepare, Input};
+use crate::kernels;
+use crate::options::InputPolicy;
+use crate::pursuit::argmax_available;
+use crate::selection::{Selection, Step, StopReason};
+use crate::workspace::{Workspace, SELECTED};
+
+/// Top-K: the pool in relevance order (ρ = b, the cosine to the query, unless
+/// the input gives another [`Relevance`](crate::Relevance)), highest first,
+/// ties to the lowest index. Each [`Step::score`] is ρ of the pick; the
+/// selection has no weights.
+///
+/// # Errors
+/// The input errors of [`Error`], as for [`pursuit`](crate::pursuit).
+pub fn top_k<'w>(
+    input: &Input<'_>,
+    budget: usize,
+    policy: &InputPolicy,
+    ws: &'w mut Workspace<'_>,
+) -> Result<Selection<'w>, Error> {
+    let prep = prepare(input, budget, policy, ws)?;
+    let p = prep.pool;
+    let k_eff = budget.min(p);
+    ws.stop = StopReason::Budget;
+    let mut t = 0;
+    while t < k_eff {
+        let Some(i) = argmax_available(&ws.rho[..p], &ws.state[..p]) else {
+            ws.stop = StopReason::PoolExhausted;
+            break;
+        };
+        ws.state[i] = SELECTED;
+        ws.picks[t] = i;
+        ws.steps[t] = Step {
+            index: i,
+            score: ws.rho[i] as f64,
+            ..Step::default()
+        };
+        t += 1;
+    }
+    let ws: &'w Workspace<'_> = ws;
+    Ok(Selection::from_workspace(ws, t, false))
+}
+
+/// Maximal marginal relevance (Carbonell & Goldstein 1998): each pick is
+/// argmax λ_mmr ρ_i − (1 − λ_mmr) max_{s∈S} G_is over the unselected
+/// candidates (the penalty is against *all* picks; it is 0 for the first
+/// pick), ties to the lowest index. λ_mmr = 1 is exactly top-K; smaller
+/// values diversify more (the paper uses 0.5). Each [`Step::score`] is the
+/// MMR score at pick time; the selection has no weights.
+///
+/// # Errors
+/// [`Error::InvalidMmrLambda`] unless 0 ≤ λ_mmr ≤ 1, and the input errors of
+/// [`Error`].
+pub fn mmr<'w>(
+    input: &Input<'_>,
+    budget: usize,
+    lambda: f64,
+    policy: &InputPolicy,
+    ws: &'w mut Workspace<'_>,
+) -> Result<Selection<'w>, Error> {
+    if !(0.0..=1.0).contains(&lambda) {
+        return Err(Error::InvalidMmrLambda(lambda));
+    }
+    let prep = prepare(input, budget, policy, ws)?;
+    let (p, d) = (prep.pool, prep.dim);
+    let k_eff = budget.min(p);
+    ws.stop = StopReason::Budget;
+    let (lam, pen) = (lambda as f32, (1.0 - lambda) as f32);
+    // u = MMR scores; acc = max similarity to the picks so far.
+    for i in 0..p {
+        ws.u[i] = lam * ws.rho[i];
+    }
+    let mut t = 0;
+    while t < k_eff {
+        let Some(i) = argmax_available(&ws.u[..p], &ws.state[..p]) else {
+            ws.stop = StopReason::PoolExhausted;
+            break;
+        };
+        ws.state[i] = SELECTED;
+        ws.picks[t] = i;
+        ws.steps[t] = Step {
+            index: i,
+            score: ws.u[i] as f64,
+            ..Step::default()
+        };
+        t += 1;
+        if pen > 0.0 && t < k_eff {
+            let row = &mut ws.gram[..p];
+            kernels::row_dots(input.candidates, d, candidate_row(input, d, i), row);
+            kernels::scale_by(row, &ws.scale[..p], ws.scale[i]);
+            for j in 0..p {
+                let m = if t == 1 {
+                    row[j]
+                } else {
+                    ws.acc[j].max(row[j])
+                };
+                ws.acc[j] = m;
+                ws.u[j] = lam * ws.rho[j] - pen * m;
+            }
+        }
+    }
+    let ws: &'w Workspace<'_> = ws;
+    Ok(Selection::from_workspace(ws, t, false))
+}

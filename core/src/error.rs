@@ -1,0 +1,172 @@
+//! Typed input and capacity errors.
+//!
+//! Every selector validates its whole input before it computes anything and
+//! reports the first problem it finds, naming the offending index or value.
+//! Nothing the caller passed is modified, and no selector panics on bad input.
+
+use core::fmt;
+
+/// What is wrong with one vector (the query or one candidate row).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum VectorFault {
+    /// Element `index` (0-based, within the vector) is NaN or ±infinity.
+    NonFinite {
+        /// Position of the element within the vector.
+        index: usize,
+        /// The offending value.
+        value: f32,
+    },
+    /// Every element is zero: the vector has no direction.
+    ZeroNorm,
+    /// The Euclidean norm lies outside [`MIN_NORM`](crate::MIN_NORM),
+    /// [`MAX_NORM`](crate::MAX_NORM]: its f32 dot products would overflow
+    /// or lose all precision.
+    NormOutOfRange {
+        /// The norm, computed in f64.
+        norm: f64,
+    },
+    /// Under [`Normalization::RequireUnit`](crate::Normalization::RequireUnit)
+    /// the norm differs from 1 by more than
+    /// [`UNIT_NORM_TOLERANCE`](crate::UNIT_NORM_TOLERANCE).
+    NotUnitNorm {
+        /// The norm, computed in f64.
+        norm: f64,
+    },
+}
+
+/// Which fixed-capacity buffer a shape does not fit into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capacity {
+    /// The candidate pool size P.
+    Pool,
+    /// The effective budget `min(K, P)`.
+    Budget,
+}
+
+/// Every error a selector can return.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Error {
+    /// The query is empty: the embedding dimension d would be 0.
+    ZeroDimension,
+    /// `candidates.len()` is not a multiple of `d = query.len()`: the pool is
+    /// not a row-major P × d matrix.
+    ShapeMismatch {
+        /// `candidates.len()`.
+        candidates_len: usize,
+        /// `query.len()`.
+        dim: usize,
+    },
+    /// The relevance vector's length differs from the pool size P.
+    RelevanceLength {
+        /// P, the number of candidate rows.
+        expected: usize,
+        /// `relevance.len()`.
+        found: usize,
+    },
+    /// The query vector is unusable.
+    Query(VectorFault),
+    /// Candidate row `row` is unusable (and the invalid-candidate policy is
+    /// [`InvalidCandidates::Reject`](crate::InvalidCandidates::Reject)).
+    Candidate {
+        /// 0-based row of the candidate matrix.
+        row: usize,
+        /// What is wrong with it.
+        fault: VectorFault,
+    },
+    /// Relevance entry `index` is NaN or ±infinity.
+    NonFiniteRelevance {
+        /// 0-based pool index.
+        index: usize,
+        /// The offending value.
+        value: f32,
+    },
+    /// The ridge λ (κ in the relevance-scaled family) is negative or NaN.
+    /// `+∞` is valid (centroid pursuit).
+    InvalidRidge(f64),
+    /// γ is not in (0, 1].
+    InvalidGamma(f64),
+    /// The MMR trade-off λ_mmr is not in [0, 1].
+    InvalidMmrLambda(f64),
+    /// An adaptive-stopping parameter is invalid: τ and ε must be finite
+    /// and ≥ 0, patience ≥ 1.
+    InvalidStopping,
+    /// The pool-optimum tolerance is negative or NaN.
+    InvalidOptimumTolerance(f64),
+    /// A shape does not fit the workspace.
+    CapacityExceeded {
+        /// Which buffer.
+        what: Capacity,
+        /// The size the call needs.
+        needed: usize,
+        /// The size the workspace has.
+        capacity: usize,
+    },
+}
+
+impl fmt::Display for VectorFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            VectorFault::NonFinite { index, value } => {
+                write!(f, "element {index} is not finite ({value})")
+            }
+            VectorFault::ZeroNorm => f.write_str("all elements are zero"),
+            VectorFault::NormOutOfRange { norm } => write!(
+                f,
+                "norm {norm:e} is outside [{:e}, {:e}]",
+                crate::MIN_NORM,
+                crate::MAX_NORM
+            ),
+            VectorFault::NotUnitNorm { norm } => write!(
+                f,
+                "norm {norm} differs from 1 by more than {}",
+                crate::UNIT_NORM_TOLERANCE
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::ZeroDimension => f.write_str("the query is empty (dimension d = 0)"),
+            Error::ShapeMismatch {
+                candidates_len,
+                dim,
+            } => write!(
+                f,
+                "candidates have {candidates_len} values, not a multiple of the query dimension {dim}"
+            ),
+            Error::RelevanceLength { expected, found } => write!(
+                f,
+                "relevance has {found} entries but the pool has {expected} candidates"
+            ),
+            Error::Query(fault) => write!(f, "query: {fault}"),
+            Error::Candidate { row, fault } => write!(f, "candidate {row}: {fault}"),
+            Error::NonFiniteRelevance { index, value } => {
+                write!(f, "relevance {index} is not finite ({value})")
+            }
+            Error::InvalidRidge(v) => write!(f, "ridge {v} must be >= 0 (+inf allowed)"),
+            Error::InvalidGamma(v) => write!(f, "gamma {v} must be in (0, 1]"),
+            Error::InvalidMmrLambda(v) => write!(f, "MMR lambda {v} must be in [0, 1]"),
+            Error::InvalidStopping => f.write_str(
+                "adaptive stopping needs finite tau >= 0, finite eps >= 0 and patience >= 1",
+            ),
+            Error::InvalidOptimumTolerance(v) => {
+                write!(f, "pool-optimum tolerance {v} must be finite and >= 0")
+            }
+            Error::CapacityExceeded {
+                what,
+                needed,
+                capacity,
+            } => {
+                let name = match what {
+                    Capacity::Pool => "pool size P",
+                    Capacity::Budget => "budget min(K, P)",
+                };
+                write!(f, "{name} = {needed} exceeds the workspace capacity {capacity}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for Error {}

@@ -1,0 +1,213 @@
+//! The input contract shared by every selector and its validation pass.
+//!
+//! One pass over the P × d candidate matrix computes each row's squared norm
+//! and its dot product with the query; the same numbers give the validation
+//! verdict, the normalization scale and the query similarities b.
+
+use crate::error::{Error, VectorFault};
+use crate::kernels;
+use crate::options::{
+    InputPolicy, InvalidCandidates, Normalization, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
+};
+use crate::workspace::{Workspace, AVAILABLE, EXCLUDED};
+
+/// Where the relevance ρ of the relevance-scaled family (DESIGN §11) and of
+/// the baselines' ranking comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Relevance<'a> {
+    /// ρ = b, the query similarities (cosines). The paper's method.
+    #[default]
+    Similarity,
+    /// The caller's first-stage scores, one per candidate (length P, finite).
+    Scores(&'a [f32]),
+    /// The pool is given in first-stage order (row 0 ranked first): the row at
+    /// rank k gets the k-th largest query similarity of the pool. Keeps the
+    /// retriever's order while speaking in the encoder's cosine units.
+    PoolOrder,
+}
+
+/// A query, its candidate pool and (optionally) the candidates' relevance.
+///
+/// * `query`: d values, f32 (d ≥ 1).
+/// * `candidates`: P × d values, row-major f32 (row i is candidate i).
+///   P = `candidates.len() / d`; P = 0 is valid and selects nothing.
+/// * `relevance`: see [`Relevance`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Input<'a> {
+    /// Query embedding, length d.
+    pub query: &'a [f32],
+    /// Candidate embeddings, row-major P × d.
+    pub candidates: &'a [f32],
+    /// Relevance ρ (default: ρ = b).
+    pub relevance: Relevance<'a>,
+}
+
+impl<'a> Input<'a> {
+    /// A query and its pool, with ρ = b.
+    pub fn new(query: &'a [f32], candidates: &'a [f32]) -> Self {
+        Input {
+            query,
+            candidates,
+            relevance: Relevance::Similarity,
+        }
+    }
+
+    /// The same input with another relevance source.
+    pub fn with_relevance(self, relevance: Relevance<'a>) -> Self {
+        Input { relevance, ..self }
+    }
+
+    /// The embedding dimension d.
+    pub fn dim(&self) -> usize {
+        self.query.len()
+    }
+
+    /// The pool size P, or `None` if the shape is invalid (d = 0 or
+    /// `candidates.len()` not a multiple of d).
+    pub fn pool_size(&self) -> Option<usize> {
+        let d = self.query.len();
+        (d > 0 && self.candidates.len() % d == 0).then(|| self.candidates.len() / d)
+    }
+}
+
+/// The validated shape of one call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prepared {
+    pub pool: usize,
+    pub dim: usize,
+}
+
+/// Classifies a vector from its f32 squared norm, re-checking in f64 when the
+/// f32 value is not trustworthy. Returns the scale to apply (1 for near-unit).
+fn classify(v: &[f32], sumsq: f32, policy: Normalization) -> Result<f32, VectorFault> {
+    let norm = if sumsq.is_finite() && sumsq > 1e-30 && sumsq < 1e30 {
+        libm::sqrt(sumsq as f64)
+    } else {
+        let mut s = 0.0f64;
+        for (index, &x) in v.iter().enumerate() {
+            if !x.is_finite() {
+                return Err(VectorFault::NonFinite { index, value: x });
+            }
+            s += (x as f64) * (x as f64);
+        }
+        libm::sqrt(s)
+    };
+    if norm == 0.0 {
+        return Err(VectorFault::ZeroNorm);
+    }
+    if !(MIN_NORM..=MAX_NORM).contains(&norm) {
+        return Err(VectorFault::NormOutOfRange { norm });
+    }
+    if (norm - 1.0).abs() <= UNIT_NORM_TOLERANCE {
+        return Ok(1.0);
+    }
+    match policy {
+        Normalization::Cosine => Ok((1.0 / norm) as f32),
+        Normalization::RequireUnit => Err(VectorFault::NotUnitNorm { norm }),
+    }
+}
+
+/// Validates the input, sizes the call against the workspace and fills
+/// `scale`, `b` (query similarities, cosines), `rho` and `state`.
+/// `budget` is the requested K; the capacity check uses min(K, P).
+pub(crate) fn prepare(
+    input: &Input<'_>,
+    budget: usize,
+    policy: &InputPolicy,
+    ws: &mut Workspace<'_>,
+) -> Result<Prepared, Error> {
+    let d = input.query.len();
+    if d == 0 {
+        return Err(Error::ZeroDimension);
+    }
+    if input.candidates.len() % d != 0 {
+        return Err(Error::ShapeMismatch {
+            candidates_len: input.candidates.len(),
+            dim: d,
+        });
+    }
+    let p = input.candidates.len() / d;
+    if let Relevance::Scores(r) = input.relevance {
+        if r.len() != p {
+            return Err(Error::RelevanceLength {
+                expected: p,
+                found: r.len(),
+            });
+        }
+        if let Some((index, &value)) = r.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(Error::NonFiniteRelevance { index, value });
+        }
+    }
+    let q = input.query;
+    let q_scale = classify(q, kernels::dot(q, q), policy.normalization).map_err(Error::Query)?;
+    ws.check_capacity(p, budget.min(p))?;
+    ws.pool = p;
+    ws.excluded = 0;
+
+    let b = &mut ws.b[..p];
+    let nsq = &mut ws.acc[..p];
+    kernels::row_dots_and_sumsq(input.candidates, d, q, b, nsq);
+    let mut excluded = 0;
+    for i in 0..p {
+        let row = &input.candidates[i * d..(i + 1) * d];
+        match classify(row, nsq[i], policy.normalization) {
+            Ok(s) => {
+                ws.scale[i] = s;
+                ws.state[i] = AVAILABLE;
+                // b_i = (row_i . q) s_i s_q: a cosine for non-unit inputs.
+                b[i] *= s * q_scale;
+            }
+            Err(fault) => {
+                if policy.invalid_candidates == InvalidCandidates::Reject {
+                    return Err(Error::Candidate { row: i, fault });
+                }
+                ws.scale[i] = 0.0;
+                ws.state[i] = EXCLUDED;
+                b[i] = 0.0;
+                excluded += 1;
+            }
+        }
+    }
+    // A finite row can still overflow its dot with the query when both are
+    // huge; the norm range rules that out, but keep b finite regardless.
+    for bi in b.iter_mut() {
+        if !bi.is_finite() {
+            *bi = 0.0;
+        }
+    }
+    ws.excluded = excluded;
+
+    let rho = &mut ws.rho[..p];
+    match input.relevance {
+        Relevance::Similarity => rho.copy_from_slice(b),
+        Relevance::Scores(r) => rho.copy_from_slice(r),
+        Relevance::PoolOrder => {
+            // Sorted valid similarities, descending, assigned to the valid
+            // rows in pool order. `acc` is free scratch here.
+            let sorted = &mut ws.acc[..p];
+            let mut n = 0;
+            for i in 0..p {
+                if ws.state[i] == AVAILABLE {
+                    sorted[n] = b[i];
+                    n += 1;
+                }
+            }
+            sorted[..n].sort_unstable_by(|x, y| y.total_cmp(x));
+            let mut r = 0;
+            for i in 0..p {
+                if ws.state[i] == AVAILABLE {
+                    rho[i] = sorted[r];
+                    r += 1;
+                } else {
+                    rho[i] = 0.0;
+                }
+            }
+        }
+    }
+    Ok(Prepared { pool: p, dim: d })
+}
+
+/// Row `i` of the candidate matrix.
+pub(crate) fn candidate_row<'a>(input: &Input<'a>, dim: usize, i: usize) -> &'a [f32] {
+    &input.candidates[i * dim..(i + 1) * dim]
+}

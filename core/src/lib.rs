@@ -1,0 +1,78 @@
+//! # mempursuit-core
+//!
+//! `no_std`, no-`alloc` core of **MemPursuit** (Feng & Fan, *Recall What Is
+//! Missing: Composing Evidence from Long-Term Agent Memory*, 2026): from a
+//! query embedding q and a candidate pool of P memory embeddings it picks K
+//! memories one at a time. Each pick is the candidate best aligned with the
+//! residual r = q − q̂ of a sparse convex reconstruction q̂ = Σ α_j m_j of the
+//! query from the memories already picked (Eq. 5, 9); after each pick all
+//! weights are refit on the simplex with a small ridge λ (Eq. 6). Paraphrases
+//! of a fact already picked score low; the missing fact scores high.
+//!
+//! ```
+//! use mempursuit_core::{pursuit, top_k, FixedWorkspace, Input, InputPolicy, PursuitOptions};
+//!
+//! // d = 2. Two paraphrases of fact A (rows 0, 1) and one statement of fact B (row 2).
+//! let s = core::f32::consts::FRAC_1_SQRT_2;
+//! let query = [s, s];
+//! let pool = [0.9950, 0.0998,   0.9998, 0.0200,   0.0, 1.0];
+//! let input = Input::new(&query, &pool);
+//!
+//! let mut storage = FixedWorkspace::<8, 4>::new();
+//! let mut ws = storage.view();
+//! let sel = pursuit(&input, 2, &PursuitOptions::default(), &mut ws)?;
+//! assert_eq!(sel.picks(), &[0, 2]); // A, then the missing fact B
+//!
+//! let sel = top_k(&input, 2, &InputPolicy::default(), &mut ws)?;
+//! assert_eq!(sel.picks(), &[0, 1]); // A and its paraphrase
+//! # Ok::<(), mempursuit_core::Error>(())
+//! ```
+//!
+//! ## Input contract (every selector)
+//! * query: d f32 values, d ≥ 1; candidates: row-major P × d f32
+//!   (`candidates.len()` a multiple of d; P = 0 selects nothing).
+//! * NaN/±∞, zero vectors and norms outside [`MIN_NORM`]..[`MAX_NORM`] are
+//!   errors naming the row and element ([`Error`]), or, for candidates under
+//!   [`InvalidCandidates::Exclude`], are skipped and reported.
+//! * Non-unit vectors: [`Normalization::Cosine`] (default) uses every vector
+//!   through its direction (cosines; vectors within [`UNIT_NORM_TOLERANCE`]
+//!   of unit norm are used exactly as given); [`Normalization::RequireUnit`]
+//!   rejects them.
+//! * K = 0 gives an empty selection; K > P selects at most P; argmax ties
+//!   go to the lowest index. Nothing the caller passed is modified; no
+//!   selector panics or outputs NaN.
+//!
+//! ## Layout
+//! [`pursuit`] (the method and its relevance-scaled family, DESIGN §11),
+//! [`top_k`] and [`mmr`] (baselines) all write into a caller-owned
+//! [`Workspace`] and return a borrowed [`Selection`]. The refit is a primal
+//! active-set simplex QP in f64 with an incremental Cholesky factor (see the
+//! `solver` module docs for the rule on near-dependent memories); the
+//! similarity pass, the Gram rows and the score refresh are f32x8 SIMD.
+
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod baselines;
+mod cholesky;
+mod error;
+mod input;
+mod kernels;
+mod options;
+mod pursuit;
+mod selection;
+mod solver;
+mod workspace;
+
+pub use baselines::{mmr, top_k};
+pub use cholesky::PIVOT_TOLERANCE;
+pub use error::{Capacity, Error, VectorFault};
+pub use input::{Input, Relevance};
+pub use options::{
+    AtPoolOptimum, InputPolicy, InvalidCandidates, Normalization, PursuitOptions, Stopping,
+    MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
+};
+pub use pursuit::pursuit;
+pub use selection::{Selection, Step, StopReason};
+pub use workspace::{FixedWorkspace, ScratchSize, Workspace};

@@ -1,0 +1,285 @@
+//! The pursuit (DESIGN §2–§5, §11): greedy selection by residual alignment
+//! with a simplex-constrained refit after every pick.
+
+use crate::error::Error;
+use crate::input::{candidate_row, prepare, Input};
+use crate::kernels;
+use crate::options::{AtPoolOptimum, PursuitOptions, Stopping};
+use crate::selection::{Selection, Step, StopReason};
+use crate::solver::refit;
+use crate::workspace::{Workspace, AVAILABLE, SELECTED};
+
+/// Runs MemPursuit: picks up to `budget` (K) memories from the pool, one at a
+/// time, each the candidate with the highest score
+/// U_i = ρ_i − γ Σ_{j∈S} G_ij α_j (Eq. 9; with the defaults ρ = b, γ = 1 this
+/// is the residual alignment m_i · (q − q̂)), ties to the lowest index (Eq. 5);
+/// after each pick the weights α of all picks are refit on the simplex with
+/// ridge λ (Eq. 6; DESIGN §11 for γ, κ = λ, ρ).
+///
+/// * `input`: query (d), candidates (row-major P × d, f32) and relevance;
+///   see [`Input`] and the crate docs for the input contract.
+/// * `budget`: K. K = 0 gives an empty selection; K > P selects at most P.
+/// * `options`: see [`PursuitOptions`]; the default is the paper's method.
+/// * `ws`: scratch of capacity ≥ (P, min(K, P)).
+///
+/// Returns the picks in entry order with their final weights, one [`Step`]
+/// per pick and the [`StopReason`]. With `ridge = f64::INFINITY` this is
+/// centroid pursuit: α = 1/|S| in closed form, no QP.
+///
+/// # Errors
+/// Every input error of [`Error`] (checked before any work; nothing is
+/// modified but the workspace). Never panics, never returns NaN.
+///
+/// # Cost
+/// One pass over the candidate matrix for b and the norms, one per pick for
+/// its Gram row (f32x8 SIMD), O(P·|F|) for each score refresh and an O(t²)
+/// active-set refit per pick: O(K·P·d + K²·P + K³) overall.
+pub fn pursuit<'w>(
+    input: &Input<'_>,
+    budget: usize,
+    options: &PursuitOptions,
+    ws: &'w mut Workspace<'_>,
+) -> Result<Selection<'w>, Error> {
+    options.validate()?;
+    let prep = prepare(input, budget, &options.input, ws)?;
+    let (p, d) = (prep.pool, prep.dim);
+    let k_eff = budget.min(p);
+    ws.stop = StopReason::Budget;
+    ws.nfree = 0;
+    let len = if options.is_centroid() {
+        centroid_loop(input, k_eff, d, options, ws)
+    } else {
+        qp_loop(input, k_eff, d, options, ws)
+    };
+    let ws: &'w Workspace<'_> = ws;
+    Ok(Selection::from_workspace(ws, len, true))
+}
+
+/// Lowest-index argmax of `values` over available candidates.
+pub(crate) fn argmax_available(values: &[f32], state: &[usize]) -> Option<usize> {
+    let mut best: Option<(usize, f32)> = None;
+    for (i, (&v, &s)) in values.iter().zip(state).enumerate() {
+        if s == AVAILABLE && best.is_none_or(|(_, bv)| v > bv) {
+            best = Some((i, v));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// Computes the Gram row of candidate `i` into stored row `slot`:
+/// G_{i,·} = (m_i · m_·) s_i s_· (cosines).
+fn gram_row_into(input: &Input<'_>, d: usize, i: usize, slot: usize, ws: &mut Workspace<'_>) {
+    let p = ws.pool;
+    let start = slot * ws.max_pool;
+    let row = &mut ws.gram[start..start + p];
+    kernels::row_dots(input.candidates, d, candidate_row(input, d, i), row);
+    kernels::scale_by(row, &ws.scale[..p], ws.scale[i]);
+}
+
+fn adaptive(options: &PursuitOptions) -> (f64, f64, u32) {
+    match options.stopping {
+        Stopping::FixedBudget => (1e-12, f64::NEG_INFINITY, u32::MAX),
+        Stopping::Adaptive { tau, patience, eps } => (eps, tau, patience),
+    }
+}
+
+/// U_i in f64 from the stored Gram rows of the free set.
+fn score64(ws: &Workspace<'_>, i: usize, gamma: f64) -> f64 {
+    let mut g = 0.0;
+    for a in 0..ws.nfree {
+        let j = ws.free[a];
+        g += ws.alpha[j] * ws.gram_row(j)[i] as f64;
+    }
+    ws.rho[i] as f64 - gamma * g
+}
+
+fn qp_loop(
+    input: &Input<'_>,
+    k_eff: usize,
+    d: usize,
+    options: &PursuitOptions,
+    ws: &mut Workspace<'_>,
+) -> usize {
+    let p = ws.pool;
+    let k = ws.max_budget;
+    let (gamma, kappa) = (options.gamma, options.ridge);
+    let (eps, tau, patience) = adaptive(options);
+    let mut small = 0u32;
+    let mut l_prev = 1.0f64;
+    let mut fill = false;
+    let mut last = Step::default();
+    let mut next = argmax_available(&ws.rho[..p], &ws.state[..p]);
+    let mut t = 0;
+    while t < k_eff {
+        let Some(i) = next else {
+            ws.stop = StopReason::PoolExhausted;
+            break;
+        };
+        ws.state[i] = SELECTED;
+        ws.picks[t] = i;
+        if fill {
+            ws.alpha[t] = 0.0;
+            ws.steps[t] = Step {
+                index: i,
+                score: ws.rho[i] as f64,
+                improvement: 0.0,
+                solver_iterations: 0,
+                filled: true,
+                ..last
+            };
+            t += 1;
+            next = argmax_available(&ws.rho[..p], &ws.state[..p]);
+            continue;
+        }
+        let score = if t == 0 {
+            ws.rho[i] as f64
+        } else {
+            score64(ws, i, gamma)
+        };
+        gram_row_into(input, d, i, t, ws);
+        for j in 0..t {
+            let g = ws.gram[t * ws.max_pool + ws.picks[j]] as f64;
+            ws.gss[t * k + j] = g;
+            ws.gss[j * k + t] = g;
+        }
+        ws.gss[t * k + t] = ws.gram[t * ws.max_pool + i] as f64;
+        ws.rho_s[t] = ws.rho[i] as f64;
+        ws.b_s[t] = ws.b[i] as f64;
+        let r = refit(ws, t + 1, gamma, kappa);
+        let l_t = residual_sq(ws);
+
+        // Score refresh (Eq. 9) for the next pick and the certificate.
+        let (u, rho) = (&mut ws.u[..p], &ws.rho[..p]);
+        u.copy_from_slice(rho);
+        for a in 0..ws.nfree {
+            let j = ws.free[a];
+            let start = j * ws.max_pool;
+            let c = (gamma * ws.alpha[j]) as f32;
+            kernels::sub_scaled(&mut ws.u[..p], c, &ws.gram[start..start + p]);
+        }
+        next = argmax_available(&ws.u[..p], &ws.state[..p]);
+        let gap = next.map_or(0.0, |n| (score64(ws, n, gamma) - r.nu).max(0.0));
+        let improvement = (l_prev - l_t) / l_prev.max(eps);
+        last = Step {
+            index: i,
+            score,
+            residual_sq: l_t,
+            improvement,
+            fw_gap: gap,
+            nu: r.nu,
+            free_size: ws.nfree,
+            solver_iterations: r.iterations,
+            filled: false,
+        };
+        ws.steps[t] = last;
+        t += 1;
+        l_prev = l_t;
+        if improvement <= tau {
+            small += 1;
+            if small >= patience && t < k_eff {
+                ws.stop = StopReason::Adaptive;
+                break;
+            }
+        } else {
+            small = 0;
+        }
+        if gap <= options.optimum_tolerance && t < k_eff {
+            match options.at_pool_optimum {
+                AtPoolOptimum::Continue => {}
+                AtPoolOptimum::Stop => {
+                    ws.stop = StopReason::PoolOptimum;
+                    break;
+                }
+                AtPoolOptimum::FillByRelevance => {
+                    fill = true;
+                    next = argmax_available(&ws.rho[..p], &ws.state[..p]);
+                }
+            }
+        }
+    }
+    t
+}
+
+/// L = ‖q − Σ α_j m_j‖² = 1 − 2 αᵀ b_S + αᵀ G_SS α over the free set.
+fn residual_sq(ws: &Workspace<'_>) -> f64 {
+    let k = ws.max_budget;
+    let mut ab = 0.0;
+    let mut aga = 0.0;
+    for a in 0..ws.nfree {
+        let i = ws.free[a];
+        ab += ws.alpha[i] * ws.b_s[i];
+        for c in 0..ws.nfree {
+            let j = ws.free[c];
+            aga += ws.alpha[i] * ws.gss[i * k + j] * ws.alpha[j];
+        }
+    }
+    (1.0 - 2.0 * ab + aga).max(0.0)
+}
+
+/// Centroid pursuit (κ = ∞, DESIGN §11): α = 1/|S|,
+/// U_i = ρ_i − (γ/|S|) Σ_{j∈S} G_ij, one Gram row per pick, no QP.
+fn centroid_loop(
+    input: &Input<'_>,
+    k_eff: usize,
+    d: usize,
+    options: &PursuitOptions,
+    ws: &mut Workspace<'_>,
+) -> usize {
+    let p = ws.pool;
+    let gamma = options.gamma;
+    let (eps, tau, patience) = adaptive(options);
+    let mut small = 0u32;
+    let mut l_prev = 1.0f64;
+    // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
+    let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
+    ws.acc[..p].fill(0.0);
+    ws.u[..p].copy_from_slice(&ws.rho[..p]);
+    let mut t = 0;
+    while t < k_eff {
+        let Some(i) = argmax_available(&ws.u[..p], &ws.state[..p]) else {
+            ws.stop = StopReason::PoolExhausted;
+            break;
+        };
+        let score = ws.u[i] as f64;
+        ws.state[i] = SELECTED;
+        ws.picks[t] = i;
+        gram_row_into(input, d, i, 0, ws);
+        total += 2.0 * ws.acc[i] as f64 + ws.gram[i] as f64;
+        kernels::add_assign(&mut ws.acc[..p], &ws.gram[..p]);
+        sum_b += ws.b[i] as f64;
+        sum_rho += ws.rho[i] as f64;
+        let n = (t + 1) as f64;
+        ws.u[..p].copy_from_slice(&ws.rho[..p]);
+        kernels::sub_scaled(&mut ws.u[..p], (gamma / n) as f32, &ws.acc[..p]);
+        let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
+        let mean_u = sum_rho / n - gamma * total / (n * n);
+        let gap =
+            argmax_available(&ws.u[..p], &ws.state[..p]).map_or(0.0, |m| ws.u[m] as f64 - mean_u);
+        let improvement = (l_prev - l_t) / l_prev.max(eps);
+        ws.steps[t] = Step {
+            index: i,
+            score,
+            residual_sq: l_t,
+            improvement,
+            fw_gap: gap,
+            nu: mean_u,
+            free_size: t + 1,
+            solver_iterations: 0,
+            filled: false,
+        };
+        t += 1;
+        l_prev = l_t;
+        if improvement <= tau {
+            small += 1;
+            if small >= patience && t < k_eff {
+                ws.stop = StopReason::Adaptive;
+                break;
+            }
+        } else {
+            small = 0;
+        }
+    }
+    let w = if t > 0 { 1.0 / t as f64 } else { 0.0 };
+    ws.alpha[..t].fill(w);
+    t
+}

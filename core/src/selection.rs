@@ -1,0 +1,133 @@
+//! The result of a selector: picks in entry order, weights, one record per
+//! step, and why the selection stopped.
+
+use crate::workspace::{Workspace, EXCLUDED};
+
+/// Why a selection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum StopReason {
+    /// `min(K, P)` memories were selected (also for K = 0).
+    #[default]
+    Budget,
+    /// Adaptive stopping fired (paper Eq. 7): `patience` consecutive steps
+    /// improved the residual by at most τ.
+    Adaptive,
+    /// No selectable candidate was left before the budget (only possible when
+    /// candidates were excluded).
+    PoolExhausted,
+    /// The Frank–Wolfe gap reached the tolerance and
+    /// [`AtPoolOptimum::Stop`](crate::AtPoolOptimum::Stop) was set.
+    PoolOptimum,
+}
+
+/// The record of one pursuit step (DESIGN §2, §4, §5).
+///
+/// For the baselines ([`top_k`](crate::top_k), [`mmr`](crate::mmr)) only
+/// `index` and `score` are meaningful and every other field is 0.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Step {
+    /// Pool index (row of the candidate matrix) picked at this step.
+    pub index: usize,
+    /// Its score at pick time: U = ρ − γ G_{i,S} α (Eq. 9; residual alignment
+    /// m·r in paper mode), b for top-K, the MMR score for MMR. For a pick made
+    /// by [`AtPoolOptimum::FillByRelevance`](crate::AtPoolOptimum), ρ.
+    pub score: f64,
+    /// L_t = ‖q − Σ_j α_j m_j‖² after the refit, without the ridge term
+    /// (unit vectors, so L_0 = 1). Cosine units squared.
+    pub residual_sq: f64,
+    /// Δ_t = (L_{t−1} − L_t) / max(L_{t−1}, ε) (Eq. 7).
+    pub improvement: f64,
+    /// Frank–Wolfe gap g_S = max(0, max_{i∉S} U_i − ν_S) after the refit
+    /// (Theorem B.2, Eq. 25): 0 ≤ J(S) − F* ≤ g_S. For centroid pursuit
+    /// (κ = ∞) the diagnostic g̃_S = max_{i∉S} U_i − mean_{j∈S} U_j, which is
+    /// no certificate and may be negative.
+    pub fw_gap: f64,
+    /// ν_S = Σ_j α_j U_j − γκ‖α‖² (Eq. 14 with λ → γκ); the common value
+    /// of U_j − γκ α_j on the free set. For κ = ∞: mean_{j∈S} U_j.
+    pub nu: f64,
+    /// Size of the free set F = {j ∈ S : α_j > 0} after the refit.
+    pub free_size: usize,
+    /// Active-set iterations of this refit (0 for the closed-form paths).
+    pub solver_iterations: u32,
+    /// Whether this pick was made by relevance fill after the pool optimum.
+    pub filled: bool,
+}
+
+/// A view of the result, borrowed from the [`Workspace`] that computed it.
+///
+/// Copy what you need out of it before the next call on the same workspace
+/// (the `mempursuit` crate's owned `Selection` does this).
+#[derive(Debug, Clone, Copy)]
+pub struct Selection<'w> {
+    pub(crate) picks: &'w [usize],
+    pub(crate) weights: &'w [f64],
+    pub(crate) steps: &'w [Step],
+    pub(crate) state: &'w [usize],
+    pub(crate) excluded: usize,
+    pub(crate) stop: StopReason,
+}
+
+impl<'w> Selection<'w> {
+    pub(crate) fn from_workspace(ws: &'w Workspace<'_>, len: usize, with_weights: bool) -> Self {
+        Selection {
+            picks: &ws.picks[..len],
+            weights: if with_weights { &ws.alpha[..len] } else { &[] },
+            steps: &ws.steps[..len],
+            state: &ws.state[..ws.pool],
+            excluded: ws.excluded,
+            stop: ws.stop,
+        }
+    }
+
+    /// Selected pool indices in entry order (never re-sorted by weight; every
+    /// prefix is the selection for that smaller budget).
+    pub fn picks(&self) -> &'w [usize] {
+        self.picks
+    }
+
+    /// Simplex weights α of the selected memories, aligned with
+    /// [`picks`](Self::picks): all ≥ 0, summing to 1 (a memory keeps its
+    /// place in the path even when its weight is 0). Empty for the baselines.
+    pub fn weights(&self) -> &'w [f64] {
+        self.weights
+    }
+
+    /// One record per pick, aligned with [`picks`](Self::picks).
+    pub fn steps(&self) -> &'w [Step] {
+        self.steps
+    }
+
+    /// Number of picks.
+    pub fn len(&self) -> usize {
+        self.picks.len()
+    }
+
+    /// Whether nothing was selected (K = 0).
+    pub fn is_empty(&self) -> bool {
+        self.picks.is_empty()
+    }
+
+    /// Why the selection ended.
+    pub fn stop_reason(&self) -> StopReason {
+        self.stop
+    }
+
+    /// Number of candidate rows excluded as unusable (only under
+    /// [`InvalidCandidates::Exclude`](crate::InvalidCandidates::Exclude)).
+    pub fn excluded_count(&self) -> usize {
+        self.excluded
+    }
+
+    /// The excluded candidate rows, ascending.
+    pub fn excluded(&self) -> impl Iterator<Item = usize> + 'w {
+        let state = self.state;
+        state
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s == EXCLUDED)
+            .map(|(i, _)| i)
+    }
+}

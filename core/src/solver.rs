@@ -1,0 +1,224 @@
+//! The refit (Eq. 6; DESIGN §3, §11): a primal active-set method for the
+//! simplex QP
+//!
+//! ```text
+//! minimize (γ/2) αᵀ (G_SS + κ I) α − ρ_Sᵀ α   subject to α ≥ 0, 1ᵀα = 1
+//! ```
+//!
+//! in f64, with an incrementally updated Cholesky factor of the free set F,
+//! warm-started from the previous step's α and F.
+//!
+//! **The factored matrix.** On the simplex, 1ᵀα = 1, so adding (γ/2)(1ᵀα)²
+//! changes the objective by the constant γ/2 and leaves the minimizer alone.
+//! The solver therefore factors A_FF = G_FF + κI + 11ᵀ, the Gram matrix of the
+//! augmented vectors [m_j; 1] (plus κI). A is singular only when a memory
+//! lies in the *affine* hull of others (the case in which the simplex QP is
+//! genuinely degenerate), not merely in their linear span (e.g. m and −m),
+//! and its diagonal is ≈ 2 whatever κ is.
+//!
+//! **Near-dependent columns.** When a memory would enter F with a pivot²
+//! ≤ [`PIVOT_TOLERANCE`](crate::PIVOT_TOLERANCE) · A_jj, it is, to working
+//! precision, already represented by F (an exact duplicate, or a point on the
+//! affine hull of the free memories). It is *blocked* for the rest of this
+//! refit and keeps α_j = 0. Its KKT violation U_j − ν is then at most its
+//! distance to that hull times ‖r‖ (≈ 4.5e-5 · ‖r‖). Likewise a just-added
+//! memory that the very next ratio test drops at step length 0 is blocked.
+//! Blocking only ever shrinks the candidates of an add, every drop keeps α
+//! feasible, and an iteration cap (4t + 16) bounds the refit, so the result
+//! is always on the simplex, free of NaN, and no add/drop cycle can run on.
+
+use crate::cholesky::Factor;
+use crate::workspace::Workspace;
+
+const IN_FREE: usize = 1;
+const BLOCKED: usize = 2;
+
+/// What one refit reports.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Refit {
+    /// ν_S = Σ α_j U_j − γκ‖α‖².
+    pub nu: f64,
+    pub iterations: u32,
+}
+
+/// Refits α over the first `t` selected positions. Position t−1 is new and
+/// enters with α = 0 (for t = 1 it is the only one and gets α = 1). Expects
+/// `gss` (t × t, stride K_max), `rho_s` and the previous α, F and factor.
+/// Leaves α, the factor, F, and the selected scores `u_s` updated.
+pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) -> Refit {
+    let k = ws.max_budget;
+    let new = t - 1;
+    ws.alpha[new] = 0.0;
+    ws.blocked[new] = 0;
+    if t == 1 {
+        ws.nfree = 0;
+    }
+    for flag in ws.blocked[..t].iter_mut() {
+        *flag &= !BLOCKED;
+    }
+    let add_tol = 1e-12;
+    let cap = 4 * t as u32 + 16;
+    let mut iterations = 0u32;
+    let mut last_added: Option<usize> = None;
+
+    if ws.nfree == 0 {
+        // First pick: α = e_1, F = {0}.
+        let mut f = Factor {
+            l: ws.chol,
+            stride: k,
+            n: 0,
+        };
+        let diag = ws.gss[new * k + new] + kappa + 1.0;
+        // A single positive diagonal always passes.
+        let ok = f.append(|_| 0.0, diag);
+        debug_assert!(ok);
+        ws.free[0] = new;
+        ws.nfree = 1;
+        ws.blocked[new] = IN_FREE;
+        ws.alpha[new] = 1.0;
+    }
+
+    loop {
+        if iterations >= cap {
+            break;
+        }
+        iterations += 1;
+        let nf = ws.nfree;
+        let f = Factor {
+            l: ws.chol,
+            stride: k,
+            n: nf,
+        };
+        for a in 0..nf {
+            ws.x[a] = ws.rho_s[ws.free[a]];
+            ws.y[a] = 1.0;
+        }
+        f.solve(&mut ws.x[..nf]);
+        f.solve(&mut ws.y[..nf]);
+        let sx: f64 = ws.x[..nf].iter().sum();
+        let sy: f64 = ws.y[..nf].iter().sum();
+        let shift = (sx - gamma) / sy;
+        let mut all_finite = shift.is_finite();
+        for a in 0..nf {
+            ws.trial[a] = (ws.x[a] - shift * ws.y[a]) / gamma;
+            all_finite &= ws.trial[a].is_finite();
+        }
+        if !all_finite {
+            break; // cannot happen with a PD factor; keep the feasible α
+        }
+        // Ratio test: walk from the feasible α toward the trial point and
+        // stop at the first coordinate that would turn negative.
+        let mut block: Option<(usize, f64)> = None;
+        for a in 0..nf {
+            let tr = ws.trial[a];
+            if tr < 0.0 {
+                let cur = ws.alpha[ws.free[a]];
+                let step = cur / (cur - tr);
+                if block.is_none_or(|(_, s)| step < s) {
+                    block = Some((a, step));
+                }
+            }
+        }
+        if let Some((a_out, step)) = block {
+            for a in 0..nf {
+                let j = ws.free[a];
+                ws.alpha[j] += step * (ws.trial[a] - ws.alpha[j]);
+            }
+            let j_out = ws.free[a_out];
+            ws.alpha[j_out] = 0.0;
+            ws.blocked[j_out] &= !IN_FREE;
+            if last_added == Some(j_out) && step <= 0.0 {
+                ws.blocked[j_out] |= BLOCKED;
+            }
+            let mut f = Factor {
+                l: ws.chol,
+                stride: k,
+                n: nf,
+            };
+            f.remove(a_out);
+            ws.free.copy_within(a_out + 1..nf, a_out);
+            ws.nfree = nf - 1;
+            last_added = None;
+            continue;
+        }
+        for a in 0..nf {
+            ws.alpha[ws.free[a]] = ws.trial[a];
+        }
+        let nu = scores(ws, t, gamma, kappa);
+        // Most violating selected memory outside F (lowest position on ties).
+        let mut best: Option<(usize, f64)> = None;
+        for j in 0..t {
+            if ws.blocked[j] != 0 {
+                continue;
+            }
+            let v = ws.u_s[j] - nu;
+            if v > add_tol * (1.0 + nu.abs()) && best.is_none_or(|(_, bv)| v > bv) {
+                best = Some((j, v));
+            }
+        }
+        let Some((j_in, _)) = best else {
+            break;
+        };
+        let mut f = Factor {
+            l: ws.chol,
+            stride: k,
+            n: nf,
+        };
+        let gss = &*ws.gss;
+        let free = &*ws.free;
+        let diag = gss[j_in * k + j_in] + kappa + 1.0;
+        if f.append(|a| gss[free[a] * k + j_in] + 1.0, diag) {
+            ws.free[nf] = j_in;
+            ws.nfree = nf + 1;
+            ws.blocked[j_in] = IN_FREE;
+            last_added = Some(j_in);
+        } else {
+            ws.blocked[j_in] |= BLOCKED;
+        }
+    }
+
+    // Exact simplex: clear round-off negatives (none are expected) and
+    // renormalize the free weights.
+    let mut sum = 0.0;
+    for a in 0..ws.nfree {
+        let j = ws.free[a];
+        if !(ws.alpha[j] > 0.0) {
+            ws.alpha[j] = 0.0;
+        }
+        sum += ws.alpha[j];
+    }
+    if sum > 0.0 {
+        for a in 0..ws.nfree {
+            ws.alpha[ws.free[a]] /= sum;
+        }
+    } else {
+        // Unreachable in exact arithmetic; fall back to the first free memory.
+        let j = ws.free[0];
+        ws.alpha[j] = 1.0;
+    }
+    let nu = scores(ws, t, gamma, kappa);
+    Refit { nu, iterations }
+}
+
+/// u_s[j] = ρ_j − γ (G_SS α)_j for every selected position; returns
+/// ν = Σ α_j u_j − γκ‖α‖².
+fn scores(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) -> f64 {
+    let k = ws.max_budget;
+    let nf = ws.nfree;
+    for j in 0..t {
+        let mut g = 0.0;
+        for a in 0..nf {
+            let i = ws.free[a];
+            g += ws.gss[j * k + i] * ws.alpha[i];
+        }
+        ws.u_s[j] = ws.rho_s[j] - gamma * g;
+    }
+    let mut au = 0.0;
+    let mut aa = 0.0;
+    for a in 0..nf {
+        let i = ws.free[a];
+        au += ws.alpha[i] * ws.u_s[i];
+        aa += ws.alpha[i] * ws.alpha[i];
+    }
+    au - gamma * kappa * aa
+}

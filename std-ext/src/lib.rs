@@ -1,0 +1,17 @@
+//! # mempursuit
+//!
+//! MemPursuit (Feng & Fan, *Recall What Is Missing*, 2026) for Rust services
+//! and tools: everything of the `no_std` core [`mempursuit_core`]
+//! (re-exported here) plus a heap-backed reusable [`Selector`] with owned
+//! [`Selection`] results, `.npy` input ([`npy`]), the evaluation of
+//! selectors on evidence-selection datasets ([`dataset`], [`eval`]) and the
+//! `mempursuit` command-line program.
+
+#![warn(missing_docs)]
+
+pub use mempursuit_core::*;
+
+pub mod npy;
+mod selector;
+
+pub use selector::{Method, Selection, Selector};

@@ -1,0 +1,149 @@
+//! A heap-backed, reusable workspace and owned results.
+
+use mempursuit_core::{
+    mmr, pursuit, top_k, Error, Input, InputPolicy, PursuitOptions, ScratchSize, Step, StopReason,
+    Workspace,
+};
+
+/// Which selector to run, with its parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Method {
+    /// MemPursuit or a member of its relevance-scaled family
+    /// ([`mempursuit_core::pursuit`]).
+    Pursuit(PursuitOptions),
+    /// Top-K by relevance ([`mempursuit_core::top_k`]).
+    TopK(InputPolicy),
+    /// MMR with trade-off λ_mmr ∈ [0, 1] ([`mempursuit_core::mmr`]).
+    Mmr {
+        /// λ_mmr: 1 = top-K, smaller = more diverse (paper: 0.5).
+        lambda: f64,
+        /// Input policy.
+        input: InputPolicy,
+    },
+}
+
+/// An owned selection: picks in entry order, weights (empty for the
+/// baselines), one [`Step`] per pick, the stop reason and excluded rows.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Selection {
+    /// Pool indices in entry order.
+    pub picks: Vec<usize>,
+    /// Simplex weights aligned with `picks` (empty for top-K and MMR).
+    pub weights: Vec<f64>,
+    /// Per-step records aligned with `picks`.
+    pub steps: Vec<Step>,
+    /// Why the selection ended.
+    pub stop: StopReason,
+    /// Candidate rows excluded as unusable (ascending).
+    pub excluded: Vec<usize>,
+}
+
+impl From<mempursuit_core::Selection<'_>> for Selection {
+    fn from(s: mempursuit_core::Selection<'_>) -> Self {
+        Selection {
+            picks: s.picks().to_vec(),
+            weights: s.weights().to_vec(),
+            steps: s.steps().to_vec(),
+            stop: s.stop_reason(),
+            excluded: s.excluded().collect(),
+        }
+    }
+}
+
+/// A reusable, heap-backed workspace: grows to the largest shape it has seen
+/// and never shrinks, so repeated calls of similar shape allocate only for
+/// their owned results ([`Selector::select`]) or not at all
+/// ([`Selector::workspace`] with the core's functions).
+///
+/// ```
+/// use mempursuit::{Input, Method, PursuitOptions, Selector};
+/// let query = [1.0f32, 0.0];
+/// let pool = [1.0f32, 0.0, 0.0, 1.0, 0.6, 0.8];
+/// let mut selector = Selector::new();
+/// let sel = selector.select(&Input::new(&query, &pool), 2, &Method::Pursuit(PursuitOptions::default()))?;
+/// assert_eq!(sel.picks, vec![0, 2]);
+/// # Ok::<(), mempursuit::Error>(())
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct Selector {
+    f32s: Vec<f32>,
+    f64s: Vec<f64>,
+    indices: Vec<usize>,
+    steps: Vec<Step>,
+    max_pool: usize,
+    max_budget: usize,
+}
+
+impl Selector {
+    /// An empty selector; buffers are allocated on first use.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A selector with room for pools of `max_pool` and budgets of
+    /// `max_budget` (no allocation on later calls within that shape).
+    pub fn with_capacity(max_pool: usize, max_budget: usize) -> Self {
+        let mut s = Self::new();
+        s.reserve(max_pool, max_budget);
+        s
+    }
+
+    /// Grows the buffers to hold at least (`pool`, `budget`).
+    ///
+    /// # Panics
+    /// If the scratch size overflows `usize` (a pool × budget beyond any
+    /// addressable memory).
+    pub fn reserve(&mut self, pool: usize, budget: usize) {
+        let pool = pool.max(self.max_pool);
+        let budget = budget.max(self.max_budget);
+        if pool == self.max_pool && budget == self.max_budget && !self.steps.is_empty() {
+            return;
+        }
+        let need = ScratchSize::for_capacity(pool, budget).expect("scratch size overflows usize");
+        self.f32s.resize(need.f32s, 0.0);
+        self.f64s.resize(need.f64s, 0.0);
+        self.indices.resize(need.indices, 0);
+        self.steps.resize(need.steps.max(1), Step::default());
+        self.max_pool = pool;
+        self.max_budget = budget;
+    }
+
+    /// A core [`Workspace`] over these buffers, grown to hold (`pool`,
+    /// `budget`) first: call the core's [`pursuit`], [`top_k`] or [`mmr`]
+    /// on it for a call that allocates nothing.
+    pub fn workspace(&mut self, pool: usize, budget: usize) -> Workspace<'_> {
+        self.reserve(pool, budget);
+        Workspace::from_buffers(
+            self.max_pool,
+            self.max_budget,
+            &mut self.f32s,
+            &mut self.f64s,
+            &mut self.indices,
+            &mut self.steps,
+        )
+        .expect("buffers sized by ScratchSize::for_capacity")
+    }
+
+    /// Runs `method` on `input` with budget K and returns an owned result.
+    ///
+    /// # Errors
+    /// The core's input errors ([`Error`]); capacity is never exceeded since
+    /// the buffers grow to fit.
+    pub fn select(
+        &mut self,
+        input: &Input<'_>,
+        budget: usize,
+        method: &Method,
+    ) -> Result<Selection, Error> {
+        let pool = input.pool_size().unwrap_or(0);
+        let mut ws = self.workspace(pool, budget.min(pool));
+        let sel = match method {
+            Method::Pursuit(o) => pursuit(input, budget, o, &mut ws)?,
+            Method::TopK(p) => top_k(input, budget, p, &mut ws)?,
+            Method::Mmr { lambda, input: p } => mmr(input, budget, *lambda, p, &mut ws)?,
+        };
+        Ok(sel.into())
+    }
+}
