@@ -15,3 +15,7 @@ pub mod npy;
 mod selector;
 
 pub use selector::{Method, Selection, Selector};
+pub mod dataset;
+pub mod eval;
+pub mod parallel;
+pub mod synth;

@@ -1,0 +1,1 @@
+//! Dataset schema for evidence-selection evaluation.

@@ -1,0 +1,1 @@
+//! Evaluation metrics of selectors on a dataset.

@@ -1,0 +1,1 @@
+//! Threads: many queries in parallel, and one query split across threads.

@@ -1,0 +1,1 @@
+//! Seeded synthetic data: the fact-cluster model (DESIGN §6).

@@ -1,0 +1,1 @@
+//! Test support: an independent f64 reference implementation of MemPursuit.
