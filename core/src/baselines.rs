@@ -2,10 +2,10 @@
 //! same input contract, workspace and result type as the pursuit.
 
 use crate::error::Error;
-use crate::input::{candidate_row, prepare, Input};
-use crate::kernels;
+use crate::input::{prepare, Input};
+use crate::kernels::{Element, Serial};
 use crate::options::InputPolicy;
-use crate::pursuit::argmax_available;
+use crate::pursuit::{argmax_available, gram_row_into, Passes};
 use crate::selection::{Selection, Step, StopReason};
 use crate::workspace::{Workspace, SELECTED};
 
@@ -16,13 +16,13 @@ use crate::workspace::{Workspace, SELECTED};
 ///
 /// # Errors
 /// The input errors of [`Error`], as for [`pursuit`](crate::pursuit).
-pub fn top_k<'w>(
-    input: &Input<'_>,
+pub fn top_k<'w, E: Element>(
+    input: &Input<'_, E>,
     budget: usize,
     policy: &InputPolicy,
     ws: &'w mut Workspace<'_>,
 ) -> Result<Selection<'w>, Error> {
-    let prep = prepare(input, budget, policy, ws)?;
+    let prep = prepare(input, budget, policy, ws, &mut Serial)?;
     let p = prep.pool;
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
@@ -55,8 +55,8 @@ pub fn top_k<'w>(
 /// # Errors
 /// [`Error::InvalidMmrLambda`] unless 0 ≤ λ_mmr ≤ 1, and the input errors of
 /// [`Error`].
-pub fn mmr<'w>(
-    input: &Input<'_>,
+pub fn mmr<'w, E: Element>(
+    input: &Input<'_, E>,
     budget: usize,
     lambda: f64,
     policy: &InputPolicy,
@@ -65,8 +65,13 @@ pub fn mmr<'w>(
     if !(0.0..=1.0).contains(&lambda) {
         return Err(Error::InvalidMmrLambda(lambda));
     }
-    let prep = prepare(input, budget, policy, ws)?;
+    let prep = prepare(input, budget, policy, ws, &mut Serial)?;
     let (p, d) = (prep.pool, prep.dim);
+    let mut pass = Passes {
+        rows: E::view(input.candidates),
+        d,
+        exec: &mut Serial,
+    };
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
     let (lam, pen) = (lambda as f32, (1.0 - lambda) as f32);
@@ -89,9 +94,8 @@ pub fn mmr<'w>(
         };
         t += 1;
         if pen > 0.0 && t < k_eff {
-            let row = &mut ws.gram[..p];
-            kernels::row_dots(input.candidates, d, candidate_row(input, d, i), row);
-            kernels::scale_by(row, &ws.scale[..p], ws.scale[i]);
+            gram_row_into(&mut pass, i, 0, ws);
+            let row = &ws.gram[..p];
             for j in 0..p {
                 let m = if t == 1 {
                     row[j]

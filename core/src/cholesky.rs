@@ -42,8 +42,8 @@ impl Factor<'_> {
             self.l[row + i] = v;
             p2 -= v * v;
         }
-        // `!(a > b)` also rejects NaN.
-        if !(p2 > PIVOT_TOLERANCE * diag.abs()) {
+        // Also rejects NaN.
+        if p2.is_nan() || p2 <= PIVOT_TOLERANCE * diag.abs() {
             return false;
         }
         self.l[row + n] = libm::sqrt(p2);

@@ -5,7 +5,7 @@
 //! verdict, the normalization scale and the query similarities b.
 
 use crate::error::{Error, VectorFault};
-use crate::kernels;
+use crate::kernels::{self, Element, Executor};
 use crate::options::{
     InputPolicy, InvalidCandidates, Normalization, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
@@ -29,21 +29,24 @@ pub enum Relevance<'a> {
 /// A query, its candidate pool and (optionally) the candidates' relevance.
 ///
 /// * `query`: d values, f32 (d ≥ 1).
-/// * `candidates`: P × d values, row-major f32 (row i is candidate i).
+/// * `candidates`: P × d values, row-major (row i is candidate i), stored as
+///   `E`: f32 by default, or (feature `half`) `half::f16` / `half::bf16`,
+///   which halve the bytes each pass over the matrix reads (see
+///   [`Element`]; build such an input with [`Input::with_storage`]).
 ///   P = `candidates.len() / d`; P = 0 is valid and selects nothing.
 /// * `relevance`: see [`Relevance`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Input<'a> {
+pub struct Input<'a, E = f32> {
     /// Query embedding, length d.
     pub query: &'a [f32],
     /// Candidate embeddings, row-major P × d.
-    pub candidates: &'a [f32],
+    pub candidates: &'a [E],
     /// Relevance ρ (default: ρ = b).
     pub relevance: Relevance<'a>,
 }
 
 impl<'a> Input<'a> {
-    /// A query and its pool, with ρ = b.
+    /// A query and its pool (f32), with ρ = b.
     pub fn new(query: &'a [f32], candidates: &'a [f32]) -> Self {
         Input {
             query,
@@ -51,7 +54,23 @@ impl<'a> Input<'a> {
             relevance: Relevance::Similarity,
         }
     }
+}
 
+impl<'a, E: Element> Input<'a, E> {
+    /// A query (f32) and its pool stored as `E` (any [`Element`]: f32, or
+    /// with the `half` feature `half::f16` / `half::bf16`), with ρ = b.
+    /// The selection equals, bit for bit, the f32 selection on the pool's
+    /// values widened to f32.
+    pub fn with_storage(query: &'a [f32], candidates: &'a [E]) -> Self {
+        Input {
+            query,
+            candidates,
+            relevance: Relevance::Similarity,
+        }
+    }
+}
+
+impl<'a, E> Input<'a, E> {
     /// The same input with another relevance source.
     pub fn with_relevance(self, relevance: Relevance<'a>) -> Self {
         Input { relevance, ..self }
@@ -66,7 +85,7 @@ impl<'a> Input<'a> {
     /// `candidates.len()` not a multiple of d).
     pub fn pool_size(&self) -> Option<usize> {
         let d = self.query.len();
-        (d > 0 && self.candidates.len() % d == 0).then(|| self.candidates.len() / d)
+        (d > 0 && self.candidates.len().is_multiple_of(d)).then(|| self.candidates.len() / d)
     }
 }
 
@@ -79,12 +98,12 @@ pub(crate) struct Prepared {
 
 /// Classifies a vector from its f32 squared norm, re-checking in f64 when the
 /// f32 value is not trustworthy. Returns the scale to apply (1 for near-unit).
-fn classify(v: &[f32], sumsq: f32, policy: Normalization) -> Result<f32, VectorFault> {
+fn classify<E: Element>(v: &[E], sumsq: f32, policy: Normalization) -> Result<f32, VectorFault> {
     let norm = if sumsq.is_finite() && sumsq > 1e-30 && sumsq < 1e30 {
         libm::sqrt(sumsq as f64)
     } else {
         let mut s = 0.0f64;
-        for (index, &x) in v.iter().enumerate() {
+        for (index, x) in v.iter().map(|x| x.to_f32()).enumerate() {
             if !x.is_finite() {
                 return Err(VectorFault::NonFinite { index, value: x });
             }
@@ -110,17 +129,19 @@ fn classify(v: &[f32], sumsq: f32, policy: Normalization) -> Result<f32, VectorF
 /// Validates the input, sizes the call against the workspace and fills
 /// `scale`, `b` (query similarities, cosines), `rho` and `state`.
 /// `budget` is the requested K; the capacity check uses min(K, P).
-pub(crate) fn prepare(
-    input: &Input<'_>,
+/// The query pass is split over `exec`'s parts (see [`Executor`]).
+pub(crate) fn prepare<E: Element>(
+    input: &Input<'_, E>,
     budget: usize,
     policy: &InputPolicy,
     ws: &mut Workspace<'_>,
+    exec: &mut dyn Executor,
 ) -> Result<Prepared, Error> {
     let d = input.query.len();
     if d == 0 {
         return Err(Error::ZeroDimension);
     }
-    if input.candidates.len() % d != 0 {
+    if !input.candidates.len().is_multiple_of(d) {
         return Err(Error::ShapeMismatch {
             candidates_len: input.candidates.len(),
             dim: d,
@@ -146,7 +167,7 @@ pub(crate) fn prepare(
 
     let b = &mut ws.b[..p];
     let nsq = &mut ws.acc[..p];
-    kernels::row_dots_and_sumsq(input.candidates, d, q, b, nsq);
+    kernels::query_pass(exec, E::view(input.candidates), d, q, b, nsq);
     let mut excluded = 0;
     for i in 0..p {
         let row = &input.candidates[i * d..(i + 1) * d];
@@ -205,9 +226,4 @@ pub(crate) fn prepare(
         }
     }
     Ok(Prepared { pool: p, dim: d })
-}
-
-/// Row `i` of the candidate matrix.
-pub(crate) fn candidate_row<'a>(input: &Input<'a>, dim: usize, i: usize) -> &'a [f32] {
-    &input.candidates[i * dim..(i + 1) * dim]
 }

@@ -51,14 +51,18 @@
 //! similarity pass, the Gram rows and the score refresh are f32x8 SIMD.
 
 #![no_std]
-#![forbid(unsafe_code)]
+// `unsafe` is allowed only in `kernels::x86` (AVX2 intrinsics behind run-time
+// feature detection), each block with a SAFETY comment.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
+// Index loops over several parallel arrays read better in numeric code.
+#![allow(clippy::needless_range_loop)]
 
 mod baselines;
 mod cholesky;
 mod error;
 mod input;
-mod kernels;
+pub mod kernels;
 mod options;
 mod pursuit;
 mod selection;
@@ -69,10 +73,14 @@ pub use baselines::{mmr, top_k};
 pub use cholesky::PIVOT_TOLERANCE;
 pub use error::{Capacity, Error, VectorFault};
 pub use input::{Input, Relevance};
+pub use kernels::{Element, Executor, Isa, PassJob, Serial};
+/// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
+#[cfg(feature = "half")]
+pub use half;
 pub use options::{
     AtPoolOptimum, InputPolicy, InvalidCandidates, Normalization, PursuitOptions, Stopping,
     MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
-pub use pursuit::pursuit;
+pub use pursuit::{pursuit, pursuit_with};
 pub use selection::{Selection, Step, StopReason};
 pub use workspace::{FixedWorkspace, ScratchSize, Workspace};

@@ -2,8 +2,8 @@
 //! with a simplex-constrained refit after every pick.
 
 use crate::error::Error;
-use crate::input::{candidate_row, prepare, Input};
-use crate::kernels;
+use crate::input::{prepare, Input};
+use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, PursuitOptions, Stopping};
 use crate::selection::{Selection, Step, StopReason};
 use crate::solver::refit;
@@ -16,8 +16,9 @@ use crate::workspace::{Workspace, AVAILABLE, SELECTED};
 /// after each pick the weights α of all picks are refit on the simplex with
 /// ridge λ (Eq. 6; DESIGN §11 for γ, κ = λ, ρ).
 ///
-/// * `input`: query (d), candidates (row-major P × d, f32) and relevance;
-///   see [`Input`] and the crate docs for the input contract.
+/// * `input`: query (d), candidates (row-major P × d, f32 or another
+///   [`Element`] storage) and relevance; see [`Input`] and the crate docs
+///   for the input contract.
 /// * `budget`: K. K = 0 gives an empty selection; K > P selects at most P.
 /// * `options`: see [`PursuitOptions`]; the default is the paper's method.
 /// * `ws`: scratch of capacity ≥ (P, min(K, P)).
@@ -34,22 +35,45 @@ use crate::workspace::{Workspace, AVAILABLE, SELECTED};
 /// One pass over the candidate matrix for b and the norms, one per pick for
 /// its Gram row (f32x8 SIMD), O(P·|F|) for each score refresh and an O(t²)
 /// active-set refit per pick: O(K·P·d + K²·P + K³) overall.
-pub fn pursuit<'w>(
-    input: &Input<'_>,
+pub fn pursuit<'w, E: Element>(
+    input: &Input<'_, E>,
     budget: usize,
     options: &PursuitOptions,
     ws: &'w mut Workspace<'_>,
 ) -> Result<Selection<'w>, Error> {
+    pursuit_with(input, budget, options, ws, &mut Serial)
+}
+
+/// [`pursuit`] with every pass over the candidate matrix (the query pass
+/// and each pick's Gram row) cut into contiguous row ranges that `executor`
+/// may run on several threads (see [`Executor`]; `mempursuit::parallel`
+/// has a thread-backed one). The result is bit-identical to [`pursuit`]'s
+/// for every executor.
+///
+/// # Errors
+/// As [`pursuit`].
+pub fn pursuit_with<'w, E: Element>(
+    input: &Input<'_, E>,
+    budget: usize,
+    options: &PursuitOptions,
+    ws: &'w mut Workspace<'_>,
+    executor: &mut dyn Executor,
+) -> Result<Selection<'w>, Error> {
     options.validate()?;
-    let prep = prepare(input, budget, &options.input, ws)?;
+    let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
     ws.nfree = 0;
+    let mut pass = Passes {
+        rows: E::view(input.candidates),
+        d,
+        exec: executor,
+    };
     let len = if options.is_centroid() {
-        centroid_loop(input, k_eff, d, options, ws)
+        centroid_loop(&mut pass, k_eff, options, ws)
     } else {
-        qp_loop(input, k_eff, d, options, ws)
+        qp_loop(&mut pass, k_eff, options, ws)
     };
     let ws: &'w Workspace<'_> = ws;
     Ok(Selection::from_workspace(ws, len, true))
@@ -66,14 +90,34 @@ pub(crate) fn argmax_available(values: &[f32], state: &[usize]) -> Option<usize>
     best.map(|(i, _)| i)
 }
 
+/// The candidate matrix of one call and the executor its passes run on.
+pub(crate) struct Passes<'a, 'x> {
+    pub(crate) rows: kernels::sealed::Rows<'a>,
+    pub(crate) d: usize,
+    pub(crate) exec: &'x mut dyn Executor,
+}
+
 /// Computes the Gram row of candidate `i` into stored row `slot`:
 /// G_{i,·} = (m_i · m_·) s_i s_· (cosines).
-fn gram_row_into(input: &Input<'_>, d: usize, i: usize, slot: usize, ws: &mut Workspace<'_>) {
+pub(crate) fn gram_row_into(pass: &mut Passes<'_, '_>, i: usize, slot: usize, ws: &mut Workspace<'_>) {
     let p = ws.pool;
     let start = slot * ws.max_pool;
     let row = &mut ws.gram[start..start + p];
-    kernels::row_dots(input.candidates, d, candidate_row(input, d, i), row);
-    kernels::scale_by(row, &ws.scale[..p], ws.scale[i]);
+    kernels::gram_row(pass.exec, pass.rows, pass.d, i, &ws.scale[..p], row);
+}
+
+/// Δ_t = (L_{t−1} − L_t) / max(L_{t−1}, ε) (Eq. 7), kept finite for every
+/// valid ε ≥ 0: with ε = 0 (or subnormal) and L_{t−1} = 0 the quotient is
+/// 0/0 or ±x/0; no change at a zero residual counts as no improvement (0)
+/// and an overflow saturates at ±f64::MAX (the comparison with a finite τ is
+/// unchanged).
+fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
+    let q = (l_prev - l_t) / l_prev.max(eps);
+    if q.is_nan() {
+        0.0
+    } else {
+        q.clamp(-f64::MAX, f64::MAX)
+    }
 }
 
 fn adaptive(options: &PursuitOptions) -> (f64, f64, u32) {
@@ -94,9 +138,8 @@ fn score64(ws: &Workspace<'_>, i: usize, gamma: f64) -> f64 {
 }
 
 fn qp_loop(
-    input: &Input<'_>,
+    pass: &mut Passes<'_, '_>,
     k_eff: usize,
-    d: usize,
     options: &PursuitOptions,
     ws: &mut Workspace<'_>,
 ) -> usize {
@@ -136,7 +179,7 @@ fn qp_loop(
         } else {
             score64(ws, i, gamma)
         };
-        gram_row_into(input, d, i, t, ws);
+        gram_row_into(pass, i, t, ws);
         for j in 0..t {
             let g = ws.gram[t * ws.max_pool + ws.picks[j]] as f64;
             ws.gss[t * k + j] = g;
@@ -159,7 +202,7 @@ fn qp_loop(
         }
         next = argmax_available(&ws.u[..p], &ws.state[..p]);
         let gap = next.map_or(0.0, |n| (score64(ws, n, gamma) - r.nu).max(0.0));
-        let improvement = (l_prev - l_t) / l_prev.max(eps);
+        let improvement = relative_improvement(l_prev, l_t, eps);
         last = Step {
             index: i,
             score,
@@ -219,9 +262,8 @@ fn residual_sq(ws: &Workspace<'_>) -> f64 {
 /// Centroid pursuit (κ = ∞, DESIGN §11): α = 1/|S|,
 /// U_i = ρ_i − (γ/|S|) Σ_{j∈S} G_ij, one Gram row per pick, no QP.
 fn centroid_loop(
-    input: &Input<'_>,
+    pass: &mut Passes<'_, '_>,
     k_eff: usize,
-    d: usize,
     options: &PursuitOptions,
     ws: &mut Workspace<'_>,
 ) -> usize {
@@ -243,7 +285,7 @@ fn centroid_loop(
         let score = ws.u[i] as f64;
         ws.state[i] = SELECTED;
         ws.picks[t] = i;
-        gram_row_into(input, d, i, 0, ws);
+        gram_row_into(pass, i, 0, ws);
         total += 2.0 * ws.acc[i] as f64 + ws.gram[i] as f64;
         kernels::add_assign(&mut ws.acc[..p], &ws.gram[..p]);
         sum_b += ws.b[i] as f64;
@@ -255,7 +297,7 @@ fn centroid_loop(
         let mean_u = sum_rho / n - gamma * total / (n * n);
         let gap =
             argmax_available(&ws.u[..p], &ws.state[..p]).map_or(0.0, |m| ws.u[m] as f64 - mean_u);
-        let improvement = (l_prev - l_t) / l_prev.max(eps);
+        let improvement = relative_improvement(l_prev, l_t, eps);
         ws.steps[t] = Step {
             index: i,
             score,

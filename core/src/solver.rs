@@ -103,6 +103,14 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             ws.trial[a] = (ws.x[a] - shift * ws.y[a]) / gamma;
             all_finite &= ws.trial[a].is_finite();
         }
+        if nf == 1 {
+            // A one-memory free set has the single feasible point α = 1; the
+            // formula above divides rounding noise by γ (γ = 1e-300 gave
+            // α = −1e283, a ratio test that emptied F, and weights off the
+            // simplex), so never let it drop the last free memory.
+            ws.trial[0] = 1.0;
+            all_finite = true;
+        }
         if !all_finite {
             break; // cannot happen with a PD factor; keep the feasible α
         }
@@ -182,7 +190,7 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
     let mut sum = 0.0;
     for a in 0..ws.nfree {
         let j = ws.free[a];
-        if !(ws.alpha[j] > 0.0) {
+        if ws.alpha[j].is_nan() || ws.alpha[j] <= 0.0 {
             ws.alpha[j] = 0.0;
         }
         sum += ws.alpha[j];

@@ -39,7 +39,8 @@ pub struct ScratchSize {
 
 impl ScratchSize {
     /// Scratch needed for pools of up to `max_pool` candidates and budgets of
-    /// up to `max_budget` picks. Returns `None` if a count overflows `usize`.
+    /// up to `max_budget` picks. Returns `None` if a count or the total byte
+    /// size ([`ScratchSize::checked_bytes`]) overflows `usize`.
     pub const fn for_capacity(max_pool: usize, max_budget: usize) -> Option<ScratchSize> {
         let Some(gram) = max_pool.checked_mul(max_budget) else {
             return None;
@@ -62,20 +63,55 @@ impl ScratchSize {
         let Some(indices) = max_pool.checked_add(3 * max_budget) else {
             return None;
         };
-        Some(ScratchSize {
+        let size = ScratchSize {
             f32s,
             f64s,
             indices,
             steps: max_budget,
-        })
+        };
+        // The counts can fit while the byte total does not (on 32-bit
+        // targets already at P·K ≈ 2^30): reject that too, so `bytes` of a
+        // size from here is always exact.
+        match size.checked_bytes() {
+            Some(_) => Some(size),
+            None => None,
+        }
     }
 
-    /// Total bytes of the four buffers.
+    /// Total bytes of the four buffers, or `None` if it overflows `usize`.
+    /// Depends on the target: `usize` is 4 or 8 bytes and so is the `usize`
+    /// part of a [`Step`].
+    pub const fn checked_bytes(&self) -> Option<usize> {
+        let parts = [
+            self.f32s.checked_mul(4),
+            self.f64s.checked_mul(8),
+            self.indices.checked_mul(core::mem::size_of::<usize>()),
+            self.steps.checked_mul(core::mem::size_of::<Step>()),
+        ];
+        let mut total = 0usize;
+        let mut i = 0;
+        while i < parts.len() {
+            let Some(part) = parts[i] else {
+                return None;
+            };
+            let Some(sum) = total.checked_add(part) else {
+                return None;
+            };
+            total = sum;
+            i += 1;
+        }
+        Some(total)
+    }
+
+    /// Total bytes of the four buffers (exact for every size returned by
+    /// [`ScratchSize::for_capacity`]; saturates at `usize::MAX` for a
+    /// hand-made size whose total overflows, see
+    /// [`checked_bytes`](Self::checked_bytes)).
     pub const fn bytes(&self) -> usize {
-        self.f32s * 4
-            + self.f64s * 8
-            + self.indices * core::mem::size_of::<usize>()
-            + self.steps * core::mem::size_of::<Step>()
+        match self.checked_bytes() {
+            Some(b) => b,
+            None => usize::MAX,
+        }
     }
 }
 

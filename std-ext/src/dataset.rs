@@ -1,1 +1,698 @@
-//! Dataset schema for evidence-selection evaluation.
+//! Evidence-selection datasets: queries with candidate pools and gold
+//! evidence, plus the embeddings of queries and memories.
+//!
+//! A dataset is four files, the layout of the HotpotQA fixture shipped in
+//! `std-ext/data/hotpotqa-mini/`:
+//!
+//! | file | content |
+//! | --- | --- |
+//! | `memories.f32.npy` | N × d float32, row i = the embedding of memory id i |
+//! | `queries.f32.npy` | Q × d float32, row i = the embedding of `queries.jsonl` line i |
+//! | `queries.jsonl` | one [`QuerySpec`] per line: pool, gold, gold groups, optional first-stage relevance |
+//! | `memories.jsonl` | optional: one [`Memory`] per line, line i has `id` = i (texts, for display only) |
+//!
+//! Memory ids are row indices of the memory matrix. Loading validates
+//! everything the evaluation relies on (ids in range, gold ⊆ pool, one
+//! embedding row per query, equal dimensions, relevance aligned with the
+//! pool) and reports the first problem with the file, the 1-based line and
+//! the offending id. Vector norms are not checked here: the selectors check
+//! them per call ([`crate::Error`]).
+//!
+//! ```
+//! use mempursuit::dataset::Dataset;
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini");
+//! let data = Dataset::load_dir(dir)?;
+//! assert_eq!((data.queries.len(), data.dim()), (24, 384));
+//! let mut pool = Vec::new();
+//! data.gather_pool(0, &mut pool); // P × d, row-major
+//! assert_eq!(pool.len(), data.queries[0].pool.len() * data.dim());
+//! # Ok::<(), mempursuit::dataset::DatasetError>(())
+//! ```
+//!
+//! Available with the `cli` feature (on by default), which brings in
+//! `serde_json`.
+#![cfg(feature = "cli")]
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::npy::Matrix;
+
+/// One memory (a line of `memories.jsonl`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memory {
+    /// Memory id: the row of the memory embedding matrix (line i has id i).
+    pub id: usize,
+    /// The text that was embedded.
+    pub text: String,
+    /// The evidence group (e.g. the source paragraph); memories of one group
+    /// state or elaborate the same piece of evidence. Empty if absent.
+    #[serde(default)]
+    pub group: String,
+    /// Where the memory comes from (free-form; e.g. `"<title>#<sentence>"`).
+    /// Empty if absent.
+    #[serde(default)]
+    pub source: String,
+}
+
+/// One query (a line of `queries.jsonl`): its candidate pool and gold
+/// evidence, by memory id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuerySpec {
+    /// Query id (a string, e.g. the HotpotQA `_id`).
+    pub id: String,
+    /// The query text (for display). Empty if absent.
+    #[serde(default)]
+    pub text: String,
+    /// The query type used for per-type metrics (e.g. `bridge`,
+    /// `comparison`); JSON field `type`. Empty if absent.
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    /// The reference answer (for display only), if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// The candidate pool: distinct memory ids, in the order given (pool
+    /// position p is row p of the gathered P × d matrix).
+    pub pool: Vec<usize>,
+    /// The gold memory ids: distinct, non-empty, a subset of `pool`.
+    pub gold: Vec<usize>,
+    /// The gold evidence split into groups (e.g. one per gold paragraph):
+    /// each non-empty and a subset of `gold`. A query counts as group-covered
+    /// when every group has at least one selected member.
+    pub gold_groups: Vec<Vec<usize>>,
+    /// Optional first-stage relevance scores aligned with `pool` (finite
+    /// f32, one per pool entry). Used as ρ by the evaluation when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<Vec<f32>>,
+}
+
+/// A loaded, validated dataset.
+///
+/// Invariants (checked by every constructor): every id in every query's
+/// `pool` is `< memory_embeddings.rows`, pools hold distinct ids, `gold` is
+/// non-empty, distinct and ⊆ `pool`, every gold group is non-empty and
+/// ⊆ `gold`, `relevance` (if present) has one finite value per pool entry,
+/// `query_embeddings.rows == queries.len()`, both matrices have the same
+/// number of columns d ≥ 1, and `memories` (if present) has one entry per
+/// memory row with `id` equal to its line index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    /// Memory embeddings, N × d row-major f32 (row i = memory id i).
+    pub memory_embeddings: Matrix,
+    /// Query embeddings, Q × d row-major f32 (row i = `queries[i]`).
+    pub query_embeddings: Matrix,
+    /// The queries, in file order.
+    pub queries: Vec<QuerySpec>,
+    /// The memories' texts and groups, if `memories.jsonl` was loaded.
+    pub memories: Option<Vec<Memory>>,
+}
+
+/// Paths of a dataset's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatasetPaths {
+    /// N × d memory embeddings (`memories.f32.npy`).
+    pub memory_embeddings: PathBuf,
+    /// Q × d query embeddings (`queries.f32.npy`).
+    pub query_embeddings: PathBuf,
+    /// Query specs (`queries.jsonl`).
+    pub queries: PathBuf,
+    /// Memory texts (`memories.jsonl`), optional.
+    pub memories: Option<PathBuf>,
+}
+
+impl DatasetPaths {
+    /// The standard file names in `dir`: `memories.f32.npy`,
+    /// `queries.f32.npy`, `queries.jsonl`, and `memories.jsonl` if that file
+    /// exists.
+    pub fn in_dir(dir: impl AsRef<Path>) -> Self {
+        let dir = dir.as_ref();
+        let memories = dir.join("memories.jsonl");
+        DatasetPaths {
+            memory_embeddings: dir.join("memories.f32.npy"),
+            query_embeddings: dir.join("queries.f32.npy"),
+            queries: dir.join("queries.jsonl"),
+            memories: memories.is_file().then_some(memories),
+        }
+    }
+}
+
+/// The contents of a dataset's files, e.g. embedded with `include_bytes!`.
+#[derive(Debug, Clone, Copy)]
+pub struct DatasetBytes<'a> {
+    /// `memories.f32.npy` bytes (NumPy format, f32, C order).
+    pub memory_embeddings: &'a [u8],
+    /// `queries.f32.npy` bytes.
+    pub query_embeddings: &'a [u8],
+    /// `queries.jsonl` text.
+    pub queries: &'a str,
+    /// `memories.jsonl` text, optional.
+    pub memories: Option<&'a str>,
+}
+
+/// Why a dataset could not be loaded. The messages name the file, the
+/// 1-based line (for JSONL files) and the offending id or value.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DatasetError {
+    /// A file could not be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A `.npy` file is not a 1-D or 2-D little-endian f32 array in C order.
+    Npy {
+        /// The file (its path or name).
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A JSONL line is not valid JSON or lacks a required field.
+    Json {
+        /// The file (its path or name).
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// The files parse but break an invariant of [`Dataset`].
+    Invalid {
+        /// The file (its path or name) the problem is attributed to.
+        file: String,
+        /// 1-based line number, if the problem is on one line.
+        line: Option<usize>,
+        /// What is wrong, naming the offending id or value.
+        message: String,
+    },
+}
+
+impl fmt::Display for DatasetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DatasetError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            DatasetError::Npy { file, message } => write!(f, "{file}: {message}"),
+            DatasetError::Json { file, line, source } => write!(f, "{file} line {line}: {source}"),
+            DatasetError::Invalid {
+                file,
+                line: Some(line),
+                message,
+            } => write!(f, "{file} line {line}: {message}"),
+            DatasetError::Invalid {
+                file,
+                line: None,
+                message,
+            } => write!(f, "{file}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for DatasetError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DatasetError::Io { source, .. } => Some(source),
+            DatasetError::Json { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Display names of the four files, for error messages.
+struct Names {
+    memory_embeddings: String,
+    query_embeddings: String,
+    queries: String,
+    memories: String,
+}
+
+impl Default for Names {
+    fn default() -> Self {
+        Names {
+            memory_embeddings: "memories.f32.npy".into(),
+            query_embeddings: "queries.f32.npy".into(),
+            queries: "queries.jsonl".into(),
+            memories: "memories.jsonl".into(),
+        }
+    }
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, DatasetError> {
+    std::fs::read(path).map_err(|source| DatasetError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn read_text(path: &Path) -> Result<String, DatasetError> {
+    std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Parses `.npy` bytes holding a 1-D (read as 1 × n) or 2-D f32 array in C
+/// order. `file` names the source in errors.
+///
+/// # Errors
+/// [`DatasetError::Npy`] for a malformed header, another dtype, rank or
+/// memory order, or truncated data.
+pub fn parse_npy_f32(bytes: &[u8], file: &str) -> Result<Matrix, DatasetError> {
+    let npy_err = |message: String| DatasetError::Npy {
+        file: file.to_string(),
+        message,
+    };
+    let npy = npyz::NpyFile::new(bytes).map_err(|e| npy_err(format!("not a .npy file ({e})")))?;
+    if npy.order() != npyz::Order::C {
+        return Err(npy_err("Fortran order is not supported".into()));
+    }
+    let shape = npy.shape().to_vec();
+    let (rows, cols) = match shape.as_slice() {
+        [n] => (1, *n as usize),
+        [r, c] => (*r as usize, *c as usize),
+        s => {
+            return Err(npy_err(format!(
+                "expected a 1-D or 2-D array, got shape {s:?}"
+            )))
+        }
+    };
+    let data: Vec<f32> = npy
+        .into_vec::<f32>()
+        .map_err(|e| npy_err(format!("not a float32 array or truncated ({e})")))?;
+    if data.len() != rows * cols {
+        return Err(npy_err(format!(
+            "holds {} values, the shape {rows} × {cols} needs {}",
+            data.len(),
+            rows * cols
+        )));
+    }
+    Ok(Matrix { data, rows, cols })
+}
+
+fn parse_jsonl<T: serde::de::DeserializeOwned>(
+    text: &str,
+    file: &str,
+) -> Result<Vec<T>, DatasetError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i + 1;
+        if line.trim().is_empty() {
+            return Err(DatasetError::Invalid {
+                file: file.to_string(),
+                line: Some(line_no),
+                message: "empty line (line i must describe item i)".into(),
+            });
+        }
+        let item = serde_json::from_str(line).map_err(|source| DatasetError::Json {
+            file: file.to_string(),
+            line: line_no,
+            source,
+        })?;
+        out.push(item);
+    }
+    Ok(out)
+}
+
+/// Parses `queries.jsonl` text: one [`QuerySpec`] per line, no empty lines.
+/// Only the syntax is checked here; [`Dataset::from_parts`] validates ids.
+///
+/// # Errors
+/// [`DatasetError::Json`] naming `file` and the 1-based line, or
+/// [`DatasetError::Invalid`] for an empty line.
+pub fn parse_queries(text: &str, file: &str) -> Result<Vec<QuerySpec>, DatasetError> {
+    parse_jsonl(text, file)
+}
+
+/// Parses `memories.jsonl` text: one [`Memory`] per line, no empty lines.
+///
+/// # Errors
+/// As [`parse_queries`].
+pub fn parse_memories(text: &str, file: &str) -> Result<Vec<Memory>, DatasetError> {
+    parse_jsonl(text, file)
+}
+
+impl Dataset {
+    /// Loads the standard files of `dir` ([`DatasetPaths::in_dir`]).
+    ///
+    /// # Errors
+    /// See [`Dataset::load`].
+    pub fn load_dir(dir: impl AsRef<Path>) -> Result<Dataset, DatasetError> {
+        Self::load(&DatasetPaths::in_dir(dir))
+    }
+
+    /// Loads and validates the files at `paths`.
+    ///
+    /// # Errors
+    /// [`DatasetError::Io`] if a file cannot be read, [`DatasetError::Npy`] /
+    /// [`DatasetError::Json`] if one does not parse, and
+    /// [`DatasetError::Invalid`] if the contents break an invariant of
+    /// [`Dataset`] (each message names the file, line and offending id).
+    pub fn load(paths: &DatasetPaths) -> Result<Dataset, DatasetError> {
+        let names = Names {
+            memory_embeddings: paths.memory_embeddings.display().to_string(),
+            query_embeddings: paths.query_embeddings.display().to_string(),
+            queries: paths.queries.display().to_string(),
+            memories: paths
+                .memories
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        };
+        let queries = parse_queries(&read_text(&paths.queries)?, &names.queries)?;
+        let memory_embeddings = parse_npy_f32(
+            &read_bytes(&paths.memory_embeddings)?,
+            &names.memory_embeddings,
+        )?;
+        let query_embeddings = parse_npy_f32(
+            &read_bytes(&paths.query_embeddings)?,
+            &names.query_embeddings,
+        )?;
+        let memories = match &paths.memories {
+            Some(p) => Some(parse_memories(&read_text(p)?, &names.memories)?),
+            None => None,
+        };
+        Self::build(
+            memory_embeddings,
+            query_embeddings,
+            queries,
+            memories,
+            &names,
+        )
+    }
+
+    /// Parses and validates a dataset held in memory (e.g. embedded in a
+    /// binary with `include_bytes!` / `include_str!`). Errors name the
+    /// standard file names (`queries.jsonl`, ...).
+    ///
+    /// # Errors
+    /// As [`Dataset::load`], without [`DatasetError::Io`].
+    pub fn from_bytes(bytes: DatasetBytes<'_>) -> Result<Dataset, DatasetError> {
+        let names = Names::default();
+        let queries = parse_queries(bytes.queries, &names.queries)?;
+        let memory_embeddings = parse_npy_f32(bytes.memory_embeddings, &names.memory_embeddings)?;
+        let query_embeddings = parse_npy_f32(bytes.query_embeddings, &names.query_embeddings)?;
+        let memories = match bytes.memories {
+            Some(t) => Some(parse_memories(t, &names.memories)?),
+            None => None,
+        };
+        Self::build(
+            memory_embeddings,
+            query_embeddings,
+            queries,
+            memories,
+            &names,
+        )
+    }
+
+    /// Validates parts already in memory and assembles a dataset. Query `i`
+    /// is reported as `queries.jsonl line i+1`.
+    ///
+    /// # Errors
+    /// [`DatasetError::Invalid`] if the parts break an invariant of
+    /// [`Dataset`].
+    pub fn from_parts(
+        memory_embeddings: Matrix,
+        query_embeddings: Matrix,
+        queries: Vec<QuerySpec>,
+        memories: Option<Vec<Memory>>,
+    ) -> Result<Dataset, DatasetError> {
+        Self::build(
+            memory_embeddings,
+            query_embeddings,
+            queries,
+            memories,
+            &Names::default(),
+        )
+    }
+
+    fn build(
+        memory_embeddings: Matrix,
+        query_embeddings: Matrix,
+        queries: Vec<QuerySpec>,
+        memories: Option<Vec<Memory>>,
+        names: &Names,
+    ) -> Result<Dataset, DatasetError> {
+        let invalid = |file: &str, line: Option<usize>, message: String| DatasetError::Invalid {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let n = memory_embeddings.rows;
+        let d = memory_embeddings.cols;
+        if d == 0 {
+            return Err(invalid(
+                &names.memory_embeddings,
+                None,
+                "embedding dimension is 0".into(),
+            ));
+        }
+        if query_embeddings.cols != d {
+            return Err(invalid(
+                &names.query_embeddings,
+                None,
+                format!(
+                    "query dimension {} differs from the memory dimension {d} ({})",
+                    query_embeddings.cols, names.memory_embeddings
+                ),
+            ));
+        }
+        if query_embeddings.rows != queries.len() {
+            return Err(invalid(
+                &names.query_embeddings,
+                None,
+                format!(
+                    "has {} rows but {} has {} queries (row i must embed line i)",
+                    query_embeddings.rows,
+                    names.queries,
+                    queries.len()
+                ),
+            ));
+        }
+        if let Some(mems) = &memories {
+            if mems.len() != n {
+                return Err(invalid(
+                    &names.memories,
+                    None,
+                    format!(
+                        "has {} memories but {} has {n} rows",
+                        mems.len(),
+                        names.memory_embeddings
+                    ),
+                ));
+            }
+            if let Some((i, m)) = mems.iter().enumerate().find(|(i, m)| m.id != *i) {
+                return Err(invalid(
+                    &names.memories,
+                    Some(i + 1),
+                    format!("id {} should be {i} (line i+1 must have id i)", m.id),
+                ));
+            }
+        }
+        let mut seen = HashSet::new();
+        for (i, q) in queries.iter().enumerate() {
+            let bad = |message: String| {
+                invalid(
+                    &names.queries,
+                    Some(i + 1),
+                    format!("query {:?}: {message}", q.id),
+                )
+            };
+            seen.clear();
+            for &id in &q.pool {
+                if id >= n {
+                    return Err(bad(format!(
+                        "pool memory id {id} is out of range ({} has {n} rows)",
+                        names.memory_embeddings
+                    )));
+                }
+                if !seen.insert(id) {
+                    return Err(bad(format!("pool lists memory id {id} twice")));
+                }
+            }
+            if q.gold.is_empty() {
+                return Err(bad("gold is empty (recall is undefined)".into()));
+            }
+            let mut gold_seen = HashSet::new();
+            for &id in &q.gold {
+                if !seen.contains(&id) {
+                    return Err(bad(format!("gold memory id {id} is not in the pool")));
+                }
+                if !gold_seen.insert(id) {
+                    return Err(bad(format!("gold lists memory id {id} twice")));
+                }
+            }
+            for (g, group) in q.gold_groups.iter().enumerate() {
+                if group.is_empty() {
+                    return Err(bad(format!("gold group {g} is empty")));
+                }
+                if let Some(id) = group.iter().find(|id| !gold_seen.contains(id)) {
+                    return Err(bad(format!(
+                        "gold group {g} lists memory id {id}, which is not in gold"
+                    )));
+                }
+            }
+            if let Some(r) = &q.relevance {
+                if r.len() != q.pool.len() {
+                    return Err(bad(format!(
+                        "relevance has {} values but the pool has {}",
+                        r.len(),
+                        q.pool.len()
+                    )));
+                }
+                if let Some((p, v)) = r.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                    return Err(bad(format!("relevance {p} is not finite ({v})")));
+                }
+            }
+        }
+        Ok(Dataset {
+            memory_embeddings,
+            query_embeddings,
+            queries,
+            memories,
+        })
+    }
+
+    /// The embedding dimension d.
+    pub fn dim(&self) -> usize {
+        self.memory_embeddings.cols
+    }
+
+    /// The embedding of query `index` (d values).
+    ///
+    /// # Panics
+    /// If `index >= self.queries.len()`.
+    pub fn query_embedding(&self, index: usize) -> &[f32] {
+        self.query_embeddings.row(index)
+    }
+
+    /// Writes the embeddings of query `index`'s pool into `out` as one
+    /// contiguous row-major P × d f32 matrix (row p = memory `pool[p]`).
+    /// `out` is cleared first and reused, so a loop over queries allocates
+    /// only when a pool is larger than any before.
+    ///
+    /// # Panics
+    /// If `index >= self.queries.len()`.
+    pub fn gather_pool(&self, index: usize, out: &mut Vec<f32>) {
+        gather_rows(&self.memory_embeddings, &self.queries[index].pool, out);
+    }
+
+    /// The text of memory `id`, if `memories.jsonl` was loaded and `id` is
+    /// in range.
+    pub fn memory_text(&self, id: usize) -> Option<&str> {
+        self.memory(id).map(|m| m.text.as_str())
+    }
+
+    /// Memory `id`, if `memories.jsonl` was loaded and `id` is in range.
+    pub fn memory(&self, id: usize) -> Option<&Memory> {
+        self.memories.as_ref().and_then(|m| m.get(id))
+    }
+}
+
+/// Copies rows `ids` of `matrix` into `out` (cleared first) as a contiguous
+/// row-major `ids.len()` × `matrix.cols` f32 matrix.
+///
+/// # Panics
+/// If an id is `>= matrix.rows`.
+pub fn gather_rows(matrix: &Matrix, ids: &[usize], out: &mut Vec<f32>) {
+    out.clear();
+    out.reserve(ids.len() * matrix.cols);
+    for &id in ids {
+        out.extend_from_slice(matrix.row(id));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mat(rows: usize, cols: usize) -> Matrix {
+        Matrix {
+            data: (0..rows * cols).map(|v| v as f32).collect(),
+            rows,
+            cols,
+        }
+    }
+
+    fn spec(line: &str) -> Vec<QuerySpec> {
+        parse_queries(line, "queries.jsonl").unwrap()
+    }
+
+    #[test]
+    fn gathers_pool_rows_in_pool_order() {
+        let q = spec(r#"{"id":"a","pool":[2,0],"gold":[0],"gold_groups":[[0]]}"#);
+        let d = Dataset::from_parts(mat(3, 2), mat(1, 2), q, None).unwrap();
+        let mut buf = vec![9.0; 7];
+        d.gather_pool(0, &mut buf);
+        assert_eq!(buf, vec![4.0, 5.0, 0.0, 1.0]);
+        assert_eq!(d.queries[0].kind, "");
+        assert_eq!(d.queries[0].relevance, None);
+    }
+
+    #[test]
+    fn rejects_gold_outside_pool_naming_line_and_id() {
+        let text = "{\"id\":\"a\",\"pool\":[0],\"gold\":[0],\"gold_groups\":[[0]]}\n\
+                    {\"id\":\"b\",\"pool\":[0,1],\"gold\":[2],\"gold_groups\":[[2]]}\n";
+        let e = Dataset::from_parts(mat(3, 2), mat(2, 2), spec(text), None).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("queries.jsonl line 2"), "{msg}");
+        assert!(msg.contains("gold memory id 2 is not in the pool"), "{msg}");
+    }
+
+    #[test]
+    fn rejects_out_of_range_pool_id_and_bad_relevance() {
+        let q = spec(r#"{"id":"a","pool":[0,7],"gold":[0],"gold_groups":[[0]]}"#);
+        let e = Dataset::from_parts(mat(3, 2), mat(1, 2), q, None).unwrap_err();
+        assert!(e.to_string().contains("pool memory id 7 is out of range"));
+        let q = spec(r#"{"id":"a","pool":[0,1],"gold":[0],"gold_groups":[[0]],"relevance":[1.0]}"#);
+        let e = Dataset::from_parts(mat(3, 2), mat(1, 2), q, None).unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("relevance has 1 values but the pool has 2"));
+    }
+
+    #[test]
+    fn rejects_dimension_and_row_mismatch() {
+        let q = spec(r#"{"id":"a","pool":[0],"gold":[0],"gold_groups":[[0]]}"#);
+        let e = Dataset::from_parts(mat(3, 2), mat(1, 3), q.clone(), None).unwrap_err();
+        assert!(e.to_string().contains("query dimension 3 differs"));
+        let e = Dataset::from_parts(mat(3, 2), mat(2, 2), q, None).unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("has 2 rows but queries.jsonl has 1 queries"));
+    }
+
+    #[test]
+    fn json_errors_name_the_line() {
+        let e = parse_queries(
+            "{\"id\":\"a\",\"pool\":[0],\"gold\":[0],\"gold_groups\":[[0]]}\n{\"id\":\"b\"}\n",
+            "q.jsonl",
+        )
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("q.jsonl line 2: missing field"), "{msg}");
+    }
+
+    #[test]
+    fn npy_round_trip_and_garbage() {
+        use npyz::WriterBuilder;
+        let mut buf = Vec::new();
+        {
+            let mut w = npyz::WriteOptions::<f32>::new()
+                .default_dtype()
+                .shape(&[2, 3])
+                .writer(&mut buf)
+                .begin_nd()
+                .unwrap();
+            w.extend([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+            w.finish().unwrap();
+        }
+        let m = parse_npy_f32(&buf, "x.npy").unwrap();
+        assert_eq!((m.rows, m.cols), (2, 3));
+        assert_eq!(m.row(1), &[4.0, 5.0, 6.0]);
+        let e = parse_npy_f32(b"not numpy", "x.npy").unwrap_err();
+        assert!(e.to_string().starts_with("x.npy: not a .npy file"));
+    }
+}

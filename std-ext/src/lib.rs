@@ -19,3 +19,8 @@ pub mod dataset;
 pub mod eval;
 pub mod parallel;
 pub mod synth;
+
+/// The examples of README.md, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

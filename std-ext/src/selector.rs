@@ -59,11 +59,14 @@ impl From<mempursuit_core::Selection<'_>> for Selection {
 ///
 /// ```
 /// use mempursuit::{Input, Method, PursuitOptions, Selector};
-/// let query = [1.0f32, 0.0];
-/// let pool = [1.0f32, 0.0, 0.0, 1.0, 0.6, 0.8];
+/// // Rows 0 and 1 paraphrase fact A; row 2 states fact B.
+/// let s = std::f32::consts::FRAC_1_SQRT_2;
+/// let query = [s, s];
+/// let pool = [0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0];
 /// let mut selector = Selector::new();
 /// let sel = selector.select(&Input::new(&query, &pool), 2, &Method::Pursuit(PursuitOptions::default()))?;
 /// assert_eq!(sel.picks, vec![0, 2]);
+/// assert!((sel.weights.iter().sum::<f64>() - 1.0).abs() < 1e-12);
 /// # Ok::<(), mempursuit::Error>(())
 /// ```
 #[derive(Debug, Default, Clone)]

@@ -1,10 +1,390 @@
-//! `mempursuit bench`: per-query latency on random unit vectors or a dataset.
+//! `mempursuit bench`: per-query latency on seeded random unit vectors or
+//! on a dataset folder, single-threaded by default; `--split N` runs each
+//! query's passes on N threads, `--threads N` runs the queries as a batch on
+//! N threads. With `--roofline` the same run also times K + 1 plain
+//! matrix–vector passes over each pool (the roofline of a budget-K query);
+//! with a reduced-precision `--storage` it reports how often the picks
+//! differ from the f32 picks.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use mempursuit::dataset::Dataset;
+use mempursuit::half::{bf16, f16};
+use mempursuit::kernels::{row_dots, Isa};
+use mempursuit::parallel::{select_batch, select_with, SplitPool};
+use mempursuit::{Element, Input, InputPolicy, Method, PursuitOptions, Selector, Stopping};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::{emit, CliResult};
+
+/// The selector to time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchMethod {
+    /// MemPursuit, paper mode (ridge 1e-10, gamma 1, fixed budget).
+    Pursuit,
+    /// MemPursuit with the paper's adaptive stopping (Eq. 7), K as the cap.
+    PursuitAdaptive,
+    /// Centroid pursuit (ridge inf, gamma 0.5).
+    Centroid,
+    /// Top-K by cosine.
+    Topk,
+    /// MMR, lambda 0.5.
+    Mmr,
+}
+
+/// How the candidate matrix is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Storage {
+    /// 4 bytes per value.
+    F32,
+    /// IEEE binary16: 2 bytes per value.
+    F16,
+    /// bfloat16: 2 bytes per value.
+    Bf16,
+}
 
 /// Arguments of `mempursuit bench`.
 #[derive(Debug, clap::Args)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// Pool size P (random data).
+    #[arg(long, short = 'p', default_value_t = 200)]
+    pub pool: usize,
+    /// Budget K.
+    #[arg(long, short = 'k', default_value_t = 20)]
+    pub budget: usize,
+    /// Embedding dimension d (random data).
+    #[arg(long, short = 'd', default_value_t = 1536)]
+    pub dim: usize,
+    /// Number of distinct random queries (each with its own pool).
+    #[arg(long, default_value_t = 32)]
+    pub queries: usize,
+    /// Timed rounds over all queries (one untimed warm-up round first).
+    #[arg(long, default_value_t = 20)]
+    pub rounds: usize,
+    /// Seed of the random unit vectors.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Dataset folder (memories.f32.npy, queries.f32.npy, queries.jsonl)
+    /// instead of random data: every query with its own pool.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The selector.
+    #[arg(long, value_enum, default_value_t = BenchMethod::Pursuit)]
+    pub method: BenchMethod,
+    /// Storage of the candidate matrix.
+    #[arg(long, value_enum, default_value_t = Storage::F32)]
+    pub storage: Storage,
+    /// Batch mode: run the queries of a round on N threads (one workspace
+    /// per thread) and report the time per query of the whole batch.
+    #[arg(long, default_value_t = 1, conflicts_with = "split")]
+    pub threads: usize,
+    /// Split each query's passes over N threads (pursuit methods only).
+    #[arg(long, default_value_t = 1)]
+    pub split: usize,
+    /// Also time the roofline: K + 1 plain matrix–vector passes per query.
+    #[arg(long)]
+    pub roofline: bool,
+}
+
+impl BenchMethod {
+    fn method(self) -> Method {
+        let input = InputPolicy::default();
+        match self {
+            BenchMethod::Pursuit => Method::Pursuit(PursuitOptions::default()),
+            BenchMethod::PursuitAdaptive => Method::Pursuit(PursuitOptions {
+                stopping: Stopping::PAPER_ADAPTIVE,
+                ..PursuitOptions::default()
+            }),
+            BenchMethod::Centroid => Method::Pursuit(PursuitOptions::centroid(0.5)),
+            BenchMethod::Topk => Method::TopK(input),
+            BenchMethod::Mmr => Method::Mmr { lambda: 0.5, input },
+        }
+    }
+}
+
+/// One query: its embedding and its pool (row-major P × d f32).
+struct Query {
+    query: Vec<f32>,
+    pool: Vec<f32>,
+}
+
+fn random_unit(n: usize, d: usize, rng: &mut StdRng) -> Vec<f32> {
+    let mut out = Vec::with_capacity(n * d);
+    let mut row = vec![0.0f64; d];
+    for _ in 0..n {
+        row.iter_mut().for_each(|x| *x = StandardNormal.sample(rng));
+        let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt();
+        out.extend(row.iter().map(|x| (x / norm) as f32));
+    }
+    out
+}
+
+/// Latency statistics in microseconds.
+struct Stats {
+    min: f64,
+    median: f64,
+    mean: f64,
+    p95: f64,
+    n: usize,
+}
+
+fn stats(mut samples: Vec<f64>) -> Stats {
+    samples.sort_by(f64::total_cmp);
+    let n = samples.len();
+    let at = |q: f64| samples[((q * (n - 1) as f64).round() as usize).min(n - 1)];
+    Stats {
+        min: samples[0] * 1e6,
+        median: at(0.5) * 1e6,
+        mean: samples.iter().sum::<f64>() / n as f64 * 1e6,
+        p95: at(0.95) * 1e6,
+        n,
+    }
+}
+
+/// Per-query seconds of the selection, the picks of the last round, and
+/// per-query seconds of the roofline (if asked for).
+type Timed = (Vec<f64>, Vec<Vec<usize>>, Option<Vec<f64>>);
+
+/// Times `method` on every query, round after round (round 0 is an untimed
+/// warm-up). With `--roofline` each round is followed by a roofline round
+/// over the same queries, so both see the same machine conditions and the
+/// same cache state (each query's pool is evicted from L2 by the others
+/// before it comes round again when the pools exceed the L2 cache).
+/// Batch mode gives one sample per round: batch time / queries.
+fn measure<E: Element>(
+    inputs: &[Input<'_, E>],
+    args: &BenchArgs,
+    method: &Method,
+    mut split: Option<&mut SplitPool>,
+) -> Result<Timed, Box<dyn std::error::Error>> {
+    let k = args.budget;
+    let mut samples = Vec::with_capacity(args.rounds * inputs.len());
+    let mut roof = args
+        .roofline
+        .then(|| Vec::with_capacity(args.rounds * inputs.len()));
+    let mut picks = vec![Vec::new(); inputs.len()];
+    let max_pool = inputs
+        .iter()
+        .filter_map(|i| i.pool_size())
+        .max()
+        .unwrap_or(0);
+    let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
+    let mut out = vec![0.0f32; max_pool];
+    let isa = Isa::detect();
+    let mut sink = 0.0f32;
+    if split.is_some() && !matches!(method, Method::Pursuit(_)) {
+        return Err("--split applies to the pursuit methods only".into());
+    }
+    for round in 0..=args.rounds {
+        let timed = round > 0;
+        if args.threads > 1 {
+            let t = Instant::now();
+            let results = select_batch(inputs, k, method, args.threads);
+            let dt = t.elapsed().as_secs_f64() / inputs.len() as f64;
+            if timed {
+                samples.push(dt);
+            }
+            for (slot, r) in picks.iter_mut().zip(results) {
+                *slot = r?.picks;
+            }
+        } else {
+            for (input, slot) in inputs.iter().zip(picks.iter_mut()) {
+                let t = Instant::now();
+                match (split.as_deref_mut(), method) {
+                    (Some(pool), Method::Pursuit(options)) => {
+                        let mut ws = selector.workspace(max_pool, k.min(max_pool));
+                        let sel = pool.pursuit(input, k, options, &mut ws)?;
+                        let dt = t.elapsed().as_secs_f64();
+                        slot.clear();
+                        slot.extend_from_slice(sel.picks());
+                        if timed {
+                            samples.push(dt);
+                        }
+                    }
+                    _ => {
+                        let sel = select_with(&mut selector, input, k, method)?;
+                        let dt = t.elapsed().as_secs_f64();
+                        *slot = sel.picks;
+                        if timed {
+                            samples.push(dt);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(roof) = roof.as_mut() {
+            // K + 1 matrix-vector passes per pool (rows 0..=K), best kernel.
+            for input in inputs {
+                let (p, d) = (input.pool_size().unwrap_or(0), input.dim());
+                if p == 0 {
+                    continue;
+                }
+                let t = Instant::now();
+                for j in 0..=k.min(p) {
+                    let r = j % p;
+                    let v = &input.candidates[r * d..(r + 1) * d];
+                    row_dots(isa, input.candidates, d, v, &mut out[..p]);
+                    sink += out[r];
+                }
+                if timed {
+                    roof.push(t.elapsed().as_secs_f64());
+                }
+            }
+        }
+    }
+    std::hint::black_box(sink);
+    Ok((samples, picks, roof))
+}
+
+fn convert<E>(queries: &[Query], f: impl Fn(f32) -> E) -> Vec<Vec<E>> {
+    queries
+        .iter()
+        .map(|q| q.pool.iter().map(|&x| f(x)).collect())
+        .collect()
+}
 
 /// Runs the benchmark and prints the latency table.
-pub fn run(_args: &BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
-    Err("bench: not implemented yet".into())
+pub fn run(args: &BenchArgs) -> CliResult {
+    if args.rounds == 0 || args.budget == 0 {
+        return Err("bench: --rounds and --budget must be at least 1".into());
+    }
+    let (queries, source) = match &args.dir {
+        Some(dir) => {
+            let data = Dataset::load_dir(dir)?;
+            let mut qs = Vec::with_capacity(data.queries.len());
+            for i in 0..data.queries.len() {
+                let mut pool = Vec::new();
+                data.gather_pool(i, &mut pool);
+                qs.push(Query {
+                    query: data.query_embedding(i).to_vec(),
+                    pool,
+                });
+            }
+            let n = qs.len();
+            (
+                qs,
+                format!("{} ({n} queries, d = {})", dir.display(), data.dim()),
+            )
+        }
+        None => {
+            if args.pool == 0 || args.dim == 0 || args.queries == 0 {
+                return Err("bench: --pool, --dim and --queries must be at least 1".into());
+            }
+            let mut rng = StdRng::seed_from_u64(args.seed);
+            let qs: Vec<Query> = (0..args.queries)
+                .map(|_| Query {
+                    query: random_unit(1, args.dim, &mut rng),
+                    pool: random_unit(args.pool, args.dim, &mut rng),
+                })
+                .collect();
+            let src = format!(
+                "random unit vectors, seed {} ({} queries, P = {}, d = {})",
+                args.seed, args.queries, args.pool, args.dim
+            );
+            (qs, src)
+        }
+    };
+    let method = args.method.method();
+    let mut split = if args.split > 1 {
+        Some(SplitPool::new(args.split)?)
+    } else {
+        None
+    };
+
+    let f32_inputs: Vec<Input<'_>> = queries
+        .iter()
+        .map(|q| Input::new(&q.query, &q.pool))
+        .collect();
+    let (samples, picks, roof) = match args.storage {
+        Storage::F32 => measure(&f32_inputs, args, &method, split.as_mut())?,
+        Storage::F16 => {
+            let pools = convert(&queries, f16::from_f32);
+            let inputs: Vec<Input<'_, f16>> = queries
+                .iter()
+                .zip(&pools)
+                .map(|(q, m)| Input::with_storage(&q.query, m))
+                .collect();
+            measure(&inputs, args, &method, split.as_mut())?
+        }
+        Storage::Bf16 => {
+            let pools = convert(&queries, bf16::from_f32);
+            let inputs: Vec<Input<'_, bf16>> = queries
+                .iter()
+                .zip(&pools)
+                .map(|(q, m)| Input::with_storage(&q.query, m))
+                .collect();
+            measure(&inputs, args, &method, split.as_mut())?
+        }
+    };
+
+    let mut text = String::new();
+    let mode = if args.threads > 1 {
+        format!(
+            "batch on {} threads (time per query = batch time / queries)",
+            args.threads
+        )
+    } else if args.split > 1 {
+        format!("one query split over {} threads", args.split)
+    } else {
+        "single thread".to_string()
+    };
+    writeln!(text, "data:    {source}")?;
+    writeln!(
+        text,
+        "method:  {:?}, K = {}, storage {:?}, {mode}, kernels {}",
+        args.method,
+        args.budget,
+        args.storage,
+        Isa::detect().name()
+    )?;
+    let s = stats(samples);
+    writeln!(
+        text,
+        "\n| what | median µs | mean µs | p95 µs | min µs | samples |"
+    )?;
+    writeln!(text, "|---|---|---|---|---|---|")?;
+    writeln!(
+        text,
+        "| selection | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+        s.median, s.mean, s.p95, s.min, s.n
+    )?;
+    if let Some(r) = roof {
+        let r = stats(r);
+        writeln!(
+            text,
+            "| roofline (K+1 passes) | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+            r.median, r.mean, r.p95, r.min, r.n
+        )?;
+        writeln!(
+            text,
+            "\nselection / roofline: {:.3} (medians), {:.3} (minima)",
+            s.median / r.median,
+            s.min / r.min
+        )?;
+    }
+    if args.storage != Storage::F32 {
+        // Agreement with the f32 picks (single-threaded, same method).
+        let mut selector = Selector::new();
+        let (mut same_order, mut same_set) = (0usize, 0usize);
+        for (input, got) in f32_inputs.iter().zip(&picks) {
+            let want = selector.select(input, args.budget, &method)?.picks;
+            same_order += usize::from(&want == got);
+            let (mut a, mut b) = (want.clone(), got.clone());
+            a.sort_unstable();
+            b.sort_unstable();
+            same_set += usize::from(a == b);
+        }
+        let n = picks.len();
+        writeln!(
+            text,
+            "\npicks vs f32: identical sequence in {same_order}/{n} queries ({:.1} %), identical set in {same_set}/{n} ({:.1} %)",
+            100.0 * same_order as f64 / n as f64,
+            100.0 * same_set as f64 / n as f64
+        )?;
+    }
+    emit(&text)
 }

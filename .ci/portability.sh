@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Portability checks (issue 5), run by .ci/run from the repository root on a
+# fresh machine with Node.js >= 18:
+#  1. mempursuit-core builds for a microcontroller (thumbv7em-none-eabihf:
+#     no std, no alloc) and for WebAssembly (wasm32-unknown-unknown) with and
+#     without simd128;
+#  2. a no_std/no_main Cortex-M4F firmware with the workspace in a static
+#     links (embedded-check/, its statics must fit 128 KiB of RAM, and its
+#     const assertions pin the 32-bit sizes of docs/PORTABILITY.md);
+#  3. where qemu-system-arm is installed, that firmware runs on an emulated
+#     Cortex-M4F and its picks must equal the native ones;
+#  4. the wasm package builds (release, simd128), and wasm/check.mjs runs the
+#     committed HotpotQA fixture and seeded synthetic pools through it in
+#     Node.js and requires exactly the native picks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for target in thumbv7em-none-eabihf wasm32-unknown-unknown; do
+  if ! rustup target list --installed | grep -qx "$target"; then
+    rustup target add "$target"
+  fi
+done
+command -v node >/dev/null || { echo "portability: Node.js is required (node not found)" >&2; exit 1; }
+echo "node $(node --version)"
+
+# Separate target directories per flag set: RUSTFLAGS changes would
+# otherwise invalidate each other's artifacts.
+echo "== core for thumbv7em-none-eabihf (no std, no alloc; all features: serde, half)"
+cargo build -p mempursuit-core --target thumbv7em-none-eabihf --release --all-features
+
+echo "== core for wasm32-unknown-unknown (no simd128)"
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="" \
+  cargo build -p mempursuit-core --target wasm32-unknown-unknown --release --target-dir target/wasm-nosimd
+
+echo "== core for wasm32-unknown-unknown (+simd128)"
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128" \
+  cargo build -p mempursuit-core --target wasm32-unknown-unknown --release --target-dir target/wasm-simd128
+
+echo "== embedded-check: Cortex-M4F firmware links (workspace in a static)"
+cargo build --release --target thumbv7em-none-eabihf \
+  --manifest-path embedded-check/Cargo.toml --target-dir target/embedded-check
+elf=target/embedded-check/thumbv7em-none-eabihf/release/mempursuit-embedded-check
+if command -v size >/dev/null; then size -A "$elf" | grep -E '^\.(vector_table|text|rodata|data|bss) ' || true; fi
+
+# Optional: run the firmware on an emulated Cortex-M4F (STM32F405) when
+# qemu-system-arm is installed (Debian package qemu-system-arm; not
+# installed here because it takes longer than the rest of this script).
+qemu_args=()
+if command -v qemu-system-arm >/dev/null; then
+  echo "== embedded-check under qemu-system-arm (netduinoplus2, Cortex-M4F)"
+  cargo build --release --target thumbv7em-none-eabihf --features semihosting \
+    --manifest-path embedded-check/Cargo.toml --target-dir target/embedded-qemu
+  timeout 120 qemu-system-arm -M netduinoplus2 -nographic -monitor none \
+    -semihosting-config enable=on,target=native \
+    -kernel target/embedded-qemu/thumbv7em-none-eabihf/release/mempursuit-embedded-check \
+    > target/qemu-embedded.txt
+  cat target/qemu-embedded.txt
+  qemu_args=(--qemu-output target/qemu-embedded.txt)
+else
+  echo "== embedded-check under QEMU: skipped (qemu-system-arm not installed)"
+fi
+
+echo "== wasm package (release, simd128)"
+bash wasm/build.sh
+
+echo "== native reference orders"
+cargo run -q -p mempursuit-wasm --example native_orders -- std-ext/data/hotpotqa-mini > target/native-orders.json
+
+echo "== wasm/check.mjs (Node.js)"
+node wasm/check.mjs --native target/native-orders.json --fixture std-ext/data/hotpotqa-mini "${qemu_args[@]}"
+node wasm/example.mjs > /dev/null
+echo "portability: ok"

@@ -1,0 +1,388 @@
+//! The numeric kernels: one streaming pass over the row-major P × d
+//! candidate matrix per call (the query-similarity pass, the Gram row of a
+//! pick), elementwise score updates, the storage types of the candidate
+//! matrix ([`Element`]) and the hook that splits a pass over threads
+//! ([`Executor`]).
+//!
+//! One pursuit step costs one pass (its Gram row, [`row_dots`]); the query
+//! pass ([`row_dots_and_sumsq`]) is one more. So a query of budget K streams
+//! the matrix K + 1 times: that is the roofline the benchmarks compare with.
+//!
+//! # Fixed reduction order
+//! Every dot product is computed in one order, whatever the instruction set,
+//! the register blocking or the split over threads: element k of the row
+//! goes to lane k mod 8 of an 8-lane accumulator (for k < d − d mod 8, in
+//! increasing k, each product rounded to f32 and then added — no fused
+//! multiply-add), the lanes are summed as ((0+1)+(2+3))+((4+5)+(6+7)), and
+//! the d mod 8 tail elements are added one by one in order. Consequences:
+//! * G_ij and G_ji are bit-identical (the products commute);
+//! * results do not depend on P, on how rows are blocked or split over
+//!   threads, or on the [`Isa`] chosen at run time: the AVX2 kernels and the
+//!   portable `wide::f32x8` kernels agree bit for bit, and so do builds for
+//!   any target (x86-64 with or without `-C target-cpu=native`, Arm, WASM).
+//!
+//! # Dispatch
+//! On x86-64 the kernels check once per pass (a cached CPUID result) for
+//! AVX2 + FMA + F16C and then run hand-written AVX2 code, 8 rows per load of
+//! the picked vector; a default build (no `RUSTFLAGS`) therefore runs at AVX2
+//! speed. Elsewhere, and on x86-64 CPUs without those features, the portable
+//! `wide::f32x8` kernels run (AVX when the build enables it, otherwise two
+//! SSE2 / simd128 / NEON halves).
+
+mod exec;
+mod portable;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+pub(crate) use exec::{gram_row, query_pass};
+pub use exec::{Executor, PassJob, Serial, MAX_PARTS};
+pub(crate) use portable::{add_assign, dot, sub_scaled};
+
+/// The instruction set a kernel runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Isa {
+    /// `wide::f32x8`: the width the build's target features allow (two SSE2
+    /// halves on a default x86-64 build, one AVX register with
+    /// `-C target-cpu=native` on an AVX machine, simd128 on WASM, NEON on
+    /// AArch64, scalar lanes elsewhere).
+    Portable,
+    /// Hand-written AVX2 kernels (x86-64 with AVX2 + FMA + F16C, detected at
+    /// run time). Same results as [`Isa::Portable`], bit for bit.
+    Avx2,
+}
+
+impl Isa {
+    /// The best instruction set available on this CPU (cached after the
+    /// first call; a relaxed atomic load afterwards).
+    #[inline]
+    pub fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        if x86::Token::get().is_some() {
+            return Isa::Avx2;
+        }
+        Isa::Portable
+    }
+
+    /// Whether this instruction set can run on this CPU. A kernel asked to
+    /// run on an unavailable one runs on [`Isa::Portable`] instead.
+    pub fn is_available(self) -> bool {
+        match self {
+            Isa::Portable => true,
+            Isa::Avx2 => Isa::detect() == Isa::Avx2,
+        }
+    }
+
+    /// A short name: `"portable"` or `"avx2"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            Isa::Avx2 => "avx2",
+        }
+    }
+}
+
+pub(crate) mod sealed {
+    use super::Isa;
+
+    /// A borrowed candidate matrix in one of the storage types.
+    #[derive(Debug, Clone, Copy)]
+    pub enum Rows<'a> {
+        F32(&'a [f32]),
+        #[cfg(feature = "half")]
+        F16(&'a [half::f16]),
+        #[cfg(feature = "half")]
+        Bf16(&'a [half::bf16]),
+    }
+
+    impl<'a> Rows<'a> {
+        /// Rows `start..end` of a matrix with `d` columns.
+        pub fn rows(self, start: usize, end: usize, d: usize) -> Rows<'a> {
+            match self {
+                Rows::F32(s) => Rows::F32(&s[start * d..end * d]),
+                #[cfg(feature = "half")]
+                Rows::F16(s) => Rows::F16(&s[start * d..end * d]),
+                #[cfg(feature = "half")]
+                Rows::Bf16(s) => Rows::Bf16(&s[start * d..end * d]),
+            }
+        }
+
+        /// out[r] = row_r · row_i for the rows of `self` (a part of `all`).
+        pub fn dots_with_row(self, isa: Isa, all: Rows<'_>, i: usize, d: usize, out: &mut [f32]) {
+            match (self, all) {
+                (Rows::F32(r), Rows::F32(a)) => {
+                    f32::row_dots(isa, r, d, &a[i * d..(i + 1) * d], out)
+                }
+                #[cfg(feature = "half")]
+                (Rows::F16(r), Rows::F16(a)) => {
+                    half::f16::row_dots(isa, r, d, &a[i * d..(i + 1) * d], out)
+                }
+                #[cfg(feature = "half")]
+                (Rows::Bf16(r), Rows::Bf16(a)) => {
+                    half::bf16::row_dots(isa, r, d, &a[i * d..(i + 1) * d], out)
+                }
+                // A part always comes from the same matrix (see `exec`).
+                #[cfg(feature = "half")]
+                _ => out.fill(0.0),
+            }
+        }
+
+        /// dots[r] = row_r · q and sumsq[r] = ‖row_r‖².
+        pub fn dots_and_sumsq(
+            self,
+            isa: Isa,
+            d: usize,
+            q: &[f32],
+            dots: &mut [f32],
+            sumsq: &mut [f32],
+        ) {
+            match self {
+                Rows::F32(r) => f32::row_dots_and_sumsq(isa, r, d, q, dots, sumsq),
+                #[cfg(feature = "half")]
+                Rows::F16(r) => half::f16::row_dots_and_sumsq(isa, r, d, q, dots, sumsq),
+                #[cfg(feature = "half")]
+                Rows::Bf16(r) => half::bf16::row_dots_and_sumsq(isa, r, d, q, dots, sumsq),
+            }
+        }
+    }
+
+    /// The storage-specific kernels behind [`Element`](super::Element).
+    pub trait Sealed: Sized + Copy {
+        fn view(s: &[Self]) -> Rows<'_>;
+        fn row_dots(isa: Isa, rows: &[Self], d: usize, v: &[Self], out: &mut [f32]);
+        fn row_dots_and_sumsq(
+            isa: Isa,
+            rows: &[Self],
+            d: usize,
+            q: &[f32],
+            dots: &mut [f32],
+            sumsq: &mut [f32],
+        );
+    }
+}
+
+use sealed::Rows;
+
+/// A storage type of the candidate matrix: `f32` (the default), or, with the
+/// `half` feature, `half::f16` (IEEE binary16) or `half::bf16` (bfloat16),
+/// which halve the bytes every pass streams.
+///
+/// Every kernel widens the stored values to f32 exactly and then runs the
+/// f32 arithmetic in the fixed order, so a selection on reduced-precision
+/// storage equals, bit for bit, the f32 selection on the matrix rounded to
+/// that type. The query is always f32. This trait is sealed.
+pub trait Element: sealed::Sealed + Copy + Send + Sync + core::fmt::Debug + 'static {
+    /// Name of the storage type (`"f32"`, `"f16"`, `"bf16"`).
+    const NAME: &'static str;
+    /// The value widened to f32 (exact).
+    fn to_f32(self) -> f32;
+}
+
+/// Implements `Sealed` + `Element` for a storage type.
+macro_rules! element {
+    ($t:ty, $name:literal, $variant:ident, |$x:ident| $widen:expr) => {
+        impl sealed::Sealed for $t {
+            #[inline]
+            fn view(s: &[Self]) -> Rows<'_> {
+                Rows::$variant(s)
+            }
+            fn row_dots(isa: Isa, rows: &[Self], d: usize, v: &[Self], out: &mut [f32]) {
+                check_dots(rows.len(), d, v.len(), out.len());
+                #[cfg(target_arch = "x86_64")]
+                if isa == Isa::Avx2 {
+                    if let Some(t) = x86::Token::get() {
+                        return x86::row_dots(t, rows, d, v, out);
+                    }
+                }
+                let _ = isa;
+                portable::row_dots(rows, d, v, out)
+            }
+            fn row_dots_and_sumsq(
+                isa: Isa,
+                rows: &[Self],
+                d: usize,
+                q: &[f32],
+                dots: &mut [f32],
+                sumsq: &mut [f32],
+            ) {
+                check_dots(rows.len(), d, q.len(), dots.len());
+                assert_eq!(dots.len(), sumsq.len(), "dots and sumsq differ in length");
+                #[cfg(target_arch = "x86_64")]
+                if isa == Isa::Avx2 {
+                    if let Some(t) = x86::Token::get() {
+                        return x86::row_dots_and_sumsq(t, rows, d, q, dots, sumsq);
+                    }
+                }
+                let _ = isa;
+                portable::row_dots_and_sumsq(rows, d, q, dots, sumsq)
+            }
+        }
+        impl Element for $t {
+            const NAME: &'static str = $name;
+            #[inline]
+            fn to_f32(self) -> f32 {
+                let $x = self;
+                $widen
+            }
+        }
+    };
+}
+
+element!(f32, "f32", F32, |x| x);
+#[cfg(feature = "half")]
+element!(half::f16, "f16", F16, |x| x.to_f32());
+#[cfg(feature = "half")]
+element!(half::bf16, "bf16", Bf16, |x| x.to_f32());
+
+#[track_caller]
+fn check_dots(rows: usize, d: usize, v: usize, p: usize) {
+    assert!(
+        p.checked_mul(d) == Some(rows) && v == d,
+        "kernel shape: {rows} matrix elements for {p} rows of d = {d}, vector of {v}"
+    );
+}
+
+/// out[i] = row_i · v for every row i of the row-major P × d matrix `rows`,
+/// P = `out.len()`: the Gram row of a pick when `v` is one of the rows, the
+/// matrix–vector product that one pursuit step streams.
+///
+/// Fixed reduction order (module docs); `isa` picks the instruction set
+/// ([`Isa::detect`] for the best one; an unavailable one falls back to
+/// [`Isa::Portable`]), which changes the speed and never the result.
+///
+/// # Panics
+/// If `rows.len() != out.len() · d` or `v.len() != d`.
+pub fn row_dots<E: Element>(isa: Isa, rows: &[E], d: usize, v: &[E], out: &mut [f32]) {
+    E::row_dots(isa, rows, d, v, out)
+}
+
+/// One pass over the row-major P × d matrix `rows` (P = `dots.len()`):
+/// `dots[i]` = row_i · q and `sumsq[i]` = ‖row_i‖² (the query-similarity
+/// pass, which also gives the norms the input checks need). Fixed reduction
+/// order; `isa` as for [`row_dots`].
+///
+/// # Panics
+/// If `rows.len() != dots.len() · d`, `q.len() != d` or
+/// `sumsq.len() != dots.len()`.
+pub fn row_dots_and_sumsq<E: Element>(
+    isa: Isa,
+    rows: &[E],
+    d: usize,
+    q: &[f32],
+    dots: &mut [f32],
+    sumsq: &mut [f32],
+) {
+    E::row_dots_and_sumsq(isa, rows, d, q, dots, sumsq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic values in [-1, 1) (64-bit LCG, top bits).
+    fn values(n: usize, seed: u64) -> [f32; 4096] {
+        let mut s = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut out = [0.0f32; 4096];
+        for v in out.iter_mut().take(n) {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            *v = ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0;
+        }
+        out
+    }
+
+    /// The reduction order of the module docs, written out in scalar code.
+    fn reference_dot(a: &[f32], b: &[f32]) -> f32 {
+        let body = a.len() - a.len() % 8;
+        let mut lanes = [0.0f32; 8];
+        for k in 0..body {
+            lanes[k % 8] += a[k] * b[k];
+        }
+        let l = lanes;
+        let mut s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+        for k in body..a.len() {
+            s += a[k] * b[k];
+        }
+        s
+    }
+
+    #[test]
+    fn every_isa_matches_the_documented_order_bit_for_bit() {
+        for d in 1..41 {
+            for p in [0usize, 1, 3, 4, 5, 8, 9, 12, 13, 17, 23] {
+                let m = values(p * d, (d * 100 + p) as u64);
+                let rows = &m[..p * d];
+                let q = values(d, 7 + d as u64);
+                let q = &q[..d];
+                for isa in [Isa::Portable, Isa::Avx2] {
+                    let mut out = [0.0f32; 32];
+                    let mut dots = [0.0f32; 32];
+                    let mut nsq = [0.0f32; 32];
+                    row_dots_and_sumsq(isa, rows, d, q, &mut dots[..p], &mut nsq[..p]);
+                    for i in 0..p {
+                        let r = &rows[i * d..(i + 1) * d];
+                        assert_eq!(dots[i].to_bits(), reference_dot(r, q).to_bits());
+                        assert_eq!(nsq[i].to_bits(), reference_dot(r, r).to_bits());
+                    }
+                    if p > 0 {
+                        let pick = p / 2;
+                        let v = &rows[pick * d..(pick + 1) * d];
+                        row_dots(isa, rows, d, v, &mut out[..p]);
+                        for i in 0..p {
+                            let r = &rows[i * d..(i + 1) * d];
+                            assert_eq!(
+                                out[i].to_bits(),
+                                reference_dot(r, v).to_bits(),
+                                "{isa:?} d={d} p={p} i={i}"
+                            );
+                        }
+                        // Symmetry: G_ij = G_ji bitwise.
+                        assert_eq!(out[pick].to_bits(), reference_dot(v, v).to_bits());
+                    }
+                }
+            }
+        }
+    }
+
+    #[cfg(feature = "half")]
+    #[test]
+    fn reduced_precision_equals_f32_on_widened_values() {
+        use half::{bf16, f16};
+        let (p, d) = (21, 37);
+        let m = values(p * d, 99);
+        let q = values(d, 5);
+        let q = &q[..d];
+        let h: [f16; 4096] = core::array::from_fn(|i| f16::from_f32(m[i]));
+        let b: [bf16; 4096] = core::array::from_fn(|i| bf16::from_f32(m[i]));
+        let hw: [f32; 4096] = core::array::from_fn(|i| h[i].to_f32());
+        let bw: [f32; 4096] = core::array::from_fn(|i| b[i].to_f32());
+        for isa in [Isa::Portable, Isa::Avx2] {
+            let (mut x, mut y, mut nx, mut ny) = ([0f32; 32], [0f32; 32], [0f32; 32], [0f32; 32]);
+            row_dots_and_sumsq(isa, &h[..p * d], d, q, &mut x[..p], &mut nx[..p]);
+            row_dots_and_sumsq(isa, &hw[..p * d], d, q, &mut y[..p], &mut ny[..p]);
+            assert_eq!(x, y);
+            assert_eq!(nx, ny);
+            row_dots_and_sumsq(isa, &b[..p * d], d, q, &mut x[..p], &mut nx[..p]);
+            row_dots_and_sumsq(isa, &bw[..p * d], d, q, &mut y[..p], &mut ny[..p]);
+            assert_eq!(x, y);
+            assert_eq!(nx, ny);
+            row_dots(isa, &h[..p * d], d, &h[3 * d..4 * d], &mut x[..p]);
+            row_dots(isa, &hw[..p * d], d, &hw[3 * d..4 * d], &mut y[..p]);
+            assert_eq!(x, y);
+            row_dots(isa, &b[..p * d], d, &b[3 * d..4 * d], &mut x[..p]);
+            row_dots(isa, &bw[..p * d], d, &bw[3 * d..4 * d], &mut y[..p]);
+            assert_eq!(x, y);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "kernel shape")]
+    fn short_vector_panics() {
+        let rows = [0.0f32; 8];
+        let mut out = [0.0f32; 2];
+        row_dots(Isa::detect(), &rows, 4, &rows[..3], &mut out);
+    }
+}

@@ -1,0 +1,226 @@
+//! The portable kernels: `wide::f32x8` (AVX on x86-64 when the build enables
+//! it, two SSE2 / simd128 / NEON halves otherwise, scalar elsewhere).
+//!
+//! They follow the reduction order documented in the parent module exactly,
+//! so they are the reference the run-time-dispatched kernels are tested
+//! against bit for bit.
+
+use wide::f32x8;
+
+pub(super) const LANES: usize = 8;
+
+/// Eight consecutive stored elements widened to f32 (exact for every
+/// storage type).
+pub(super) trait Lane8: Copy {
+    fn load8(s: &[Self], at: usize) -> f32x8;
+    fn widen(self) -> f32;
+}
+
+impl Lane8 for f32 {
+    #[inline(always)]
+    fn load8(s: &[f32], at: usize) -> f32x8 {
+        let a: [f32; LANES] = s[at..at + LANES].try_into().unwrap_or([0.0; LANES]);
+        f32x8::new(a)
+    }
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        self
+    }
+}
+
+#[cfg(feature = "half")]
+impl Lane8 for half::f16 {
+    #[inline(always)]
+    fn load8(s: &[half::f16], at: usize) -> f32x8 {
+        let c = &s[at..at + LANES];
+        f32x8::new(core::array::from_fn(|j| c[j].to_f32()))
+    }
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+}
+
+#[cfg(feature = "half")]
+impl Lane8 for half::bf16 {
+    #[inline(always)]
+    fn load8(s: &[half::bf16], at: usize) -> f32x8 {
+        let c = &s[at..at + LANES];
+        f32x8::new(core::array::from_fn(|j| c[j].to_f32()))
+    }
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+}
+
+/// ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)).
+#[inline(always)]
+pub(super) fn hsum(v: f32x8) -> f32 {
+    let a = v.to_array();
+    ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
+}
+
+/// Dot product of two f32 slices of equal length in the fixed order.
+#[inline]
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    dot_mixed(a, b)
+}
+
+/// Dot product of a stored row with a vector of another storage type.
+#[inline]
+fn dot_mixed<R: Lane8, V: Lane8>(a: &[R], b: &[V]) -> f32 {
+    let n = a.len().min(b.len());
+    let body = n - n % LANES;
+    let mut acc = f32x8::ZERO;
+    let mut k = 0;
+    while k < body {
+        acc += R::load8(a, k) * V::load8(b, k);
+        k += LANES;
+    }
+    let mut s = hsum(acc);
+    for k in body..n {
+        s += a[k].widen() * b[k].widen();
+    }
+    s
+}
+
+/// out[i] = row_i · v for every row of the row-major `rows`
+/// (`rows.len() ≥ out.len() · d`, `v.len() ≥ d`). Four rows per pass over
+/// `v` (register blocking).
+pub(super) fn row_dots<E: Lane8>(rows: &[E], d: usize, v: &[E], out: &mut [f32]) {
+    let p = out.len();
+    let body = d - d % LANES;
+    let v = &v[..d];
+    let mut i = 0;
+    while i + 4 <= p {
+        let r0 = &rows[i * d..(i + 1) * d];
+        let r1 = &rows[(i + 1) * d..(i + 2) * d];
+        let r2 = &rows[(i + 2) * d..(i + 3) * d];
+        let r3 = &rows[(i + 3) * d..(i + 4) * d];
+        let (mut a0, mut a1, mut a2, mut a3) = (f32x8::ZERO, f32x8::ZERO, f32x8::ZERO, f32x8::ZERO);
+        let mut k = 0;
+        while k < body {
+            let x = E::load8(v, k);
+            a0 += E::load8(r0, k) * x;
+            a1 += E::load8(r1, k) * x;
+            a2 += E::load8(r2, k) * x;
+            a3 += E::load8(r3, k) * x;
+            k += LANES;
+        }
+        let (mut s0, mut s1, mut s2, mut s3) = (hsum(a0), hsum(a1), hsum(a2), hsum(a3));
+        for k in body..d {
+            let x = v[k].widen();
+            s0 += r0[k].widen() * x;
+            s1 += r1[k].widen() * x;
+            s2 += r2[k].widen() * x;
+            s3 += r3[k].widen() * x;
+        }
+        out[i] = s0;
+        out[i + 1] = s1;
+        out[i + 2] = s2;
+        out[i + 3] = s3;
+        i += 4;
+    }
+    while i < p {
+        out[i] = dot_mixed(&rows[i * d..(i + 1) * d], v);
+        i += 1;
+    }
+}
+
+/// One pass over the matrix: dots[i] = row_i · q and sumsq[i] = ‖row_i‖²
+/// (`rows.len() ≥ dots.len() · d`, `q.len() ≥ d`, `sumsq.len() = dots.len()`).
+pub(super) fn row_dots_and_sumsq<E: Lane8>(
+    rows: &[E],
+    d: usize,
+    q: &[f32],
+    dots: &mut [f32],
+    sumsq: &mut [f32],
+) {
+    let p = dots.len();
+    let body = d - d % LANES;
+    let q = &q[..d];
+    let mut i = 0;
+    while i + 2 <= p {
+        let r0 = &rows[i * d..(i + 1) * d];
+        let r1 = &rows[(i + 1) * d..(i + 2) * d];
+        let (mut a0, mut a1, mut n0, mut n1) = (f32x8::ZERO, f32x8::ZERO, f32x8::ZERO, f32x8::ZERO);
+        let mut k = 0;
+        while k < body {
+            let x = f32::load8(q, k);
+            let y0 = E::load8(r0, k);
+            let y1 = E::load8(r1, k);
+            a0 += y0 * x;
+            a1 += y1 * x;
+            n0 += y0 * y0;
+            n1 += y1 * y1;
+            k += LANES;
+        }
+        let (mut s0, mut s1, mut q0, mut q1) = (hsum(a0), hsum(a1), hsum(n0), hsum(n1));
+        for k in body..d {
+            let (y0, y1) = (r0[k].widen(), r1[k].widen());
+            s0 += y0 * q[k];
+            s1 += y1 * q[k];
+            q0 += y0 * y0;
+            q1 += y1 * y1;
+        }
+        dots[i] = s0;
+        dots[i + 1] = s1;
+        sumsq[i] = q0;
+        sumsq[i + 1] = q1;
+        i += 2;
+    }
+    while i < p {
+        let r = &rows[i * d..(i + 1) * d];
+        dots[i] = dot_mixed(r, q);
+        sumsq[i] = dot_mixed(r, r);
+        i += 1;
+    }
+}
+
+/// out[i] *= s[i] · c, elementwise.
+pub(crate) fn scale_by(out: &mut [f32], s: &[f32], c: f32) {
+    let n = out.len();
+    let body = n - n % LANES;
+    let cv = f32x8::splat(c);
+    let mut i = 0;
+    while i < body {
+        let r = f32::load8(out, i) * (f32::load8(s, i) * cv);
+        out[i..i + LANES].copy_from_slice(&r.to_array());
+        i += LANES;
+    }
+    for i in body..n {
+        out[i] *= s[i] * c;
+    }
+}
+
+/// u[i] -= c · row[i], elementwise (one term of the score refresh, Eq. 9).
+pub(crate) fn sub_scaled(u: &mut [f32], c: f32, row: &[f32]) {
+    let n = u.len();
+    let body = n - n % LANES;
+    let cv = f32x8::splat(c);
+    let mut i = 0;
+    while i < body {
+        let r = f32::load8(u, i) - cv * f32::load8(row, i);
+        u[i..i + LANES].copy_from_slice(&r.to_array());
+        i += LANES;
+    }
+    for i in body..n {
+        u[i] -= c * row[i];
+    }
+}
+
+/// u[i] += row[i], elementwise.
+pub(crate) fn add_assign(u: &mut [f32], row: &[f32]) {
+    let n = u.len();
+    let body = n - n % LANES;
+    let mut i = 0;
+    while i < body {
+        let r = f32::load8(u, i) + f32::load8(row, i);
+        u[i..i + LANES].copy_from_slice(&r.to_array());
+        i += LANES;
+    }
+    for i in body..n {
+        u[i] += row[i];
+    }
+}

@@ -1,0 +1,331 @@
+//! AVX2 kernels for x86-64, chosen at run time (one cached CPUID check per
+//! pass, through the `cpufeatures` crate, which also checks that the OS
+//! saves the YMM state).
+//!
+//! They compute exactly what the portable kernels compute, in the same
+//! order: each row accumulates in the 8 lanes of one YMM register with a
+//! separate multiply and add (no FMA contraction, so the results are
+//! bit-identical to the portable path on every target), the lanes are
+//! reduced as ((0+1)+(2+3))+((4+5)+(6+7)) — done for four rows at once with
+//! `vhaddps`, which adds the same pairs — and the d mod 8 tail is added in
+//! order. Gram rows are register-blocked 8 rows per load of the picked
+//! vector, the query pass 4 rows (8 accumulators: dots and squared norms).
+//!
+//! f16 rows are widened with F16C (`vcvtph2ps`), bf16 rows by a 16-bit shift
+//! (exact in both cases), so the reduced-precision storages run the same
+//! arithmetic on the widened values.
+
+#![allow(unsafe_code)]
+
+use core::arch::x86_64::*;
+
+use core::sync::atomic::{AtomicU8, Ordering};
+
+// AVX2 and FMA, including the OS's YMM-state check (XGETBV).
+cpufeatures::new!(avx2_fma, "avx2", "fma");
+
+/// F16C (CPUID leaf 1, ECX bit 29), which `cpufeatures` does not list;
+/// cached, because CPUID traps to the hypervisor in a VM.
+fn has_f16c() -> bool {
+    static F16C: AtomicU8 = AtomicU8::new(u8::MAX);
+    match F16C.load(Ordering::Relaxed) {
+        0 => false,
+        1 => true,
+        _ => {
+            #[allow(unused_unsafe)]
+            // SAFETY: CPUID leaf 1 exists on every x86-64 CPU.
+            let ecx = unsafe { __cpuid(1) }.ecx;
+            let yes = ecx & (1 << 29) != 0;
+            F16C.store(yes as u8, Ordering::Relaxed);
+            yes
+        }
+    }
+}
+
+/// Proof that the running CPU (and OS) supports AVX2, FMA and F16C. Only
+/// [`Token::get`] makes one, so holding it makes the `unsafe` kernels safe
+/// to call.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Token(());
+
+impl Token {
+    /// The token if the features are present (cached after the first call).
+    #[inline]
+    pub(super) fn get() -> Option<Token> {
+        (avx2_fma::get() && has_f16c()).then_some(Token(()))
+    }
+}
+
+/// The stored element types these kernels read.
+pub(super) trait Load: Copy {
+    /// Eight elements at `p` widened to f32.
+    ///
+    /// # Safety
+    /// `p..p + 8` must be readable and the CPU must support AVX2 + F16C.
+    unsafe fn load8(p: *const Self) -> __m256;
+    fn widen(self) -> f32;
+}
+
+impl Load for f32 {
+    #[inline(always)]
+    unsafe fn load8(p: *const f32) -> __m256 {
+        // SAFETY: the caller guarantees 8 readable f32 at p and AVX support.
+        unsafe { _mm256_loadu_ps(p) }
+    }
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        self
+    }
+}
+
+#[cfg(feature = "half")]
+impl Load for half::f16 {
+    #[inline(always)]
+    unsafe fn load8(p: *const half::f16) -> __m256 {
+        // SAFETY: the caller guarantees 8 readable f16 (16 bytes) at p and
+        // F16C support; f16 is a 2-byte plain-old-data type.
+        unsafe { _mm256_cvtph_ps(_mm_loadu_si128(p as *const __m128i)) }
+    }
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+}
+
+#[cfg(feature = "half")]
+impl Load for half::bf16 {
+    #[inline(always)]
+    unsafe fn load8(p: *const half::bf16) -> __m256 {
+        // SAFETY: the caller guarantees 8 readable bf16 (16 bytes) at p and
+        // AVX2 support. bf16 is the top half of an f32: zero-extend each
+        // 16-bit value to 32 bits and shift it into the high half.
+        unsafe {
+            let h = _mm_loadu_si128(p as *const __m128i);
+            _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
+        }
+    }
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+}
+
+/// Lane sums of four accumulators, [hsum(a), hsum(b), hsum(c), hsum(d)],
+/// each ((0+1)+(2+3))+((4+5)+(6+7)).
+#[inline(always)]
+unsafe fn hsum4(a: __m256, b: __m256, c: __m256, d: __m256) -> __m128 {
+    // SAFETY: called only from AVX2 kernels (the CPU supports AVX).
+    unsafe {
+        // [a01 a23 b01 b23 | a45 a67 b45 b67]
+        let ab = _mm256_hadd_ps(a, b);
+        let cd = _mm256_hadd_ps(c, d);
+        // [a0123 b0123 c0123 d0123 | a4567 b4567 c4567 d4567]
+        let abcd = _mm256_hadd_ps(ab, cd);
+        _mm_add_ps(
+            _mm256_castps256_ps128(abcd),
+            _mm256_extractf128_ps::<1>(abcd),
+        )
+    }
+}
+
+/// The lane sum of one accumulator in the fixed order.
+#[inline(always)]
+unsafe fn hsum1(a: __m256) -> f32 {
+    let mut t = [0.0f32; 8];
+    // SAFETY: t has room for 8 f32; the CPU supports AVX.
+    unsafe { _mm256_storeu_ps(t.as_mut_ptr(), a) };
+    ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
+}
+
+/// out[i] = row_i · v for i < out.len(): rows are R rows of `d` elements
+/// each, row-major; 8 rows per load of `v`, then 4, then 1.
+///
+/// # Safety
+/// `rows.len() ≥ out.len() · d`, `v.len() ≥ d` (checked by the caller) and
+/// the CPU supports AVX2 + F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn row_dots_impl<R: Load, V: Load>(rows: &[R], d: usize, v: &[V], out: &mut [f32]) {
+    let p = out.len();
+    let body = d - d % 8;
+    let rp = rows.as_ptr();
+    let vp = v.as_ptr();
+    let mut i = 0;
+    // SAFETY (whole body): every load reads row i + r < p at offset k with
+    // k + 8 ≤ body ≤ d, i.e. within rows[..p·d], or v at k + 8 ≤ d; the
+    // caller checked both lengths and the CPU features.
+    unsafe {
+        while i + 8 <= p {
+            let base = rp.add(i * d);
+            let mut acc = [_mm256_setzero_ps(); 8];
+            let mut k = 0;
+            while k < body {
+                let x = V::load8(vp.add(k));
+                for (r, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_add_ps(*a, _mm256_mul_ps(R::load8(base.add(r * d + k)), x));
+                }
+                k += 8;
+            }
+            let lo = hsum4(acc[0], acc[1], acc[2], acc[3]);
+            let hi = hsum4(acc[4], acc[5], acc[6], acc[7]);
+            let dst = &mut out[i..i + 8];
+            _mm_storeu_ps(dst.as_mut_ptr(), lo);
+            _mm_storeu_ps(dst.as_mut_ptr().add(4), hi);
+            if body < d {
+                for (r, s) in dst.iter_mut().enumerate() {
+                    let row = &rows[(i + r) * d..(i + r + 1) * d];
+                    for k in body..d {
+                        *s += row[k].widen() * v[k].widen();
+                    }
+                }
+            }
+            i += 8;
+        }
+        while i + 4 <= p {
+            let base = rp.add(i * d);
+            let mut acc = [_mm256_setzero_ps(); 4];
+            let mut k = 0;
+            while k < body {
+                let x = V::load8(vp.add(k));
+                for (r, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_add_ps(*a, _mm256_mul_ps(R::load8(base.add(r * d + k)), x));
+                }
+                k += 8;
+            }
+            let s = hsum4(acc[0], acc[1], acc[2], acc[3]);
+            let dst = &mut out[i..i + 4];
+            _mm_storeu_ps(dst.as_mut_ptr(), s);
+            if body < d {
+                for (r, s) in dst.iter_mut().enumerate() {
+                    let row = &rows[(i + r) * d..(i + r + 1) * d];
+                    for k in body..d {
+                        *s += row[k].widen() * v[k].widen();
+                    }
+                }
+            }
+            i += 4;
+        }
+        while i < p {
+            let base = rp.add(i * d);
+            let mut acc = _mm256_setzero_ps();
+            let mut k = 0;
+            while k < body {
+                acc = _mm256_add_ps(
+                    acc,
+                    _mm256_mul_ps(R::load8(base.add(k)), V::load8(vp.add(k))),
+                );
+                k += 8;
+            }
+            let mut s = hsum1(acc);
+            let row = &rows[i * d..(i + 1) * d];
+            for k in body..d {
+                s += row[k].widen() * v[k].widen();
+            }
+            out[i] = s;
+            i += 1;
+        }
+    }
+}
+
+/// dots[i] = row_i · q, sumsq[i] = ‖row_i‖², four rows per load of q.
+///
+/// # Safety
+/// `rows.len() ≥ dots.len() · d`, `q.len() ≥ d`, `sumsq.len() ≥ dots.len()`
+/// (checked by the caller) and the CPU supports AVX2 + F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn row_dots_and_sumsq_impl<R: Load>(
+    rows: &[R],
+    d: usize,
+    q: &[f32],
+    dots: &mut [f32],
+    sumsq: &mut [f32],
+) {
+    let p = dots.len();
+    let body = d - d % 8;
+    let rp = rows.as_ptr();
+    let qp = q.as_ptr();
+    let mut i = 0;
+    // SAFETY (whole body): as in `row_dots_impl`, every load stays within
+    // rows[..p·d] or q[..d], checked by the caller.
+    unsafe {
+        while i + 4 <= p {
+            let base = rp.add(i * d);
+            let mut acc = [_mm256_setzero_ps(); 4];
+            let mut nsq = [_mm256_setzero_ps(); 4];
+            let mut k = 0;
+            while k < body {
+                let x = _mm256_loadu_ps(qp.add(k));
+                for r in 0..4 {
+                    let y = R::load8(base.add(r * d + k));
+                    acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(y, x));
+                    nsq[r] = _mm256_add_ps(nsq[r], _mm256_mul_ps(y, y));
+                }
+                k += 8;
+            }
+            let s = hsum4(acc[0], acc[1], acc[2], acc[3]);
+            let n = hsum4(nsq[0], nsq[1], nsq[2], nsq[3]);
+            let (dd, nn) = (&mut dots[i..i + 4], &mut sumsq[i..i + 4]);
+            _mm_storeu_ps(dd.as_mut_ptr(), s);
+            _mm_storeu_ps(nn.as_mut_ptr(), n);
+            if body < d {
+                for r in 0..4 {
+                    let row = &rows[(i + r) * d..(i + r + 1) * d];
+                    for k in body..d {
+                        let y = row[k].widen();
+                        dd[r] += y * q[k];
+                        nn[r] += y * y;
+                    }
+                }
+            }
+            i += 4;
+        }
+        while i < p {
+            let base = rp.add(i * d);
+            let (mut a, mut n) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+            let mut k = 0;
+            while k < body {
+                let y = R::load8(base.add(k));
+                a = _mm256_add_ps(a, _mm256_mul_ps(y, _mm256_loadu_ps(qp.add(k))));
+                n = _mm256_add_ps(n, _mm256_mul_ps(y, y));
+                k += 8;
+            }
+            let (mut s, mut m) = (hsum1(a), hsum1(n));
+            let row = &rows[i * d..(i + 1) * d];
+            for k in body..d {
+                let y = row[k].widen();
+                s += y * q[k];
+                m += y * y;
+            }
+            dots[i] = s;
+            sumsq[i] = m;
+            i += 1;
+        }
+    }
+}
+
+/// Safe entry: out[i] = row_i · v. Panics if the lengths do not cover
+/// `out.len()` rows of `d` elements, or `v` is shorter than `d`.
+pub(super) fn row_dots<R: Load, V: Load>(
+    _t: Token,
+    rows: &[R],
+    d: usize,
+    v: &[V],
+    out: &mut [f32],
+) {
+    assert!(rows.len() >= out.len() * d && v.len() >= d);
+    // SAFETY: lengths checked above; the token proves AVX2 + FMA + F16C.
+    unsafe { row_dots_impl(rows, d, v, out) }
+}
+
+/// Safe entry: dots and squared norms. Panics on short slices as above.
+pub(super) fn row_dots_and_sumsq<R: Load>(
+    _t: Token,
+    rows: &[R],
+    d: usize,
+    q: &[f32],
+    dots: &mut [f32],
+    sumsq: &mut [f32],
+) {
+    assert!(rows.len() >= dots.len() * d && q.len() >= d && sumsq.len() >= dots.len());
+    // SAFETY: lengths checked above; the token proves AVX2 + FMA + F16C.
+    unsafe { row_dots_and_sumsq_impl(rows, d, q, dots, sumsq) }
+}

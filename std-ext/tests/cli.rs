@@ -1,0 +1,321 @@
+//! The `mempursuit` binary, run as a user would: demo, select on small .npy
+//! files written here, eval on the committed fixture, and error cases.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use npyz::WriterBuilder;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mempursuit");
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes a C-order f32 .npy of `shape` with npyz's writer.
+fn write_npy(path: &Path, shape: &[u64], data: &[f32]) {
+    let mut file = std::fs::File::create(path).unwrap();
+    let mut w = npyz::WriteOptions::<f32>::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(&mut file)
+        .begin_nd()
+        .unwrap();
+    w.extend(data.iter().copied()).unwrap();
+    w.finish().unwrap();
+}
+
+/// The crate-docs example: two paraphrases of fact A (rows 0, 1) and fact B
+/// (row 2); the query is halfway between A and B.
+fn example(dir: &Path) -> (String, String) {
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let q = dir.join("q.npy");
+    let c = dir.join("c.npy");
+    write_npy(&q, &[2], &[s, s]);
+    write_npy(&c, &[3, 2], &[0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0]);
+    (q.display().to_string(), c.display().to_string())
+}
+
+fn order_line(out: &str) -> Vec<usize> {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("order:"))
+        .expect("an order line");
+    line["order:".len()..]
+        .split_whitespace()
+        .map(|t| t.parse().unwrap())
+        .collect()
+}
+
+fn assert_clean_failure(o: &Output, needles: &[&str]) {
+    assert!(!o.status.success(), "expected failure, got {:?}", o.status);
+    let err = stderr(o);
+    assert!(!err.contains("panicked"), "panic: {err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr lacks {n:?}: {err}");
+    }
+}
+
+#[test]
+fn demo_prints_the_table_and_a_worked_example() {
+    let o = run(&["demo"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("CC BY-SA 4.0"));
+    assert!(out.contains("all (24 queries)"));
+    assert!(out.contains("method          K    recall complete   groups"));
+    for m in ["top-K", "MMR(0.5)", "MemPursuit", "centroid(0.5)"] {
+        let rows = out.lines().filter(|l| {
+            let mut t = l.split_whitespace();
+            t.next() == Some(m) && t.next().is_some_and(|k| k.parse::<usize>().is_ok())
+        });
+        assert_eq!(rows.count(), 3, "{m}");
+    }
+    // top-K at K = 10 matches the fixture manifest (74.6 / 50.0 / 58.3).
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("top-K") && l.split_whitespace().nth(1) == Some("10"))
+        .unwrap();
+    assert_eq!(
+        &row.split_whitespace().collect::<Vec<_>>()[2..5],
+        ["74.6", "50.0", "58.3"]
+    );
+    assert!(out.contains("Worked example, K = 5"));
+    assert!(out.contains("Who is older, Annie Morton or Terry Richardson?"));
+    assert!(out.contains("MemPursuit picks (gold groups covered: A, B)"));
+    assert!(out.contains("top-K picks (pool of 39; gold groups covered: A)"));
+}
+
+#[test]
+fn select_picks_the_missing_fact() {
+    let dir = scratch("select");
+    let (q, c) = example(&dir);
+    let o = run(&["select", "--query", &q, "--candidates", &c, "-k", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(order_line(&out), vec![0, 2]);
+    assert!(out.contains("stop: budget after 2 picks"));
+    assert!(out.contains("L_t") && out.contains("g_S") && out.contains("|F|"));
+
+    for (method, expected) in [
+        ("topk", vec![0, 1]),
+        ("centroid", vec![0, 2]),
+        ("mmr", vec![0, 2]),
+    ] {
+        let o = run(&[
+            "select",
+            "--query",
+            &q,
+            "--candidates",
+            &c,
+            "-k",
+            "2",
+            "--method",
+            method,
+        ]);
+        assert!(o.status.success(), "{method}: {}", stderr(&o));
+        assert_eq!(order_line(&stdout(&o)), expected, "{method}");
+    }
+
+    // A 1 × d query, relevance scores that favour row 1, JSON output.
+    let q2 = dir.join("q2.npy");
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    write_npy(&q2, &[1, 2], &[s, s]);
+    let r = dir.join("r.npy");
+    write_npy(&r, &[3], &[0.1, 0.9, 0.5]);
+    let q2 = q2.display().to_string();
+    let r = r.display().to_string();
+    let o = run(&[
+        "select",
+        "--query",
+        &q2,
+        "--candidates",
+        &c,
+        "-k",
+        "2",
+        "--method",
+        "topk",
+        "--relevance",
+        &r,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["picks"], serde_json::json!([1, 2]));
+    assert_eq!(v["stop"], "Budget");
+
+    let o = run(&[
+        "select",
+        "--query",
+        &q,
+        "--candidates",
+        &c,
+        "-k",
+        "3",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let w: f64 = v["weights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .sum();
+    assert!((w - 1.0).abs() < 1e-9);
+    assert_eq!(v["steps"].as_array().unwrap().len(), 3);
+    assert_eq!(v["steps"][1]["index"], 2);
+}
+
+#[test]
+fn select_reports_bad_input_without_panicking() {
+    let dir = scratch("errors");
+    let (q, c) = example(&dir);
+    let missing = dir.join("missing.npy").display().to_string();
+    let o = run(&["select", "--query", &missing, "--candidates", &c, "-k", "2"]);
+    assert_clean_failure(&o, &["missing.npy", "No such file"]);
+
+    let c3 = dir.join("c3.npy");
+    write_npy(&c3, &[2, 3], &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    let c3 = c3.display().to_string();
+    let o = run(&["select", "--query", &q, "--candidates", &c3, "-k", "2"]);
+    assert_clean_failure(
+        &o,
+        &["query dimension 2", "candidate dimension 3", "c3.npy"],
+    );
+
+    let cz = dir.join("cz.npy");
+    write_npy(&cz, &[2, 2], &[1.0, 0.0, 0.0, 0.0]);
+    let cz = cz.display().to_string();
+    let o = run(&["select", "--query", &q, "--candidates", &cz, "-k", "2"]);
+    assert_clean_failure(&o, &["cz.npy: candidate row 1: all elements are zero"]);
+
+    let o = run(&["select", "--query", &c, "--candidates", &c, "-k", "2"]);
+    assert_clean_failure(&o, &["expected one query", "3 × 2"]);
+
+    let o = run(&[
+        "select",
+        "--query",
+        &q,
+        "--candidates",
+        &c,
+        "-k",
+        "2",
+        "--gamma",
+        "1.5",
+    ]);
+    assert_clean_failure(&o, &["gamma 1.5 must be in (0, 1]"]);
+
+    let o = run(&[
+        "select",
+        "--query",
+        &q,
+        "--candidates",
+        &c,
+        "-k",
+        "2",
+        "--method",
+        "topk",
+        "--fill",
+    ]);
+    assert_clean_failure(&o, &["--fill applies to --method pursuit or centroid"]);
+
+    let not_npy = dir.join("text.npy");
+    std::fs::write(&not_npy, "hello").unwrap();
+    let o = run(&[
+        "select",
+        "--query",
+        &q,
+        "--candidates",
+        not_npy.to_str().unwrap(),
+        "-k",
+        "2",
+    ]);
+    assert_clean_failure(&o, &["text.npy"]);
+}
+
+#[test]
+fn eval_on_the_fixture_and_its_errors() {
+    let dir = scratch("eval");
+    let out = dir.join("sel.jsonl");
+    let o = run(&[
+        "eval",
+        "--dir",
+        FIXTURE,
+        "-k",
+        "10",
+        "--methods",
+        "topk,pursuit",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = v["methods"][0]["budgets"][0]["overall"]["evidence_recall"]
+        .as_f64()
+        .unwrap();
+    assert!((r - 0.7458).abs() < 5e-5);
+    assert_eq!(v["methods"][1]["name"], "MemPursuit");
+    let lines = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(lines.lines().count(), 24);
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert_eq!(first["picks"]["MemPursuit"].as_array().unwrap().len(), 10);
+
+    // The explicit-files form gives the same table as --dir.
+    let f = |n: &str| format!("{FIXTURE}/{n}");
+    let a = run(&["eval", "--dir", FIXTURE, "-k", "3,5"]);
+    let b = run(&[
+        "eval",
+        "--memories",
+        &f("memories.f32.npy"),
+        "--queries",
+        &f("queries.f32.npy"),
+        "--spec",
+        &f("queries.jsonl"),
+        "-k",
+        "3,5",
+    ]);
+    assert!(a.status.success() && b.status.success());
+    let table = |o: &Output| stdout(o).lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(table(&a), table(&b));
+
+    let o = run(&["eval", "--dir", dir.to_str().unwrap()]);
+    assert_clean_failure(&o, &["queries.jsonl", "No such file"]);
+    let o = run(&[
+        "eval",
+        "--memories",
+        &f("queries.f32.npy"),
+        "--queries",
+        &f("queries.f32.npy"),
+        "--spec",
+        &f("queries.jsonl"),
+    ]);
+    assert_clean_failure(
+        &o,
+        &["queries.jsonl line 1", "pool memory id 24 is out of range"],
+    );
+    let o = run(&["eval", "--dir", FIXTURE, "--methods", "nope"]);
+    assert_clean_failure(&o, &["nope"]);
+    let o = run(&["eval"]);
+    assert_clean_failure(&o, &["--dir"]);
+}

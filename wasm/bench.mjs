@@ -1,0 +1,88 @@
+// WASM per-query latency at P = 200, K = 20, d = 384, the counterpart of
+// wasm/examples/native_latency.rs (same seeded random unit vectors, same
+// calls, same picks checksum).
+//
+//   bash wasm/build.sh && node wasm/bench.mjs [ROUNDS] [--wasm PATH]
+//
+// 64 query/pool cases (seeds 9000..9063) are staged in wasm memory up
+// front. Each timed call is one selection on one case through the raw
+// export (input already in linear memory, like the native call on a
+// preallocated workspace). About 2 s of warm-up (V8 tier-up), then per
+// method one untimed round (checksum) and ROUNDS timed rounds (default 10). Also times the wrapper's mp.select(), which copies the 300 KB pool
+// into linear memory on every call, for pursuit.
+
+import { MemPursuit, DEFAULT_WASM_URL } from './mempursuit.mjs';
+import { syntheticCase } from './synthetic.mjs';
+
+const SEED = 9000;
+const CASES = 64;
+const P = 200;
+const K = 20;
+const D = 384;
+
+const args = process.argv.slice(2);
+const wi = args.indexOf('--wasm');
+const wasmPath = wi >= 0 ? args[wi + 1] : DEFAULT_WASM_URL;
+const rounds = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--wasm') ?? 10);
+
+const mp = await MemPursuit.load(wasmPath);
+const e = mp.exports;
+const cases = [];
+for (let c = 0; c < CASES; c++) cases.push(syntheticCase(SEED, c, P, D));
+const pools = cases.map(({ query, pool }) => mp.pool(query, pool));
+const out = mp.alloc(4 * K);
+const weights = mp.alloc(8 * K);
+
+const calls = {
+  pursuit: (p) => e.mp_pursuit(mp.selector, 1e-10, 1, 0, p.queryPtr, D, p.candidatesPtr, P, 0, K, out, weights, 0),
+  centroid: (p) => e.mp_pursuit(mp.selector, Infinity, 0.5, 0, p.queryPtr, D, p.candidatesPtr, P, 0, K, out, weights, 0),
+  topk: (p) => e.mp_top_k(mp.selector, 0, p.queryPtr, D, p.candidatesPtr, P, 0, K, out, 0),
+  mmr: (p) => e.mp_mmr(mp.selector, 0.5, 0, p.queryPtr, D, p.candidatesPtr, P, 0, K, out, 0),
+};
+
+// Warm-up: V8 first runs wasm through its baseline compiler and tiers up to
+// the optimizing one in the background; run every method for ~2 s first.
+const warmUntil = process.hrtime.bigint() + 2_000_000_000n;
+while (process.hrtime.bigint() < warmUntil) {
+  for (const call of Object.values(calls)) for (const p of pools) call(p);
+}
+
+const percentile = (sorted, q) => sorted[Math.round((sorted.length - 1) * q)];
+console.log(`wasm (Node ${process.version}), P = ${P}, K = ${K}, d = ${D}, ${CASES} cases x ${rounds} rounds`);
+console.log('method      median_us    p10_us    p90_us   checksum');
+for (const [name, call] of Object.entries(calls)) {
+  const times = [];
+  let checksum = 0;
+  for (let round = 0; round <= rounds; round++) {
+    for (const p of pools) {
+      const t0 = process.hrtime.bigint();
+      const n = call(p);
+      const t1 = process.hrtime.bigint();
+      if (n !== K) throw new Error(`${name}: ${n} picks (${mp.errorMessage()})`);
+      if (round === 0) {
+        const picks = new Uint32Array(e.memory.buffer, out, K);
+        picks.forEach((i, t) => (checksum = (Math.imul(checksum, 31) + (t * P + i)) >>> 0));
+      } else {
+        times.push(Number(t1 - t0) / 1000);
+      }
+    }
+  }
+  times.sort((a, b) => a - b);
+  const f = (x) => x.toFixed(1).padStart(9);
+  console.log(`${name.padEnd(10)} ${f(percentile(times, 0.5)).padStart(10)} ${f(percentile(times, 0.1))} ${f(percentile(times, 0.9))}   ${checksum}`);
+}
+
+// The wrapper with the copy-in of the pool on every call.
+const times = [];
+for (let round = 0; round <= rounds; round++) {
+  for (const { query, pool } of cases) {
+    const t0 = process.hrtime.bigint();
+    mp.select(query, pool, K);
+    const t1 = process.hrtime.bigint();
+    if (round > 0) times.push(Number(t1 - t0) / 1000);
+  }
+}
+times.sort((a, b) => a - b);
+console.log(`pursuit via mp.select() incl. copying the pool in: median ${percentile(times, 0.5).toFixed(1)} us`);
+pools.forEach((p) => p.free());
+mp.close();

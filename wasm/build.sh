@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the WebAssembly module: release, wasm32-unknown-unknown, with the
+# simd128 target feature (set MEMPURSUIT_WASM_SIMD=0 for a build without it,
+# for runtimes that lack WebAssembly SIMD).
+#
+# Output: wasm/pkg-tmp/mempursuit_wasm.wasm (the default path of
+# wasm/mempursuit.mjs). Run from anywhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "${MEMPURSUIT_WASM_SIMD:-1}" = "0" ]; then
+  flags=""
+  dir=target/wasm-nosimd
+else
+  flags="-C target-feature=+simd128"
+  dir=target/wasm-simd128
+fi
+# A target directory of its own per flag set, so switching does not rebuild
+# the rest of the workspace's wasm32 artifacts.
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$flags" \
+  cargo build -p mempursuit-wasm --lib --release \
+  --target wasm32-unknown-unknown --target-dir "$dir"
+
+mkdir -p wasm/pkg-tmp
+cp "$dir/wasm32-unknown-unknown/release/mempursuit_wasm.wasm" wasm/pkg-tmp/mempursuit_wasm.wasm
+echo "wasm/pkg-tmp/mempursuit_wasm.wasm: $(wc -c < wasm/pkg-tmp/mempursuit_wasm.wasm) bytes (${flags:-no simd128})"
