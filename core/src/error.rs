@@ -19,7 +19,7 @@ pub enum VectorFault {
     /// Every element is zero: the vector has no direction.
     ZeroNorm,
     /// The Euclidean norm lies outside [`MIN_NORM`](crate::MIN_NORM),
-    /// [`MAX_NORM`](crate::MAX_NORM]: its f32 dot products would overflow
+    /// [`MAX_NORM`](crate::MAX_NORM)\]: its f32 dot products would overflow
     /// or lose all precision.
     NormOutOfRange {
         /// The norm, computed in f64.

@@ -27,7 +27,7 @@
 //! feasible, and an iteration cap (4t + 16) bounds the refit, so the result
 //! is always on the simplex, free of NaN, and no add/drop cycle can run on.
 
-use crate::cholesky::Factor;
+use crate::cholesky::{Factor, PIVOT_TOLERANCE};
 use crate::workspace::Workspace;
 
 const IN_FREE: usize = 1;
@@ -164,7 +164,7 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
                 best = Some((j, v));
             }
         }
-        let Some((j_in, _)) = best else {
+        let Some((j_in, violation)) = best else {
             break;
         };
         let mut f = Factor {
@@ -179,6 +179,8 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             ws.free[nf] = j_in;
             ws.nfree = nf + 1;
             ws.blocked[j_in] = IN_FREE;
+            last_added = Some(j_in);
+        } else if exchange_dependent(ws, nf, j_in, violation, gamma, kappa) {
             last_added = Some(j_in);
         } else {
             ws.blocked[j_in] |= BLOCKED;
@@ -206,6 +208,112 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
     }
     let nu = scores(ws, t, gamma, kappa);
     Refit { nu, iterations }
+}
+
+/// Enters a KKT-violating memory `j` (U_j − ν = `violation` > 0) whose
+/// augmented column is numerically dependent on the free set's,
+/// [m_j; 1] ≈ Σ_a c_a [m_a; 1] with c = A_FF⁻¹ a_j (Σ c_a = 1), by an
+/// exchange instead of blocking it: moving α along d = e_j − Σ_a c_a e_a
+/// keeps 1ᵀα = 1, changes the quadratic term by (γ/2)s²·dᵀA d = (γ/2)s²·p²
+/// (p² ≤ PIVOT_TOLERANCE·A_jj, the rejected pivot²) and the linear term by
+/// −s·(U_j − ν), so the objective decreases; step to the first free memory
+/// that reaches 0 (ratio test over c_a > 0), drop it and enter j.
+///
+/// Blocking alone is only safe for ρ = b, where U_j − ν is bounded by the
+/// distance to the span times ‖r‖; with caller relevance (ρ ≠ b) a
+/// dependent memory can violate KKT by O(1) (found by the `kkt` fuzz
+/// target, docs/FUZZING.md). Returns false, changing nothing, when the
+/// exchange would not decrease the objective, no c_a is positive, or `j`
+/// would still be dependent after the drop (predicted pivot²
+/// p² + c_out² / (A_FF⁻¹)_out,out).
+fn exchange_dependent(
+    ws: &mut Workspace<'_>,
+    nf: usize,
+    j: usize,
+    violation: f64,
+    gamma: f64,
+    kappa: f64,
+) -> bool {
+    let k = ws.max_budget;
+    let diag = ws.gss[j * k + j] + kappa + 1.0;
+    if violation.is_nan() || violation <= gamma * PIVOT_TOLERANCE * diag {
+        return false;
+    }
+    // c = A_FF⁻¹ a_j in x.
+    for a in 0..nf {
+        ws.x[a] = ws.gss[ws.free[a] * k + j] + 1.0;
+    }
+    let f = Factor {
+        l: ws.chol,
+        stride: k,
+        n: nf,
+    };
+    f.solve(&mut ws.x[..nf]);
+    let mut out: Option<(usize, f64)> = None;
+    for a in 0..nf {
+        let c = ws.x[a];
+        if c > 0.0 {
+            let step = ws.alpha[ws.free[a]] / c;
+            if out.is_none_or(|(_, s)| step < s) {
+                out = Some((a, step));
+            }
+        }
+    }
+    let Some((a_out, step)) = out else {
+        return false;
+    };
+    if !step.is_finite() {
+        return false;
+    }
+    // Pivot² of j now and once F loses a_out: p² + c_out² / (A_FF⁻¹)_oo.
+    let mut p2 = diag;
+    for a in 0..nf {
+        p2 -= (ws.gss[ws.free[a] * k + j] + 1.0) * ws.x[a];
+    }
+    for a in 0..nf {
+        ws.y[a] = if a == a_out { 1.0 } else { 0.0 };
+    }
+    f.solve(&mut ws.y[..nf]);
+    let c_out = ws.x[a_out];
+    let p2_new = p2.max(0.0) + c_out * c_out / ws.y[a_out];
+    if p2_new.is_nan() || p2_new <= 4.0 * PIVOT_TOLERANCE * diag {
+        return false;
+    }
+    for a in 0..nf {
+        let i = ws.free[a];
+        ws.alpha[i] = (ws.alpha[i] - step * ws.x[a]).max(0.0);
+    }
+    let i_out = ws.free[a_out];
+    ws.alpha[i_out] = 0.0;
+    ws.alpha[j] = step;
+    ws.blocked[i_out] &= !IN_FREE;
+    let mut f = Factor {
+        l: ws.chol,
+        stride: k,
+        n: nf,
+    };
+    f.remove(a_out);
+    ws.free.copy_within(a_out + 1..nf, a_out);
+    let gss = &*ws.gss;
+    let free = &*ws.free;
+    if f.append(|a| gss[free[a] * k + j] + 1.0, diag) {
+        ws.free[nf - 1] = j;
+        ws.blocked[j] = IN_FREE;
+        ws.nfree = nf;
+    } else {
+        // Rounding defeated the prediction: keep the smaller free set at a
+        // feasible point (j back to 0, the rest renormalized) and block j.
+        ws.nfree = nf - 1;
+        ws.alpha[j] = 0.0;
+        ws.blocked[j] |= BLOCKED;
+        let sum: f64 = (0..nf - 1).map(|a| ws.alpha[ws.free[a]]).sum();
+        if sum > 0.0 {
+            for a in 0..nf - 1 {
+                ws.alpha[ws.free[a]] /= sum;
+            }
+        }
+    }
+    true
 }
 
 /// u_s[j] = ρ_j − γ (G_SS α)_j for every selected position; returns

@@ -271,9 +271,12 @@ impl<'a> Workspace<'a> {
 /// budget `K`, no allocation. [`FixedWorkspace::view`] gives the
 /// [`Workspace`] the selectors take.
 ///
-/// Its size is [`ScratchSize::bytes`] plus a few words; for small devices put
+/// Its size is [`ScratchSize::bytes`] rounded up to a multiple of 8 (the
+/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 12,288 bytes on
+/// 64-bit targets and 11,712 on 32-bit ones, `FixedWorkspace<200, 20>` is
+/// 30,880 / 29,680 (table in `docs/PORTABILITY.md`). For small devices put
 /// it in a `static` (or a `static mut` behind a critical section) rather than
-/// on a small stack: `FixedWorkspace<200, 20>` is about 25 KiB.
+/// on a small stack.
 #[derive(Debug, Clone)]
 pub struct FixedWorkspace<const P: usize, const K: usize> {
     vec_p: [[f32; P]; 5],

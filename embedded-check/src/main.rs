@@ -72,6 +72,8 @@ fn main() -> ! {
     let mut seed = 0x2545_f491;
     fill(&mut seed, QUERY);
     fill(&mut seed, POOL);
+    #[cfg(feature = "semihosting")]
+    let sp = stack::paint();
     let input = Input::new(&QUERY[..], &POOL[..]);
     let mut ws = WORKSPACE.view();
     let mut picks = [u32::MAX; 2 * K];
@@ -88,7 +90,7 @@ fn main() -> ! {
     // SAFETY: single-threaded firmware, no interrupt handler touches PICKS.
     unsafe { core::ptr::addr_of_mut!(PICKS).write_volatile(picks) };
     #[cfg(feature = "semihosting")]
-    report(&picks);
+    report(&picks, stack::used(sp));
     loop {
         core::hint::spin_loop();
     }
@@ -97,7 +99,7 @@ fn main() -> ! {
 /// Prints the picks in the form `wasm/check.mjs --qemu-output` reads, then
 /// ends the QEMU session.
 #[cfg(feature = "semihosting")]
-fn report(picks: &[u32; 2 * K]) {
+fn report(picks: &[u32; 2 * K], stack_bytes: usize) {
     use cortex_m_semihosting::{debug, hprint, hprintln};
     for (name, part) in [("pursuit", &picks[..K]), ("topk", &picks[K..])] {
         hprint!("embedded {}:", name);
@@ -106,7 +108,56 @@ fn report(picks: &[u32; 2 * K]) {
         }
         hprintln!();
     }
+    hprintln!(
+        "embedded stack high-water mark of the selections: {} bytes",
+        stack_bytes
+    );
     debug::exit(debug::EXIT_SUCCESS);
+}
+
+/// Stack high-water mark by painting (QEMU runs only): fill the free RAM
+/// between the end of .bss and the stack pointer with a pattern, run the
+/// selections, and find the lowest word that changed.
+#[cfg(feature = "semihosting")]
+mod stack {
+    const PATTERN: u32 = 0xA5A5_5A5A;
+
+    extern "C" {
+        /// End of .bss, from cortex-m-rt's `link.x`; the stack grows down
+        /// toward it.
+        static __ebss: u32;
+    }
+
+    fn ebss() -> usize {
+        // Taking the address of the linker symbol reads nothing.
+        core::ptr::addr_of!(__ebss) as usize
+    }
+
+    /// Paints the free stack and returns the caller's stack pointer.
+    #[inline(always)]
+    pub fn paint() -> usize {
+        let sp: usize;
+        // SAFETY: reads the stack pointer only.
+        unsafe { core::arch::asm!("mov {}, sp", out(reg) sp) };
+        // Leave 256 bytes below the current frame alone.
+        let mut a = ebss();
+        while a + 256 < sp {
+            // SAFETY: RAM between .bss and the live stack is unused.
+            unsafe { (a as *mut u32).write_volatile(PATTERN) };
+            a += 4;
+        }
+        sp
+    }
+
+    /// Bytes of stack used below `sp` since [`paint`].
+    pub fn used(sp: usize) -> usize {
+        let mut a = ebss();
+        // SAFETY: reads RAM between .bss and the stack pointer.
+        while a < sp && unsafe { (a as *const u32).read_volatile() } == PATTERN {
+            a += 4;
+        }
+        sp - a
+    }
 }
 
 #[panic_handler]

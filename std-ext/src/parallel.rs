@@ -49,38 +49,74 @@ use crate::selector::{Method, Selection, Selector};
 const SPIN: Duration = Duration::from_micros(200);
 
 /// State shared by the caller and the workers of a [`SplitPool`].
+///
+/// Protocol for one batch of n jobs: the caller stores `jobs`, sets
+/// `pending` = n − 1, then clears `claimed[1..n]` (Release) and bumps
+/// `epoch`. Job j ≥ 1 is run by whoever first sets `claimed[j]` (worker j
+/// normally; the caller once its own job 0 is done and worker j has not
+/// started yet, e.g. because the OS descheduled it), and whoever ran it
+/// decrements `pending`. The caller returns once `pending` is 0, so the jobs
+/// outlive every access; a worker reads `jobs` only after winning a claim
+/// (Acquire), which orders the read after the caller's store of this batch.
 struct Shared {
-    /// Bumped by the caller for every batch of jobs (and for shutdown).
+    /// Bumped by the caller for every batch (and for shutdown).
     epoch: AtomicU64,
-    /// The jobs of the current batch (valid from the bump of `epoch` until
-    /// `pending` is back to 0) and their count.
+    /// The jobs of the current batch.
     jobs: AtomicPtr<PassJob<'static>>,
-    njobs: AtomicUsize,
-    /// Workers that have not yet finished the current batch.
+    /// Jobs 1.. of the current batch not finished yet.
     pending: AtomicUsize,
+    /// Per job index: taken by someone in the current batch (true between
+    /// batches).
+    claimed: Vec<AtomicBool>,
     shutdown: AtomicBool,
     /// A job panicked on a worker (re-raised on the caller).
     panicked: AtomicBool,
     /// Per worker: parked (or about to park) and needs an unpark.
     sleeping: Vec<AtomicBool>,
+    /// Workers that have not yet started running (see `SplitPool::new`).
+    starting: AtomicUsize,
+}
+
+impl Shared {
+    /// Runs job `index` of the current batch if nobody has taken it yet.
+    fn try_run(&self, index: usize) {
+        if self.claimed[index].swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let jobs = self.jobs.load(Ordering::Relaxed);
+        // SAFETY: winning the claim (Acquire) orders this after the
+        // caller's store of the current batch's `jobs`, which has more
+        // than `index` entries (only those claims were cleared); the caller
+        // keeps them alive until `pending` is 0, which needs our decrement
+        // below; and the claim makes this the only access to job `index`.
+        // `PassJob` is `Send`.
+        let job = unsafe { &mut *jobs.add(index) };
+        if catch_unwind(AssertUnwindSafe(|| job.run())).is_err() {
+            self.panicked.store(true, Ordering::Relaxed);
+        }
+        self.pending.fetch_sub(1, Ordering::Release);
+    }
 }
 
 /// A persistent set of worker threads that run the parts of one query's
 /// passes over the candidate matrix: an [`Executor`] for
-/// [`pursuit_with`](mempursuit_core::pursuit_with).
+/// [`pursuit_with`].
 ///
 /// With `threads` = T, every pass is cut into T contiguous row ranges
 /// (fewer for pools under 8·T rows) and the thread of index j (the caller
-/// is 0) always computes range j, so each thread's share of the candidate
-/// matrix stays in its own core's cache across the K + 1 passes of a query.
+/// is 0) computes range j, so each thread's share of the candidate matrix
+/// stays in its own core's cache across the K + 1 passes of a query.
 /// Workers wait for work by spinning briefly (~200 µs) and then parking; a
-/// pass costs one atomic handshake (well under a microsecond when the
-/// workers are spinning), so splitting pays off when one pass takes several
-/// microseconds (P·d ≳ 50 000 f32).
+/// pass costs one atomic handshake (well under a microsecond while the
+/// workers spin), so splitting pays off when one pass takes several
+/// microseconds (P·d ≳ 50 000 f32). If a worker has not started its part
+/// by the time the caller finished its own (the OS descheduled it, or it
+/// is parked), the caller runs that part too instead of waiting.
 ///
-/// Results are bit-identical to the single-threaded [`pursuit`](mempursuit_core::pursuit).
-/// Calls allocate nothing. One `SplitPool` serves one caller at a time
-/// (`&mut self`); dropping it stops and joins the workers.
+/// Results are bit-identical to the single-threaded
+/// [`pursuit`](mempursuit_core::pursuit). Calls allocate nothing. One
+/// `SplitPool` serves one caller at a time (`&mut self`); dropping it stops
+/// and joins the workers.
 pub struct SplitPool {
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
@@ -109,11 +145,12 @@ impl SplitPool {
         let shared = Arc::new(Shared {
             epoch: AtomicU64::new(0),
             jobs: AtomicPtr::new(std::ptr::null_mut()),
-            njobs: AtomicUsize::new(0),
             pending: AtomicUsize::new(0),
+            claimed: (0..threads).map(|_| AtomicBool::new(true)).collect(),
             shutdown: AtomicBool::new(false),
             panicked: AtomicBool::new(false),
             sleeping: (0..threads).map(|_| AtomicBool::new(false)).collect(),
+            starting: AtomicUsize::new(0),
         });
         let mut pool = SplitPool {
             shared,
@@ -122,6 +159,7 @@ impl SplitPool {
             threads: 1,
         };
         for index in 1..threads {
+            pool.shared.starting.fetch_add(1, Ordering::SeqCst);
             let shared = Arc::clone(&pool.shared);
             let handle = thread::Builder::new()
                 .name(format!("mempursuit-split-{index}"))
@@ -129,6 +167,11 @@ impl SplitPool {
             pool.handles.push(handle.thread().clone());
             pool.workers.push(handle);
             pool.threads += 1;
+        }
+        // Return only once every worker runs (thread start-up allocates,
+        // e.g. the thread's name; later calls must not).
+        while pool.shared.starting.load(Ordering::SeqCst) != 0 {
+            thread::yield_now();
         }
         Ok(pool)
     }
@@ -163,31 +206,40 @@ impl Executor for SplitPool {
     }
 
     fn execute(&mut self, jobs: &mut [PassJob<'_>]) {
-        let workers = self.threads - 1;
-        if workers == 0 || jobs.len() <= 1 {
+        let n = jobs.len().min(self.threads);
+        if n <= 1 {
             jobs.iter_mut().for_each(PassJob::run);
             return;
         }
         let s = &*self.shared;
-        // Publish the batch. The pointer erases the jobs' lifetime; the
-        // workers touch it only until they decrement `pending`, and this
-        // function does not return (not even by unwinding: `Wait`) before
-        // `pending` is 0.
+        // Publish the batch (see `Shared`). The pointer erases the jobs'
+        // lifetime; this function does not return, not even by unwinding
+        // (`Wait`), before every claimed job is finished.
         s.jobs.store(
             jobs.as_mut_ptr().cast::<PassJob<'static>>(),
             Ordering::Relaxed,
         );
-        s.njobs.store(jobs.len(), Ordering::Relaxed);
-        s.pending.store(workers, Ordering::Relaxed);
+        s.pending.store(n - 1, Ordering::Relaxed);
+        for claim in &s.claimed[1..n] {
+            claim.store(false, Ordering::Release);
+        }
         s.epoch.fetch_add(1, Ordering::SeqCst);
-        for (w, handle) in self.handles.iter().enumerate() {
+        for (w, handle) in self.handles.iter().enumerate().take(n - 1) {
             if s.sleeping[w + 1].load(Ordering::SeqCst) {
                 handle.unpark();
             }
         }
-        let wait = Wait(s);
-        jobs[0].run();
-        for job in jobs.iter_mut().skip(self.threads) {
+        let wait = Wait(s, n);
+        // Our part, then any part no worker has started, then any extra
+        // jobs beyond the thread count (the core never makes those).
+        // SAFETY of the shared access: job 0 and jobs ≥ n are never claimed
+        // by workers, so `&mut` access to them here is exclusive.
+        let (first, rest) = jobs.split_at_mut(1);
+        first[0].run();
+        for index in 1..n {
+            s.try_run(index);
+        }
+        for job in rest.iter_mut().skip(n - 1) {
             job.run();
         }
         drop(wait);
@@ -197,18 +249,25 @@ impl Executor for SplitPool {
     }
 }
 
-/// Waits (in `drop`, so also while unwinding) until every worker has
-/// finished the current batch.
-struct Wait<'a>(&'a Shared);
+/// Waits (in `drop`, so also while unwinding) until every job of the
+/// current batch claimed by a worker has finished. Jobs nobody claimed yet
+/// (only possible when the caller's own part unwound) are claimed and
+/// dropped first, so no worker can reach them after `execute` returns.
+struct Wait<'a>(&'a Shared, usize);
 
 impl Drop for Wait<'_> {
     fn drop(&mut self) {
+        for claim in &self.0.claimed[1..self.1] {
+            if !claim.swap(true, Ordering::AcqRel) {
+                self.0.pending.fetch_sub(1, Ordering::Release);
+            }
+        }
         let start = Instant::now();
         let mut spins = 0u32;
         while self.0.pending.load(Ordering::Acquire) != 0 {
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(256) && start.elapsed() > SPIN {
-                // A worker was descheduled: give it the core.
+                // The worker running a part was descheduled: give it the core.
                 thread::yield_now();
             } else {
                 std::hint::spin_loop();
@@ -218,6 +277,9 @@ impl Drop for Wait<'_> {
 }
 
 fn worker(s: &Shared, index: usize) {
+    // Start-up is done (the name is set, thread-locals of std exist).
+    let _ = thread::current();
+    s.starting.fetch_sub(1, Ordering::SeqCst);
     let mut seen = 0u64;
     loop {
         // Wait for a new epoch: spin, then park.
@@ -243,20 +305,7 @@ fn worker(s: &Shared, index: usize) {
         if s.shutdown.load(Ordering::Acquire) {
             return;
         }
-        let n = s.njobs.load(Ordering::Relaxed);
-        if index < n {
-            let jobs = s.jobs.load(Ordering::Relaxed);
-            // SAFETY: the caller published `jobs` (n valid jobs) before
-            // bumping the epoch we acquired, keeps them alive until
-            // `pending` reaches 0, and no other thread touches job `index`
-            // (the caller runs 0 and ≥ threads, worker w runs w).
-            // `PassJob` is `Send`.
-            let job = unsafe { &mut *jobs.add(index) };
-            if catch_unwind(AssertUnwindSafe(|| job.run())).is_err() {
-                s.panicked.store(true, Ordering::Relaxed);
-            }
-        }
-        s.pending.fetch_sub(1, Ordering::Release);
+        s.try_run(index);
     }
 }
 

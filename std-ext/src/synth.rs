@@ -221,7 +221,7 @@ impl FactClusterParams {
             if !(self.distractor_gap.is_finite() && self.distractor_gap > 0.0) {
                 return bad("distractor_gap", self.distractor_gap);
             }
-            if !(self.distractor_similarity.abs() < 1.0) {
+            if self.distractor_similarity.is_nan() || self.distractor_similarity.abs() >= 1.0 {
                 return bad("distractor_similarity", self.distractor_similarity);
             }
         }
@@ -452,12 +452,14 @@ fn min_norm_solve(a: &[Vec<f64>], t: &[f64]) -> Option<Vec<f64>> {
             return None;
         }
         m.swap(c, p);
-        for r in 0..n {
+        let pivot_row = m[c].clone();
+        for (r, row) in m.iter_mut().enumerate() {
             if r != c {
-                let f = m[r][c] / m[c][c];
-                for k in c..=n {
-                    m[r][k] -= f * m[c][k];
-                }
+                let f = row[c] / pivot_row[c];
+                row.iter_mut()
+                    .zip(&pivot_row)
+                    .skip(c)
+                    .for_each(|(x, p)| *x -= f * p);
             }
         }
     }

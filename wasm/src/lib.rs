@@ -37,6 +37,8 @@
 //! a native build without FMA and picks the same memories
 //! (`wasm/check.mjs` compares them on the HotpotQA fixture).
 
+#![warn(missing_docs)]
+
 use mempursuit_core::{
     mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates,
     Normalization, PursuitOptions, Relevance, ScratchSize, Step, StopReason, Stopping, Workspace,

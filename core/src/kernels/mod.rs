@@ -242,7 +242,7 @@ fn check_dots(rows: usize, d: usize, v: usize, p: usize) {
     );
 }
 
-/// out[i] = row_i · v for every row i of the row-major P × d matrix `rows`,
+/// `out[i]` = row_i · v for every row i of the row-major P × d matrix `rows`,
 /// P = `out.len()`: the Gram row of a pick when `v` is one of the rows, the
 /// matrix–vector product that one pursuit step streams.
 ///
