@@ -78,6 +78,35 @@ impl Factor<'_> {
         self.n = n - 1;
     }
 
+    /// Solves L Lᵀ x = x₀ and L Lᵀ y = y₀ in place (first n entries) in one
+    /// sweep over L; the same operations per vector as [`Self::solve`].
+    pub fn solve2(&self, x: &mut [f64], y: &mut [f64]) {
+        let n = self.n;
+        let s = self.stride;
+        for i in 0..n {
+            let (mut v, mut w) = (x[i], y[i]);
+            let row = &self.l[i * s..i * s + i];
+            for j in 0..i {
+                v -= row[j] * x[j];
+                w -= row[j] * y[j];
+            }
+            let d = self.l[i * s + i];
+            x[i] = v / d;
+            y[i] = w / d;
+        }
+        for i in (0..n).rev() {
+            let (mut v, mut w) = (x[i], y[i]);
+            for j in i + 1..n {
+                let l = self.l[j * s + i];
+                v -= l * x[j];
+                w -= l * y[j];
+            }
+            let d = self.l[i * s + i];
+            x[i] = v / d;
+            y[i] = w / d;
+        }
+    }
+
     /// Solves L Lᵀ x = rhs in place (first n entries).
     pub fn solve(&self, x: &mut [f64]) {
         let n = self.n;

@@ -99,7 +99,12 @@ pub(crate) struct Passes<'a, 'x> {
 
 /// Computes the Gram row of candidate `i` into stored row `slot`:
 /// G_{i,·} = (m_i · m_·) s_i s_· (cosines).
-pub(crate) fn gram_row_into(pass: &mut Passes<'_, '_>, i: usize, slot: usize, ws: &mut Workspace<'_>) {
+pub(crate) fn gram_row_into(
+    pass: &mut Passes<'_, '_>,
+    i: usize,
+    slot: usize,
+    ws: &mut Workspace<'_>,
+) {
     let p = ws.pool;
     let start = slot * ws.max_pool;
     let row = &mut ws.gram[start..start + p];
@@ -192,14 +197,20 @@ fn qp_loop(
         let l_t = residual_sq(ws);
 
         // Score refresh (Eq. 9) for the next pick and the certificate.
-        let (u, rho) = (&mut ws.u[..p], &ws.rho[..p]);
-        u.copy_from_slice(rho);
-        for a in 0..ws.nfree {
-            let j = ws.free[a];
-            let start = j * ws.max_pool;
-            let c = (gamma * ws.alpha[j]) as f32;
-            kernels::sub_scaled(&mut ws.u[..p], c, &ws.gram[start..start + p]);
+        // U = ρ − Σ_{j∈F} (γ α_j) G_j in one pass; the coefficients go to
+        // `acc`, which the QP path does not otherwise use.
+        let nf = ws.nfree;
+        for a in 0..nf {
+            ws.acc[a] = (gamma * ws.alpha[ws.free[a]]) as f32;
         }
+        kernels::refresh_scores(
+            &mut ws.u[..p],
+            &ws.rho[..p],
+            ws.gram,
+            ws.max_pool,
+            &ws.free[..nf],
+            &ws.acc[..nf],
+        );
         next = argmax_available(&ws.u[..p], &ws.state[..p]);
         let gap = next.map_or(0.0, |n| (score64(ws, n, gamma) - r.nu).max(0.0));
         let improvement = relative_improvement(l_prev, l_t, eps);

@@ -78,12 +78,87 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
         ws.alpha[new] = 1.0;
     }
 
+    // Warm start: the previous refit left α optimal on the unchanged free
+    // set, so the first iteration only checks the new memory's KKT condition
+    // (skipping one equality solve per pursuit step).
+    let mut warm = t > 1;
+    let mut optimal_nu = None;
     loop {
         if iterations >= cap {
             break;
         }
         iterations += 1;
         let nf = ws.nfree;
+        if warm {
+            warm = false;
+        } else if let Some(step) = equality_step(ws, nf, gamma, last_added) {
+            if step.dropped {
+                last_added = None;
+            }
+            if !step.optimal_on_free {
+                continue;
+            }
+        } else {
+            break;
+        }
+        let nu = scores(ws, t, gamma, kappa);
+        // Most violating selected memory outside F (lowest position on ties).
+        let mut best: Option<(usize, f64)> = None;
+        for j in 0..t {
+            if ws.blocked[j] != 0 {
+                continue;
+            }
+            let v = ws.u_s[j] - nu;
+            if v > add_tol * (1.0 + nu.abs()) && best.is_none_or(|(_, bv)| v > bv) {
+                best = Some((j, v));
+            }
+        }
+        let Some((j_in, violation)) = best else {
+            optimal_nu = Some(nu);
+            break;
+        };
+        let mut f = Factor {
+            l: ws.chol,
+            stride: k,
+            n: nf,
+        };
+        let gss = &*ws.gss;
+        let free = &*ws.free;
+        let diag = gss[j_in * k + j_in] + kappa + 1.0;
+        if f.append(|a| gss[free[a] * k + j_in] + 1.0, diag) {
+            ws.free[nf] = j_in;
+            ws.nfree = nf + 1;
+            ws.blocked[j_in] = IN_FREE;
+            last_added = Some(j_in);
+        } else if exchange_dependent(ws, nf, j_in, violation, gamma, kappa) {
+            last_added = Some(j_in);
+        } else {
+            ws.blocked[j_in] |= BLOCKED;
+        }
+    }
+    finish(ws, t, gamma, kappa, iterations, optimal_nu)
+}
+
+/// What one equality-constrained solve on the free set did.
+struct EqualityStep {
+    /// A free memory reached 0 on the way and was dropped.
+    dropped: bool,
+    /// α is now the equality-constrained optimum on F (no drop needed).
+    optimal_on_free: bool,
+}
+
+/// Solves the equality-constrained QP on F and moves α toward its solution:
+/// all the way if it is feasible, else to the first coordinate that reaches
+/// 0, which is dropped from F. `None` if the solve produced a non-finite
+/// value (impossible with a positive definite factor; α stays feasible).
+fn equality_step(
+    ws: &mut Workspace<'_>,
+    nf: usize,
+    gamma: f64,
+    last_added: Option<usize>,
+) -> Option<EqualityStep> {
+    let k = ws.max_budget;
+    {
         let f = Factor {
             l: ws.chol,
             stride: k,
@@ -93,8 +168,9 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             ws.x[a] = ws.rho_s[ws.free[a]];
             ws.y[a] = 1.0;
         }
-        f.solve(&mut ws.x[..nf]);
-        f.solve(&mut ws.y[..nf]);
+        f.solve2(&mut ws.x[..nf], &mut ws.y[..nf]);
+    }
+    {
         let sx: f64 = ws.x[..nf].iter().sum();
         let sy: f64 = ws.y[..nf].iter().sum();
         let shift = (sx - gamma) / sy;
@@ -112,7 +188,7 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             all_finite = true;
         }
         if !all_finite {
-            break; // cannot happen with a PD factor; keep the feasible α
+            return None;
         }
         // Ratio test: walk from the feasible α toward the trial point and
         // stop at the first coordinate that would turn negative.
@@ -146,47 +222,34 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             f.remove(a_out);
             ws.free.copy_within(a_out + 1..nf, a_out);
             ws.nfree = nf - 1;
-            last_added = None;
-            continue;
+            return Some(EqualityStep {
+                dropped: true,
+                optimal_on_free: false,
+            });
         }
         for a in 0..nf {
             ws.alpha[ws.free[a]] = ws.trial[a];
         }
-        let nu = scores(ws, t, gamma, kappa);
-        // Most violating selected memory outside F (lowest position on ties).
-        let mut best: Option<(usize, f64)> = None;
-        for j in 0..t {
-            if ws.blocked[j] != 0 {
-                continue;
-            }
-            let v = ws.u_s[j] - nu;
-            if v > add_tol * (1.0 + nu.abs()) && best.is_none_or(|(_, bv)| v > bv) {
-                best = Some((j, v));
-            }
-        }
-        let Some((j_in, violation)) = best else {
-            break;
-        };
-        let mut f = Factor {
-            l: ws.chol,
-            stride: k,
-            n: nf,
-        };
-        let gss = &*ws.gss;
-        let free = &*ws.free;
-        let diag = gss[j_in * k + j_in] + kappa + 1.0;
-        if f.append(|a| gss[free[a] * k + j_in] + 1.0, diag) {
-            ws.free[nf] = j_in;
-            ws.nfree = nf + 1;
-            ws.blocked[j_in] = IN_FREE;
-            last_added = Some(j_in);
-        } else if exchange_dependent(ws, nf, j_in, violation, gamma, kappa) {
-            last_added = Some(j_in);
-        } else {
-            ws.blocked[j_in] |= BLOCKED;
-        }
     }
+    Some(EqualityStep {
+        dropped: false,
+        optimal_on_free: true,
+    })
+}
 
+/// Puts α exactly on the simplex and returns the refit's report.
+///
+/// `optimal_nu` is ν when the loop ended on an optimal α whose scores are
+/// current; the renormalization then moves α by rounding only (|Σα − 1| is
+/// a few ulps) and ν is kept instead of being recomputed.
+fn finish(
+    ws: &mut Workspace<'_>,
+    t: usize,
+    gamma: f64,
+    kappa: f64,
+    iterations: u32,
+    optimal_nu: Option<f64>,
+) -> Refit {
     // Exact simplex: clear round-off negatives (none are expected) and
     // renormalize the free weights.
     let mut sum = 0.0;
@@ -206,7 +269,10 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
         let j = ws.free[0];
         ws.alpha[j] = 1.0;
     }
-    let nu = scores(ws, t, gamma, kappa);
+    let nu = match optimal_nu {
+        Some(nu) if (sum - 1.0).abs() <= 1e-14 => nu,
+        _ => scores(ws, t, gamma, kappa),
+    };
     Refit { nu, iterations }
 }
 

@@ -36,7 +36,7 @@ mod x86;
 
 pub(crate) use exec::{gram_row, query_pass};
 pub use exec::{Executor, PassJob, Serial, MAX_PARTS};
-pub(crate) use portable::{add_assign, dot, sub_scaled};
+pub(crate) use portable::{add_assign, dot, refresh_scores, sub_scaled};
 
 /// The instruction set a kernel runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

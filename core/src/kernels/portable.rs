@@ -210,6 +210,38 @@ pub(crate) fn sub_scaled(u: &mut [f32], c: f32, row: &[f32]) {
     }
 }
 
+/// The score refresh of Eq. 9 in one pass over u:
+/// u[i] = ρ[i] − Σ_a coef[a] · gram[rows[a] · stride + i], the terms
+/// subtracted in order a = 0, 1, … with the product rounded first, exactly as
+/// repeated [`sub_scaled`] would (same bits), but reading and writing u once.
+pub(crate) fn refresh_scores(
+    u: &mut [f32],
+    rho: &[f32],
+    gram: &[f32],
+    stride: usize,
+    rows: &[usize],
+    coef: &[f32],
+) {
+    let n = u.len();
+    let body = n - n % LANES;
+    let mut i = 0;
+    while i < body {
+        let mut acc = f32::load8(rho, i);
+        for (&r, &c) in rows.iter().zip(coef) {
+            acc -= f32x8::splat(c) * f32::load8(gram, r * stride + i);
+        }
+        u[i..i + LANES].copy_from_slice(&acc.to_array());
+        i += LANES;
+    }
+    for i in body..n {
+        let mut v = rho[i];
+        for (&r, &c) in rows.iter().zip(coef) {
+            v -= c * gram[r * stride + i];
+        }
+        u[i] = v;
+    }
+}
+
 /// u[i] += row[i], elementwise.
 pub(crate) fn add_assign(u: &mut [f32], row: &[f32]) {
     let n = u.len();
