@@ -32,13 +32,8 @@ pub fn top_k<'w, E: Element>(
             ws.stop = StopReason::PoolExhausted;
             break;
         };
-        ws.state[i] = SELECTED;
-        ws.picks[t] = i;
-        ws.steps[t] = Step {
-            index: i,
-            score: ws.rho[i] as f64,
-            ..Step::default()
-        };
+        let score = ws.rho[i];
+        record(ws, t, i, score);
         t += 1;
     }
     let ws: &'w Workspace<'_> = ws;
@@ -85,13 +80,8 @@ pub fn mmr<'w, E: Element>(
             ws.stop = StopReason::PoolExhausted;
             break;
         };
-        ws.state[i] = SELECTED;
-        ws.picks[t] = i;
-        ws.steps[t] = Step {
-            index: i,
-            score: ws.u[i] as f64,
-            ..Step::default()
-        };
+        let score = ws.u[i];
+        record(ws, t, i, score);
         t += 1;
         if pen > 0.0 && t < k_eff {
             gram_row_into(&mut pass, i, 0, ws);
@@ -109,4 +99,15 @@ pub fn mmr<'w, E: Element>(
     }
     let ws: &'w Workspace<'_> = ws;
     Ok(Selection::from_workspace(ws, t, false))
+}
+
+/// Marks candidate `i` selected as pick `t` with its baseline score.
+fn record(ws: &mut Workspace<'_>, t: usize, i: usize, score: f32) {
+    ws.state[i] = SELECTED;
+    ws.picks[t] = i;
+    ws.steps[t] = Step {
+        index: i,
+        score: score as f64,
+        ..Step::default()
+    };
 }

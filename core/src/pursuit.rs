@@ -125,10 +125,36 @@ fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
     }
 }
 
-fn adaptive(options: &PursuitOptions) -> (f64, f64, u32) {
-    match options.stopping {
-        Stopping::FixedBudget => (1e-12, f64::NEG_INFINITY, u32::MAX),
-        Stopping::Adaptive { tau, patience, eps } => (eps, tau, patience),
+/// Adaptive stopping (Eq. 7): counts consecutive steps with Δ_t ≤ τ.
+struct AdaptiveStop {
+    eps: f64,
+    tau: f64,
+    patience: u32,
+    small: u32,
+}
+
+impl AdaptiveStop {
+    fn new(options: &PursuitOptions) -> Self {
+        let (eps, tau, patience) = match options.stopping {
+            Stopping::FixedBudget => (1e-12, f64::NEG_INFINITY, u32::MAX),
+            Stopping::Adaptive { tau, patience, eps } => (eps, tau, patience),
+        };
+        AdaptiveStop {
+            eps,
+            tau,
+            patience,
+            small: 0,
+        }
+    }
+
+    /// Records Δ_t; true once `patience` consecutive steps were small.
+    fn small_step(&mut self, improvement: f64) -> bool {
+        if improvement <= self.tau {
+            self.small += 1;
+        } else {
+            self.small = 0;
+        }
+        self.small >= self.patience
     }
 }
 
@@ -151,8 +177,7 @@ fn qp_loop(
     let p = ws.pool;
     let k = ws.max_budget;
     let (gamma, kappa) = (options.gamma, options.ridge);
-    let (eps, tau, patience) = adaptive(options);
-    let mut small = 0u32;
+    let mut stop = AdaptiveStop::new(options);
     let mut l_prev = 1.0f64;
     let mut fill = false;
     let mut last = Step::default();
@@ -213,7 +238,7 @@ fn qp_loop(
         );
         next = argmax_available(&ws.u[..p], &ws.state[..p]);
         let gap = next.map_or(0.0, |n| (score64(ws, n, gamma) - r.nu).max(0.0));
-        let improvement = relative_improvement(l_prev, l_t, eps);
+        let improvement = relative_improvement(l_prev, l_t, stop.eps);
         last = Step {
             index: i,
             score,
@@ -228,14 +253,9 @@ fn qp_loop(
         ws.steps[t] = last;
         t += 1;
         l_prev = l_t;
-        if improvement <= tau {
-            small += 1;
-            if small >= patience && t < k_eff {
-                ws.stop = StopReason::Adaptive;
-                break;
-            }
-        } else {
-            small = 0;
+        if stop.small_step(improvement) && t < k_eff {
+            ws.stop = StopReason::Adaptive;
+            break;
         }
         if gap <= options.optimum_tolerance && t < k_eff {
             match options.at_pool_optimum {
@@ -280,8 +300,7 @@ fn centroid_loop(
 ) -> usize {
     let p = ws.pool;
     let gamma = options.gamma;
-    let (eps, tau, patience) = adaptive(options);
-    let mut small = 0u32;
+    let mut stop = AdaptiveStop::new(options);
     let mut l_prev = 1.0f64;
     // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
     let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
@@ -308,7 +327,7 @@ fn centroid_loop(
         let mean_u = sum_rho / n - gamma * total / (n * n);
         let gap =
             argmax_available(&ws.u[..p], &ws.state[..p]).map_or(0.0, |m| ws.u[m] as f64 - mean_u);
-        let improvement = relative_improvement(l_prev, l_t, eps);
+        let improvement = relative_improvement(l_prev, l_t, stop.eps);
         ws.steps[t] = Step {
             index: i,
             score,
@@ -322,14 +341,9 @@ fn centroid_loop(
         };
         t += 1;
         l_prev = l_t;
-        if improvement <= tau {
-            small += 1;
-            if small >= patience && t < k_eff {
-                ws.stop = StopReason::Adaptive;
-                break;
-            }
-        } else {
-            small = 0;
+        if stop.small_step(improvement) && t < k_eff {
+            ws.stop = StopReason::Adaptive;
+            break;
         }
     }
     let w = if t > 0 { 1.0 / t as f64 } else { 0.0 };
