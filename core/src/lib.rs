@@ -72,11 +72,11 @@ mod workspace;
 pub use baselines::{mmr, top_k};
 pub use cholesky::PIVOT_TOLERANCE;
 pub use error::{Capacity, Error, VectorFault};
-pub use input::{Input, Relevance};
-pub use kernels::{Element, Executor, Isa, PassJob, Serial};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
 #[cfg(feature = "half")]
 pub use half;
+pub use input::{Input, Relevance};
+pub use kernels::{Element, Executor, Isa, PassJob, Serial};
 pub use options::{
     AtPoolOptimum, InputPolicy, InvalidCandidates, Normalization, PursuitOptions, Stopping,
     MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,

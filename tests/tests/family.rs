@@ -16,7 +16,8 @@ fn mini() -> Fixture {
 }
 
 fn run(sel: &mut Selector, input: &Input<'_>, k: usize, o: PursuitOptions) -> Selection {
-    sel.select(input, k, &Method::Pursuit(o)).expect("valid input")
+    sel.select(input, k, &Method::Pursuit(o))
+        .expect("valid input")
 }
 
 fn with(ridge: f64, gamma: f64) -> PursuitOptions {
@@ -39,7 +40,12 @@ fn paper_mode_orders_unchanged_on_mini_fixture() {
     let mut sel = Selector::new();
     for (q, expected) in PAPER_ORDERS_K10.iter().enumerate() {
         let pool = fx.pool(q);
-        let got = run(&mut sel, &Input::new(fx.query(q), &pool), 10, PursuitOptions::default());
+        let got = run(
+            &mut sel,
+            &Input::new(fx.query(q), &pool),
+            10,
+            PursuitOptions::default(),
+        );
         assert_eq!(&got.picks[..], &expected[..], "query {q}");
     }
 }
@@ -73,7 +79,10 @@ fn kappa_1e6_and_infinity_give_the_same_orders_mini() {
 #[test]
 fn kappa_1e6_and_infinity_give_the_same_orders_full() {
     let Some(dir) = find(&full_candidates()) else {
-        println!("SKIPPED: full HotpotQA fixture not found at {:?}", full_candidates());
+        println!(
+            "SKIPPED: full HotpotQA fixture not found at {:?}",
+            full_candidates()
+        );
         return;
     };
     let fx = Fixture::load(&dir).expect("full fixture loads");
@@ -100,16 +109,24 @@ fn gamma_to_zero_gives_top_k_in_relevance_order() {
         let p = fx.queries[q].pool.len();
         let base = Input::new(fx.query(q), &pool);
         // Scores: a first-stage order unrelated to the cosines.
-        let scores: Vec<f32> = (0..p).map(|i| ((i * 7919 + q * 31) % 101) as f32 / 10.0).collect();
+        let scores: Vec<f32> = (0..p)
+            .map(|i| ((i * 7919 + q * 31) % 101) as f32 / 10.0)
+            .collect();
         let cosines: Vec<f32> = (0..p)
             .map(|i| {
                 let m = &pool[i * fx.dim()..(i + 1) * fx.dim()];
                 m.iter().zip(fx.query(q)).map(|(a, b)| a * b).sum()
             })
             .collect();
-        for relevance in [Relevance::Similarity, Relevance::Scores(&scores), Relevance::PoolOrder] {
+        for relevance in [
+            Relevance::Similarity,
+            Relevance::Scores(&scores),
+            Relevance::PoolOrder,
+        ] {
             let input = base.with_relevance(relevance);
-            let topk = sel.select(&input, 10, &Method::TopK(InputPolicy::default())).unwrap();
+            let topk = sel
+                .select(&input, 10, &Method::TopK(InputPolicy::default()))
+                .unwrap();
             if let Relevance::Scores(s) = relevance {
                 assert_eq!(topk.picks, rho_order(s, 10), "query {q}");
             }
@@ -124,7 +141,10 @@ fn gamma_to_zero_gives_top_k_in_relevance_order() {
             }
             for ridge in [1e-10, 1.0, f64::INFINITY] {
                 let got = run(&mut sel, &input, 10, with(ridge, 1e-9));
-                assert_eq!(got.picks, topk.picks, "query {q}, ridge {ridge}, {relevance:?}");
+                assert_eq!(
+                    got.picks, topk.picks,
+                    "query {q}, ridge {ridge}, {relevance:?}"
+                );
             }
         }
     }
@@ -132,7 +152,14 @@ fn gamma_to_zero_gives_top_k_in_relevance_order() {
 
 /// f64 scores U_j = ρ_j − γ Σ_k G_jk α_k of every pool row, from the f32
 /// inputs (unit rows, so G is the f64 dot product).
-fn scores_f64(pool: &[f32], d: usize, rho: &[f64], picks: &[usize], alpha: &[f64], gamma: f64) -> Vec<f64> {
+fn scores_f64(
+    pool: &[f32],
+    d: usize,
+    rho: &[f64],
+    picks: &[usize],
+    alpha: &[f64],
+    gamma: f64,
+) -> Vec<f64> {
     let p = rho.len();
     (0..p)
         .map(|j| {
@@ -142,7 +169,11 @@ fn scores_f64(pool: &[f32], d: usize, rho: &[f64], picks: &[usize], alpha: &[f64
                 .zip(alpha)
                 .map(|(&k, &a)| {
                     let mk = &pool[k * d..(k + 1) * d];
-                    a * mj.iter().zip(mk).map(|(x, y)| *x as f64 * *y as f64).sum::<f64>()
+                    a * mj
+                        .iter()
+                        .zip(mk)
+                        .map(|(x, y)| *x as f64 * *y as f64)
+                        .sum::<f64>()
                 })
                 .sum();
             rho[j] - gamma * g
@@ -167,9 +198,17 @@ fn family_kkt_after_every_refit() {
         let pool = fx.pool(q);
         let p = fx.queries[q].pool.len();
         let cos: Vec<f64> = (0..p)
-            .map(|i| pool[i * d..(i + 1) * d].iter().zip(fx.query(q)).map(|(a, b)| *a as f64 * *b as f64).sum())
+            .map(|i| {
+                pool[i * d..(i + 1) * d]
+                    .iter()
+                    .zip(fx.query(q))
+                    .map(|(a, b)| *a as f64 * *b as f64)
+                    .sum()
+            })
             .collect();
-        let scores32: Vec<f32> = (0..p).map(|i| 0.2 + 0.6 * ((i * 37 + q) % 17) as f32 / 17.0).collect();
+        let scores32: Vec<f32> = (0..p)
+            .map(|i| 0.2 + 0.6 * ((i * 37 + q) % 17) as f32 / 17.0)
+            .collect();
         for (gamma, kappa) in [(0.5, 1e-10), (0.5, 1e-2), (0.25, 1.0), (1.0, 1e-3)] {
             for use_scores in [false, true] {
                 let (rho, input): (Vec<f64>, Input<'_>) = if use_scores {
@@ -189,21 +228,49 @@ fn family_kkt_after_every_refit() {
                     assert!((alpha.iter().sum::<f64>() - 1.0).abs() < 1e-12);
                     let u = scores_f64(&pool, d, &rho, &s.picks, alpha, gamma);
                     let aa: f64 = alpha.iter().map(|a| a * a).sum();
-                    let nu: f64 = s.picks.iter().zip(alpha).map(|(&j, &a)| a * u[j]).sum::<f64>() - gamma * kappa * aa;
+                    let nu: f64 = s
+                        .picks
+                        .iter()
+                        .zip(alpha)
+                        .map(|(&j, &a)| a * u[j])
+                        .sum::<f64>()
+                        - gamma * kappa * aa;
                     let step = s.steps[t - 1];
-                    assert!((step.nu - nu).abs() < tol, "q {q} t {t}: nu {} vs {nu}", step.nu);
+                    assert!(
+                        (step.nu - nu).abs() < tol,
+                        "q {q} t {t}: nu {} vs {nu}",
+                        step.nu
+                    );
                     for (&j, &a) in s.picks.iter().zip(alpha) {
                         if a > 0.0 {
                             let r = u[j] - gamma * kappa * a - nu;
-                            assert!(r.abs() < tol, "q {q} t {t} γ {gamma} κ {kappa}: free residual {r}");
+                            assert!(
+                                r.abs() < tol,
+                                "q {q} t {t} γ {gamma} κ {kappa}: free residual {r}"
+                            );
                         } else {
-                            assert!(u[j] <= nu + tol, "q {q} t {t}: zero weight with U - nu = {}", u[j] - nu);
+                            assert!(
+                                u[j] <= nu + tol,
+                                "q {q} t {t}: zero weight with U - nu = {}",
+                                u[j] - nu
+                            );
                         }
                     }
-                    let best_out = (0..p).filter(|i| !s.picks.contains(i)).map(|i| u[i]).fold(f64::NEG_INFINITY, f64::max);
-                    let gap = if best_out.is_finite() { (best_out - nu).max(0.0) } else { 0.0 };
+                    let best_out = (0..p)
+                        .filter(|i| !s.picks.contains(i))
+                        .map(|i| u[i])
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    let gap = if best_out.is_finite() {
+                        (best_out - nu).max(0.0)
+                    } else {
+                        0.0
+                    };
                     assert!(step.fw_gap >= 0.0);
-                    assert!((step.fw_gap - gap).abs() < tol, "q {q} t {t}: gap {} vs {gap}", step.fw_gap);
+                    assert!(
+                        (step.fw_gap - gap).abs() < tol,
+                        "q {q} t {t}: gap {} vs {gap}",
+                        step.fw_gap
+                    );
                 }
             }
         }
@@ -222,7 +289,13 @@ fn centroid_diagnostic_matches_definition() {
         let pool = fx.pool(q);
         let p = fx.queries[q].pool.len();
         let rho: Vec<f64> = (0..p)
-            .map(|i| pool[i * d..(i + 1) * d].iter().zip(fx.query(q)).map(|(a, b)| *a as f64 * *b as f64).sum())
+            .map(|i| {
+                pool[i * d..(i + 1) * d]
+                    .iter()
+                    .zip(fx.query(q))
+                    .map(|(a, b)| *a as f64 * *b as f64)
+                    .sum()
+            })
             .collect();
         let input = Input::new(fx.query(q), &pool);
         let full = run(&mut sel, &input, 6, PursuitOptions::centroid(0.5));
@@ -231,7 +304,10 @@ fn centroid_diagnostic_matches_definition() {
             let alpha = vec![1.0 / t as f64; t];
             let u = scores_f64(&pool, d, &rho, picks, &alpha, 0.5);
             let mean: f64 = picks.iter().map(|&j| u[j]).sum::<f64>() / t as f64;
-            let best = (0..p).filter(|i| !picks.contains(i)).map(|i| u[i]).fold(f64::NEG_INFINITY, f64::max);
+            let best = (0..p)
+                .filter(|i| !picks.contains(i))
+                .map(|i| u[i])
+                .fold(f64::NEG_INFINITY, f64::max);
             let step = full.steps[t - 1];
             assert!((step.nu - mean).abs() < 1e-5, "q {q} t {t}");
             assert!((step.fw_gap - (best - mean)).abs() < 1e-5, "q {q} t {t}");
@@ -275,9 +351,16 @@ fn fill_by_relevance_after_pool_optimum() {
         }
         // The core's own ρ order (top-K over the whole pool), minus the
         // picks made before the optimum.
-        let order = sel.select(&input, p, &Method::TopK(InputPolicy::default())).unwrap().picks;
+        let order = sel
+            .select(&input, p, &Method::TopK(InputPolicy::default()))
+            .unwrap()
+            .picks;
         let before = &fill.picks[..=first];
-        let expected: Vec<usize> = order.into_iter().filter(|i| !before.contains(i)).take(k - first - 1).collect();
+        let expected: Vec<usize> = order
+            .into_iter()
+            .filter(|i| !before.contains(i))
+            .take(k - first - 1)
+            .collect();
         assert_eq!(&fill.picks[first + 1..], &expected[..], "q {q}");
         for t in first + 1..k {
             assert!(fill.steps[t].filled);
@@ -285,5 +368,8 @@ fn fill_by_relevance_after_pool_optimum() {
         }
         assert!((fill.weights.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
-    assert!(filled_queries > 0, "no query reached the pool optimum before K = 30");
+    assert!(
+        filled_queries > 0,
+        "no query reached the pool optimum before K = 30"
+    );
 }
