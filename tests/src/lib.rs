@@ -1,5 +1,5 @@
 //! Test support for `mempursuit`: an independent f64 reference
-//! implementation of MemPursuit ([`reference`]), a loader of the HotpotQA
+//! implementation of MemPursuit ([`mod@reference`]), a loader of the HotpotQA
 //! fixture ([`fixture`]) and seeded random inputs ([`random`]).
 //!
 //! The integration tests in `tests/tests/` compare the core against the

@@ -83,9 +83,17 @@ pub fn unit_f64(v: &[f32]) -> Vec<f64> {
     v.iter().map(|&x| x as f64 / n).collect()
 }
 
-/// Plain f64 dot product.
+/// Plain f64 dot product over the common length, summed left to right.
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    // An index loop rather than iterator adaptors: the tests run unoptimized
+    // and this is the reference's hot loop.
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut s = 0.0;
+    for i in 0..n {
+        s += a[i] * b[i];
+    }
+    s
 }
 
 impl Problem {
@@ -96,7 +104,7 @@ impl Problem {
     /// If `dim == 0`, `query.len() != dim`, `candidates.len()` is not a
     /// multiple of `dim`, or any vector is zero or non-finite.
     pub fn new(query: &[f32], candidates: &[f32], dim: usize) -> Problem {
-        assert!(dim > 0 && query.len() == dim && candidates.len() % dim == 0);
+        assert!(dim > 0 && query.len() == dim && candidates.len().is_multiple_of(dim));
         let q = unit_f64(query);
         let rows: Vec<Vec<f64>> = candidates.chunks_exact(dim).map(unit_f64).collect();
         let p = rows.len();
@@ -128,7 +136,7 @@ impl Problem {
         self.rows.is_empty()
     }
 
-    /// Scores U_i = ρ_i − γ Σ_a G_{i,picks[a]} weights[a] for every pool
+    /// Scores `U_i = ρ_i − γ Σ_a G[i, picks[a]]·weights[a]` for every pool
     /// index (Eq. 9 / DESIGN §11).
     pub fn scores(&self, rho: &[f64], gamma: f64, picks: &[usize], weights: &[f64]) -> Vec<f64> {
         (0..self.len())
@@ -143,7 +151,7 @@ impl Problem {
             .collect()
     }
 
-    /// L = ‖q̂ − Σ_a weights[a] m̂_{picks[a]}‖², computed from the vectors
+    /// `L = ‖q̂ − Σ_a weights[a]·m̂[picks[a]]‖²`, computed from the vectors
     /// themselves (no cancellation-prone expansion).
     pub fn residual_sq(&self, picks: &[usize], weights: &[f64]) -> f64 {
         let mut r = self.query.clone();
@@ -168,7 +176,7 @@ impl Problem {
 }
 
 /// The curvature μ of the refit's objective on the face of the free set
-/// F = {a : weights[a] > 1e-9}: the smallest eigenvalue of
+/// `F = {a : weights[a] > 1e-9}`: the smallest eigenvalue of
 /// γ (G_FF + κI) restricted to the directions {Σ d = 0} (∞ when |F| ≤ 1).
 ///
 /// A perturbation ε of the scores U (e.g. f32 rounding of the Gram rows,

@@ -63,7 +63,7 @@ fn valid_vectors(u: &mut Unstructured<'_>) -> ArbResult<(usize, Vec<f32>, Vec<f3
         let v = match kind {
             1 => {
                 let j = u.int_in_range(0..=i - 1)?;
-                let e = 10f64.powi(-(u.int_in_range(2..=7)? as i32));
+                let e = 10f64.powi(-u.int_in_range(2i32..=7)?);
                 let n = raw(u)?;
                 rows[j].iter().zip(&n).map(|(a, b)| a + e * b).collect()
             }
@@ -400,7 +400,7 @@ const F32_PALETTE: [f32; 18] = [
     -f32::MAX,
     3.0,
     1e-3,
-    0.7071068,
+    std::f32::consts::FRAC_1_SQRT_2,
 ];
 
 const F64_PALETTE: [f64; 18] = [
@@ -481,7 +481,7 @@ impl<'a> Arbitrary<'a> for BadInputCase {
         for _ in 0..len {
             candidates.push(any_f32(u)?);
         }
-        let p = if dim > 0 { len / dim } else { 0 };
+        let p = len.checked_div(dim).unwrap_or(0);
         let relevance = match u.int_in_range(0u8..=3)? {
             0 => {
                 let n = if u.ratio(1u8, 6)? {
@@ -668,8 +668,7 @@ impl BadInputCase {
                 let mut idx = vec![0usize; need.indices];
                 let mut steps = vec![Step::default(); need.steps];
                 let mut ws =
-                    Workspace::from_buffers(pc, kc, &mut f32s, &mut f64s, &mut idx, &mut steps)
-                        .map_err(|e| e)?;
+                    Workspace::from_buffers(pc, kc, &mut f32s, &mut f64s, &mut idx, &mut steps)?;
                 call(&mut ws)
             }
         }

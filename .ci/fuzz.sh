@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Fuzzing smoke run for CI (docs/FUZZING.md): builds the four cargo-fuzz
+# targets once and runs each for 30 seconds on nightly, starting from the
+# committed seed corpus (new inputs go to a temporary directory, so the
+# working tree is not modified). A crash fails the run; the minimized
+# crashes committed under fuzz/regressions/ are replayed on stable by
+# `cargo test` (tests/tests/fuzz_regressions.rs), not here.
+#
+# Budget: ~2.5 min build + 4 x 30 s on the 2-core CI machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! rustup toolchain list | grep -q '^nightly'; then
+  rustup toolchain install nightly --profile minimal
+fi
+if ! command -v cargo-fuzz >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked
+fi
+
+TARGETS=(kkt coverage differential bad_input)
+SECONDS_PER_TARGET="${FUZZ_SECONDS:-30}"
+# -s none: the crates are #![forbid(unsafe_code)]; -a: overflow checks and
+# debug assertions on, so arithmetic overflow is a finding too.
+FLAGS=(-s none -a)
+
+cd fuzz
+cargo +nightly fuzz build "${FLAGS[@]}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+for t in "${TARGETS[@]}"; do
+  echo "== fuzz $t for ${SECONDS_PER_TARGET}s"
+  mkdir -p "$work/$t"
+  cargo +nightly fuzz run "${FLAGS[@]}" "$t" "$work/$t" "corpus/$t" -- \
+    -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -print_final_stats=1 \
+    2>&1 | grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)|panicked|reproducer|ERROR|SUMMARY' || true
+  # grep ate the exit status; libFuzzer leaves an artifact on a crash.
+  if compgen -G "artifacts/$t/*" >/dev/null; then
+    echo "fuzz target $t found a failing input:" >&2
+    ls "artifacts/$t" >&2
+    exit 1
+  fi
+done
+echo "== fuzz smoke run passed"
