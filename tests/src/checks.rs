@@ -236,7 +236,8 @@ impl Geometry {
         self.rows.is_empty()
     }
 
-    /// U_i = ρ_i − γ Σ_a G_{i, picks[a]} weights[a] for every i.
+    /// U_i = ρ_i − γ Σ_a G_{i, picks(a)} weights(a) for every i (a over the
+    /// picks).
     pub fn scores(&self, gamma: f64, picks: &[usize], weights: &[f64]) -> Vec<f64> {
         (0..self.len())
             .map(|i| {
