@@ -150,6 +150,18 @@ fn gamma_to_zero_gives_top_k_in_relevance_order() {
     }
 }
 
+/// f64 cosines b_i = m_i · q of the (unit) pool rows.
+fn cosines_f64(pool: &[f32], d: usize, query: &[f32]) -> Vec<f64> {
+    pool.chunks_exact(d)
+        .map(|m| {
+            m.iter()
+                .zip(query)
+                .map(|(a, b)| *a as f64 * *b as f64)
+                .sum()
+        })
+        .collect()
+}
+
 /// f64 scores U_j = ρ_j − γ Σ_k G_jk α_k of every pool row, from the f32
 /// inputs (unit rows, so G is the f64 dot product).
 fn scores_f64(
@@ -197,15 +209,7 @@ fn family_kkt_after_every_refit() {
     for q in 0..fx.queries.len() {
         let pool = fx.pool(q);
         let p = fx.queries[q].pool.len();
-        let cos: Vec<f64> = (0..p)
-            .map(|i| {
-                pool[i * d..(i + 1) * d]
-                    .iter()
-                    .zip(fx.query(q))
-                    .map(|(a, b)| *a as f64 * *b as f64)
-                    .sum()
-            })
-            .collect();
+        let cos = cosines_f64(&pool, d, fx.query(q));
         let scores32: Vec<f32> = (0..p)
             .map(|i| 0.2 + 0.6 * ((i * 37 + q) % 17) as f32 / 17.0)
             .collect();
@@ -288,15 +292,7 @@ fn centroid_diagnostic_matches_definition() {
     for q in 0..fx.queries.len() {
         let pool = fx.pool(q);
         let p = fx.queries[q].pool.len();
-        let rho: Vec<f64> = (0..p)
-            .map(|i| {
-                pool[i * d..(i + 1) * d]
-                    .iter()
-                    .zip(fx.query(q))
-                    .map(|(a, b)| *a as f64 * *b as f64)
-                    .sum()
-            })
-            .collect();
+        let rho = cosines_f64(&pool, d, fx.query(q));
         let input = Input::new(fx.query(q), &pool);
         let full = run(&mut sel, &input, 6, PursuitOptions::centroid(0.5));
         for t in 1..=full.picks.len() {
