@@ -70,3 +70,21 @@ pub fn uniform_pool(seed: u64, p: usize, d: usize) -> (Vec<f32>, Vec<f32>) {
     let pool = (0..p).flat_map(|_| unit(&mut r, d)).collect();
     (q, pool)
 }
+
+/// `n` unit rows (row-major, f32), row i a copy of `bases[i % bases.len()]`
+/// plus `noise` times a fresh standard Gaussian vector, then normalized: a
+/// pool of near-duplicates of a few base directions.
+pub fn near_copies(rng: &mut StdRng, bases: &[Vec<f64>], n: usize, noise: f64) -> Vec<f32> {
+    let d = bases[0].len();
+    let mut pool = Vec::with_capacity(n * d);
+    for i in 0..n {
+        let e = gaussian(rng, d);
+        let v: Vec<f64> = bases[i % bases.len()]
+            .iter()
+            .zip(&e)
+            .map(|(b, e)| b + noise * e)
+            .collect();
+        pool.extend(normalized(&v));
+    }
+    pool
+}

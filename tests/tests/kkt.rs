@@ -330,16 +330,7 @@ fn fifty_near_copies_of_three_vectors() {
         let d = 16;
         let mut r = random::rng(13 + k as u64);
         let bases: Vec<Vec<f64>> = (0..3).map(|_| random::gaussian(&mut r, d)).collect();
-        let mut pool = Vec::new();
-        for i in 0..50 {
-            let e = random::gaussian(&mut r, d);
-            let v: Vec<f64> = bases[i % 3]
-                .iter()
-                .zip(&e)
-                .map(|(b, e)| b + noise * e)
-                .collect();
-            pool.extend(random::normalized(&v));
-        }
+        let pool = random::near_copies(&mut r, &bases, 50, noise);
         let q: Vec<f64> = (0..d)
             .map(|j| bases.iter().map(|b| b[j]).sum::<f64>() + 0.3)
             .collect();

@@ -115,16 +115,7 @@ fn iterative_qp_on_near_duplicate_columns() {
     let mut r = random::rng(31);
     let d = 16;
     let bases: Vec<Vec<f64>> = (0..3).map(|_| random::gaussian(&mut r, d)).collect();
-    let mut pool = Vec::new();
-    for i in 0..50 {
-        let e = random::gaussian(&mut r, d);
-        let v: Vec<f64> = bases[i % 3]
-            .iter()
-            .zip(&e)
-            .map(|(b, e)| b + 1e-4 * e)
-            .collect();
-        pool.extend(random::normalized(&v));
-    }
+    let pool = random::near_copies(&mut r, &bases, 50, 1e-4);
     let q = random::unit(&mut r, d);
     let pb = Problem::new(&q, &pool, d);
     for ridge in [1e-10, 0.0] {
