@@ -78,46 +78,38 @@ impl Factor<'_> {
         self.n = n - 1;
     }
 
-    /// Solves L Lᵀ x = x₀ and L Lᵀ y = y₀ in place (first n entries) in one
-    /// sweep over L; the same operations per vector as [`Self::solve`].
-    pub fn solve2(&self, x: &mut [f64], y: &mut [f64]) {
+    /// Forward substitution of the last row only: given w[..n−1] = L⁻¹ c
+    /// for the first n − 1 rows, sets w[n−1] so that w[..n] = L⁻¹ c after
+    /// an [`append`](Self::append) (`c_last` = c[n−1]). Same operations, in
+    /// the same order, as the last row of [`forward`](Self::forward).
+    pub fn extend_forward(&self, w: &mut [f64], c_last: f64) {
+        let n = self.n;
+        let s = self.stride;
+        let row = &self.l[(n - 1) * s..(n - 1) * s + n - 1];
+        let mut v = c_last;
+        for (l, x) in row.iter().zip(&w[..n - 1]) {
+            v -= l * x;
+        }
+        w[n - 1] = v / self.l[(n - 1) * s + n - 1];
+    }
+
+    /// Solves L w = c in place (first n entries).
+    pub fn forward(&self, w: &mut [f64]) {
         let n = self.n;
         let s = self.stride;
         for i in 0..n {
-            let (mut v, mut w) = (x[i], y[i]);
-            let row = &self.l[i * s..i * s + i];
+            let mut v = w[i];
             for j in 0..i {
-                v -= row[j] * x[j];
-                w -= row[j] * y[j];
+                v -= self.l[i * s + j] * w[j];
             }
-            let d = self.l[i * s + i];
-            x[i] = v / d;
-            y[i] = w / d;
-        }
-        for i in (0..n).rev() {
-            let (mut v, mut w) = (x[i], y[i]);
-            for j in i + 1..n {
-                let l = self.l[j * s + i];
-                v -= l * x[j];
-                w -= l * y[j];
-            }
-            let d = self.l[i * s + i];
-            x[i] = v / d;
-            y[i] = w / d;
+            w[i] = v / self.l[i * s + i];
         }
     }
 
-    /// Solves L Lᵀ x = rhs in place (first n entries).
-    pub fn solve(&self, x: &mut [f64]) {
+    /// Solves Lᵀ x = w in place (first n entries).
+    pub fn backward(&self, x: &mut [f64]) {
         let n = self.n;
         let s = self.stride;
-        for i in 0..n {
-            let mut v = x[i];
-            for j in 0..i {
-                v -= self.l[i * s + j] * x[j];
-            }
-            x[i] = v / self.l[i * s + i];
-        }
         for i in (0..n).rev() {
             let mut v = x[i];
             for j in i + 1..n {
@@ -125,5 +117,11 @@ impl Factor<'_> {
             }
             x[i] = v / self.l[i * s + i];
         }
+    }
+
+    /// Solves L Lᵀ x = rhs in place (first n entries).
+    pub fn solve(&self, x: &mut [f64]) {
+        self.forward(x);
+        self.backward(x);
     }
 }

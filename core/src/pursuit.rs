@@ -7,7 +7,7 @@ use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, PursuitOptions, Stopping};
 use crate::selection::{Selection, Step, StopReason};
 use crate::solver::refit;
-use crate::workspace::{Workspace, AVAILABLE, SELECTED};
+use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED};
 
 /// Runs MemPursuit: picks up to `budget` (K) memories from the pool, one at a
 /// time, each the candidate with the highest score
@@ -88,6 +88,19 @@ pub(crate) fn argmax_available(values: &[f32], state: &[usize]) -> Option<usize>
         }
     }
     best.map(|(i, _)| i)
+}
+
+/// Lowest-index argmax of scores `u` in which every unavailable candidate
+/// holds −∞ (the QP loop keeps them so): a SIMD maximum, then the first
+/// index holding it. Same result as [`argmax_available`], which it falls
+/// back to when no score is above −∞.
+fn argmax_scores(u: &[f32], state: &[usize]) -> Option<usize> {
+    let m = kernels::max(u);
+    if m > f32::NEG_INFINITY {
+        kernels::position(u, m)
+    } else {
+        argmax_available(u, state)
+    }
 }
 
 /// The candidate matrix of one call and the executor its passes run on.
@@ -182,6 +195,15 @@ fn qp_loop(
     let mut fill = false;
     let mut last = Step::default();
     let mut next = argmax_available(&ws.rho[..p], &ws.state[..p]);
+    if ws.excluded > 0 {
+        // Excluded candidates score −∞ in every refresh (`argmax_scores`);
+        // ρ is not read for them otherwise.
+        for (r, &s) in ws.rho[..p].iter_mut().zip(&ws.state[..p]) {
+            if s == EXCLUDED {
+                *r = f32::NEG_INFINITY;
+            }
+        }
+    }
     let mut t = 0;
     while t < k_eff {
         let Some(i) = next else {
@@ -236,7 +258,10 @@ fn qp_loop(
             &ws.free[..nf],
             &ws.acc[..nf],
         );
-        next = argmax_available(&ws.u[..p], &ws.state[..p]);
+        for &j in &ws.picks[..=t] {
+            ws.u[j] = f32::NEG_INFINITY;
+        }
+        next = argmax_scores(&ws.u[..p], &ws.state[..p]);
         let gap = next.map_or(0.0, |n| (score64(ws, n, gamma) - r.nu).max(0.0));
         let improvement = relative_improvement(l_prev, l_t, stop.eps);
         last = Step {
@@ -274,18 +299,14 @@ fn qp_loop(
     t
 }
 
-/// L = ‖q − Σ α_j m_j‖² = 1 − 2 αᵀ b_S + αᵀ G_SS α over the free set.
+/// L = ‖q − Σ α_j m_j‖² = 1 − 2 αᵀ b_S + αᵀ G_SS α over the free set, in
+/// O(|F|) from the G_SS α that the refit leaves in `trial`.
 fn residual_sq(ws: &Workspace<'_>) -> f64 {
-    let k = ws.max_budget;
     let mut ab = 0.0;
     let mut aga = 0.0;
-    for a in 0..ws.nfree {
-        let i = ws.free[a];
+    for &i in &ws.free[..ws.nfree] {
         ab += ws.alpha[i] * ws.b_s[i];
-        for c in 0..ws.nfree {
-            let j = ws.free[c];
-            aga += ws.alpha[i] * ws.gss[i * k + j] * ws.alpha[j];
-        }
+        aga += ws.alpha[i] * ws.trial[i];
     }
     (1.0 - 2.0 * ab + aga).max(0.0)
 }

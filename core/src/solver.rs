@@ -16,6 +16,13 @@
 //! genuinely degenerate), not merely in their linear span (e.g. m and −m),
 //! and its diagonal is ≈ 2 whatever κ is.
 //!
+//! **Solves.** Besides L (A_FF = L Lᵀ) the solver keeps the forward-
+//! substituted right-hand sides w_ρ = L⁻¹ρ_F (in `x`) and w₁ = L⁻¹1 (in
+//! `y`): an append extends them by one entry in O(|F|), a delete recomputes
+//! them (deletes are rare). The equality-constrained optimum on F then costs
+//! one back substitution: with x = A⁻¹ρ_F and y = A⁻¹1, 1ᵀx = w₁ᵀw_ρ and
+//! 1ᵀy = w₁ᵀw₁, so α_F = L⁻ᵀ(w_ρ − s·w₁)/γ with s = (w₁ᵀw_ρ − γ)/w₁ᵀw₁.
+//!
 //! **Near-dependent columns.** When a memory would enter F with a pivot²
 //! ≤ [`PIVOT_TOLERANCE`](crate::PIVOT_TOLERANCE) · A_jj, it is, to working
 //! precision, already represented by F (an exact duplicate, or a point on the
@@ -44,7 +51,8 @@ pub(crate) struct Refit {
 /// Refits α over the first `t` selected positions. Position t−1 is new and
 /// enters with α = 0 (for t = 1 it is the only one and gets α = 1). Expects
 /// `gss` (t × t, stride K_max), `rho_s` and the previous α, F and factor.
-/// Leaves α, the factor, F, and the selected scores `u_s` updated.
+/// Leaves α, the factor, F, the selected scores `u_s`, G_SS α (in `trial`,
+/// by position) and ν (in `nu`) updated.
 pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) -> Refit {
     let k = ws.max_budget;
     let new = t - 1;
@@ -72,6 +80,8 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
         // A single positive diagonal always passes.
         let ok = f.append(|_| 0.0, diag);
         debug_assert!(ok);
+        f.extend_forward(ws.x, ws.rho_s[new]);
+        f.extend_forward(ws.y, 1.0);
         ws.free[0] = new;
         ws.nfree = 1;
         ws.blocked[new] = IN_FREE;
@@ -89,8 +99,19 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
         }
         iterations += 1;
         let nf = ws.nfree;
-        if warm {
+        let nu = if warm {
+            // α, F and the old positions' scores are the previous refit's
+            // (G_SS α in `trial`, ν in `ws.nu`); only the new memory's score
+            // is new: U_new = ρ_new − γ Σ_F G_new,i α_i.
             warm = false;
+            let mut g = 0.0;
+            for a in 0..nf {
+                let i = ws.free[a];
+                g += ws.gss[new * k + i] * ws.alpha[i];
+            }
+            ws.trial[new] = g;
+            ws.u_s[new] = ws.rho_s[new] - gamma * g;
+            ws.nu
         } else if let Some(step) = equality_step(ws, nf, gamma, last_added) {
             if step.dropped {
                 last_added = None;
@@ -98,10 +119,10 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             if !step.optimal_on_free {
                 continue;
             }
+            scores(ws, t, gamma, kappa)
         } else {
             break;
-        }
-        let nu = scores(ws, t, gamma, kappa);
+        };
         // Most violating selected memory outside F (lowest position on ties).
         let mut best: Option<(usize, f64)> = None;
         for j in 0..t {
@@ -126,14 +147,18 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
         let free = &*ws.free;
         let diag = gss[j_in * k + j_in] + kappa + 1.0;
         if f.append(|a| gss[free[a] * k + j_in] + 1.0, diag) {
+            f.extend_forward(ws.x, ws.rho_s[j_in]);
+            f.extend_forward(ws.y, 1.0);
             ws.free[nf] = j_in;
             ws.nfree = nf + 1;
             ws.blocked[j_in] = IN_FREE;
             last_added = Some(j_in);
         } else if exchange_dependent(ws, nf, j_in, violation, gamma, kappa) {
             last_added = Some(j_in);
+            reset_forward(ws);
         } else {
             ws.blocked[j_in] |= BLOCKED;
+            reset_forward(ws);
         }
     }
     finish(ws, t, gamma, kappa, iterations, optimal_nu)
@@ -159,24 +184,24 @@ fn equality_step(
 ) -> Option<EqualityStep> {
     let k = ws.max_budget;
     {
+        // 1ᵀx = w₁ᵀw_ρ, 1ᵀy = w₁ᵀw₁ (module docs).
+        let (mut sx, mut sy) = (0.0, 0.0);
+        for (w1, wr) in ws.y[..nf].iter().zip(&ws.x[..nf]) {
+            sx += w1 * wr;
+            sy += w1 * w1;
+        }
+        let shift = (sx - gamma) / sy;
+        for a in 0..nf {
+            ws.trial[a] = (ws.x[a] - shift * ws.y[a]) / gamma;
+        }
         let f = Factor {
             l: ws.chol,
             stride: k,
             n: nf,
         };
-        for a in 0..nf {
-            ws.x[a] = ws.rho_s[ws.free[a]];
-            ws.y[a] = 1.0;
-        }
-        f.solve2(&mut ws.x[..nf], &mut ws.y[..nf]);
-    }
-    {
-        let sx: f64 = ws.x[..nf].iter().sum();
-        let sy: f64 = ws.y[..nf].iter().sum();
-        let shift = (sx - gamma) / sy;
+        f.backward(&mut ws.trial[..nf]);
         let mut all_finite = shift.is_finite();
         for a in 0..nf {
-            ws.trial[a] = (ws.x[a] - shift * ws.y[a]) / gamma;
             all_finite &= ws.trial[a].is_finite();
         }
         if nf == 1 {
@@ -222,6 +247,7 @@ fn equality_step(
             f.remove(a_out);
             ws.free.copy_within(a_out + 1..nf, a_out);
             ws.nfree = nf - 1;
+            reset_forward(ws);
             return Some(EqualityStep {
                 dropped: true,
                 optimal_on_free: false,
@@ -273,6 +299,7 @@ fn finish(
         Some(nu) if (sum - 1.0).abs() <= 1e-14 => nu,
         _ => scores(ws, t, gamma, kappa),
     };
+    ws.nu = nu;
     Refit { nu, iterations }
 }
 
@@ -382,8 +409,25 @@ fn exchange_dependent(
     true
 }
 
-/// u_s[j] = ρ_j − γ (G_SS α)_j for every selected position; returns
-/// ν = Σ α_j u_j − γκ‖α‖².
+/// Recomputes w_ρ = L⁻¹ρ_F (in `x`) and w₁ = L⁻¹1 (in `y`) for the current
+/// free set and factor (after a delete or an exchange).
+fn reset_forward(ws: &mut Workspace<'_>) {
+    let nf = ws.nfree;
+    for a in 0..nf {
+        ws.x[a] = ws.rho_s[ws.free[a]];
+        ws.y[a] = 1.0;
+    }
+    let f = Factor {
+        l: ws.chol,
+        stride: ws.max_budget,
+        n: nf,
+    };
+    f.forward(&mut ws.x[..nf]);
+    f.forward(&mut ws.y[..nf]);
+}
+
+/// u_s[j] = ρ_j − γ (G_SS α)_j for every selected position, with (G_SS α)_j
+/// kept in `trial[j]`; returns ν = Σ α_j u_j − γκ‖α‖².
 fn scores(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) -> f64 {
     let k = ws.max_budget;
     let nf = ws.nfree;
@@ -393,6 +437,7 @@ fn scores(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) -> f64 {
             let i = ws.free[a];
             g += ws.gss[j * k + i] * ws.alpha[i];
         }
+        ws.trial[j] = g;
         ws.u_s[j] = ws.rho_s[j] - gamma * g;
     }
     let mut au = 0.0;

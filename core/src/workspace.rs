@@ -153,6 +153,8 @@ pub struct Workspace<'a> {
     pub(crate) stop: StopReason,
     /// Size of the free set (the factor's order), kept across pursuit steps.
     pub(crate) nfree: usize,
+    /// ν of the last refit (the warm start of the next one).
+    pub(crate) nu: f64,
 }
 
 fn take<'a, T>(buf: &mut &'a mut [T], n: usize) -> &'a mut [T] {
@@ -228,6 +230,7 @@ impl<'a> Workspace<'a> {
             excluded: 0,
             stop: StopReason::Budget,
             nfree: 0,
+            nu: 0.0,
         })
     }
 
@@ -346,6 +349,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             excluded: 0,
             stop: StopReason::Budget,
             nfree: 0,
+            nu: 0.0,
         }
     }
 }

@@ -36,7 +36,31 @@ mod x86;
 
 pub(crate) use exec::{gram_row, query_pass};
 pub use exec::{Executor, PassJob, Serial, MAX_PARTS};
-pub(crate) use portable::{add_assign, dot, refresh_scores, sub_scaled};
+pub(crate) use portable::{add_assign, dot, max, position, sub_scaled};
+
+/// The score refresh of Eq. 9 in one pass over u:
+/// u[i] = ρ[i] − Σ_a coef[a] · gram[rows[a] · stride + i], the terms
+/// subtracted in order a = 0, 1, … with each product rounded first (no
+/// fused multiply-add), so every instruction set gives the same bits.
+/// AVX2 when the CPU has it (one cached check per call), else `wide`.
+///
+/// # Panics
+/// If `rho` is shorter than `u`, `coef` shorter than `rows`, or a Gram row
+/// `rows[a]` ends past `gram`.
+pub(crate) fn refresh_scores(
+    u: &mut [f32],
+    rho: &[f32],
+    gram: &[f32],
+    stride: usize,
+    rows: &[usize],
+    coef: &[f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = x86::Token::get() {
+        return x86::refresh_scores(t, u, rho, gram, stride, rows, coef);
+    }
+    portable::refresh_scores(u, rho, gram, stride, rows, coef)
+}
 
 /// The instruction set a kernel runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -214,7 +214,7 @@ pub(crate) fn sub_scaled(u: &mut [f32], c: f32, row: &[f32]) {
 /// u[i] = ρ[i] − Σ_a coef[a] · gram[rows[a] · stride + i], the terms
 /// subtracted in order a = 0, 1, … with the product rounded first, exactly as
 /// repeated [`sub_scaled`] would (same bits), but reading and writing u once.
-pub(crate) fn refresh_scores(
+pub(super) fn refresh_scores(
     u: &mut [f32],
     rho: &[f32],
     gram: &[f32],
@@ -240,6 +240,44 @@ pub(crate) fn refresh_scores(
         }
         u[i] = v;
     }
+}
+
+/// The largest value of `values` (−∞ for an empty slice; NaN never wins
+/// over a number).
+pub(crate) fn max(values: &[f32]) -> f32 {
+    let n = values.len();
+    let body = n - n % LANES;
+    let mut m = f32x8::splat(f32::NEG_INFINITY);
+    let mut i = 0;
+    while i < body {
+        m = m.max(f32::load8(values, i));
+        i += LANES;
+    }
+    let lanes = m.to_array();
+    let mut best = f32::NEG_INFINITY;
+    for &v in lanes.iter().chain(&values[body..]) {
+        best = best.max(v);
+    }
+    best
+}
+
+/// The lowest index holding `target` (compared with `==`), if any.
+pub(crate) fn position(values: &[f32], target: f32) -> Option<usize> {
+    let n = values.len();
+    let body = n - n % LANES;
+    let t = f32x8::splat(target);
+    let mut i = 0;
+    while i < body {
+        let hits = f32::load8(values, i).simd_eq(t).to_bitmask();
+        if hits != 0 {
+            return Some(i + hits.trailing_zeros() as usize);
+        }
+        i += LANES;
+    }
+    values[body..]
+        .iter()
+        .position(|&v| v == target)
+        .map(|k| body + k)
 }
 
 /// u[i] += row[i], elementwise.

@@ -302,6 +302,90 @@ unsafe fn row_dots_and_sumsq_impl<R: Load>(
     }
 }
 
+/// u[i] = ρ[i] − Σ_a coef[a] · gram[rows[a] · stride + i] (the score
+/// refresh of Eq. 9), four vectors (32 candidates) per sweep over the rows,
+/// each product rounded and then subtracted in order a = 0, 1, …, as the
+/// portable `refresh_scores` does.
+///
+/// # Safety
+/// `rho.len() ≥ u.len()`, `rows[a] · stride + u.len() ≤ gram.len()` for
+/// every a, `coef.len() ≥ rows.len()` (checked by the caller) and the CPU
+/// supports AVX2.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn refresh_scores_impl(
+    u: &mut [f32],
+    rho: &[f32],
+    gram: &[f32],
+    stride: usize,
+    rows: &[usize],
+    coef: &[f32],
+) {
+    let n = u.len();
+    let (up, rp, gp) = (u.as_mut_ptr(), rho.as_ptr(), gram.as_ptr());
+    let mut i = 0;
+    // SAFETY (whole body): every access is at an index < n of u and rho, or
+    // at rows[a]·stride + (index < n) of gram, all checked by the caller.
+    unsafe {
+        while i + 32 <= n {
+            let mut acc = [
+                _mm256_loadu_ps(rp.add(i)),
+                _mm256_loadu_ps(rp.add(i + 8)),
+                _mm256_loadu_ps(rp.add(i + 16)),
+                _mm256_loadu_ps(rp.add(i + 24)),
+            ];
+            for (&r, &c) in rows.iter().zip(coef) {
+                let cv = _mm256_set1_ps(c);
+                let g = gp.add(r * stride + i);
+                for (v, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_sub_ps(*a, _mm256_mul_ps(cv, _mm256_loadu_ps(g.add(8 * v))));
+                }
+            }
+            for (v, a) in acc.iter().enumerate() {
+                _mm256_storeu_ps(up.add(i + 8 * v), *a);
+            }
+            i += 32;
+        }
+        while i + 8 <= n {
+            let mut a = _mm256_loadu_ps(rp.add(i));
+            for (&r, &c) in rows.iter().zip(coef) {
+                let g = _mm256_loadu_ps(gp.add(r * stride + i));
+                a = _mm256_sub_ps(a, _mm256_mul_ps(_mm256_set1_ps(c), g));
+            }
+            _mm256_storeu_ps(up.add(i), a);
+            i += 8;
+        }
+        while i < n {
+            let mut v = *rp.add(i);
+            for (&r, &c) in rows.iter().zip(coef) {
+                v -= c * *gp.add(r * stride + i);
+            }
+            *up.add(i) = v;
+            i += 1;
+        }
+    }
+}
+
+/// Safe entry of the AVX2 score refresh. Panics if `rho` is shorter than
+/// `u`, `coef` shorter than `rows`, or a Gram row ends past `gram`.
+pub(super) fn refresh_scores(
+    _t: Token,
+    u: &mut [f32],
+    rho: &[f32],
+    gram: &[f32],
+    stride: usize,
+    rows: &[usize],
+    coef: &[f32],
+) {
+    let n = u.len();
+    assert!(rho.len() >= n && coef.len() >= rows.len());
+    for &r in rows {
+        let end = r.checked_mul(stride).and_then(|s| s.checked_add(n));
+        assert!(end.is_some_and(|e| e <= gram.len()));
+    }
+    // SAFETY: lengths checked above; the token proves AVX2.
+    unsafe { refresh_scores_impl(u, rho, gram, stride, rows, coef) }
+}
+
 /// Safe entry: out[i] = row_i · v. Panics if the lengths do not cover
 /// `out.len()` rows of `d` elements, or `v` is shorter than `d`.
 pub(super) fn row_dots<R: Load, V: Load>(
