@@ -106,16 +106,20 @@ impl Factor<'_> {
         }
     }
 
-    /// Solves Lᵀ x = w in place (first n entries).
+    /// Solves Lᵀ x = w in place (first n entries), by columns of Lᵀ (rows of
+    /// L, contiguous): once x_i is known, x_i · L[i, ..i] is subtracted from
+    /// the entries above, so each entry waits for one subtraction and one
+    /// division, not for a whole dot product.
     pub fn backward(&self, x: &mut [f64]) {
         let n = self.n;
         let s = self.stride;
         for i in (0..n).rev() {
-            let mut v = x[i];
-            for j in i + 1..n {
-                v -= self.l[j * s + i] * x[j];
+            let row = &self.l[i * s..i * s + i + 1];
+            let xi = x[i] / row[i];
+            x[i] = xi;
+            for (v, l) in x[..i].iter_mut().zip(&row[..i]) {
+                *v -= l * xi;
             }
-            x[i] = v / self.l[i * s + i];
         }
     }
 

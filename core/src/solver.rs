@@ -431,14 +431,18 @@ fn reset_forward(ws: &mut Workspace<'_>) {
 fn scores(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) -> f64 {
     let k = ws.max_budget;
     let nf = ws.nfree;
-    for j in 0..t {
-        let mut g = 0.0;
-        for a in 0..nf {
-            let i = ws.free[a];
-            g += ws.gss[j * k + i] * ws.alpha[i];
+    // G_SS is symmetric, so (G_SS α)_j = Σ_a G[free_a, j] α_{free_a}: one
+    // contiguous row of G_SS per free memory, accumulated over a in order.
+    let g = &mut ws.trial[..t];
+    g.fill(0.0);
+    for &i in &ws.free[..nf] {
+        let c = ws.alpha[i];
+        for (gj, &gij) in g.iter_mut().zip(&ws.gss[i * k..i * k + t]) {
+            *gj += gij * c;
         }
-        ws.trial[j] = g;
-        ws.u_s[j] = ws.rho_s[j] - gamma * g;
+    }
+    for j in 0..t {
+        ws.u_s[j] = ws.rho_s[j] - gamma * ws.trial[j];
     }
     let mut au = 0.0;
     let mut aa = 0.0;
