@@ -85,41 +85,39 @@ fn dot_mixed<R: Lane8, V: Lane8>(a: &[R], b: &[V]) -> f32 {
     s
 }
 
+/// out[idx[r]] = row_{idx[r]} · v for the four rows `idx`, one load of
+/// `v` per four rows (register blocking).
+#[inline(always)]
+fn dots4<E: Lane8>(rows: &[E], d: usize, v: &[E], idx: [usize; 4], out: &mut [f32]) {
+    let body = d - d % LANES;
+    let r: [&[E]; 4] = core::array::from_fn(|j| &rows[idx[j] * d..(idx[j] + 1) * d]);
+    let mut a = [f32x8::ZERO; 4];
+    let mut k = 0;
+    while k < body {
+        let x = E::load8(v, k);
+        for (acc, row) in a.iter_mut().zip(&r) {
+            *acc += E::load8(row, k) * x;
+        }
+        k += LANES;
+    }
+    for j in 0..4 {
+        let mut s = hsum(a[j]);
+        for k in body..d {
+            s += r[j][k].widen() * v[k].widen();
+        }
+        out[idx[j]] = s;
+    }
+}
+
 /// out[i] = row_i · v for every row of the row-major `rows`
 /// (`rows.len() ≥ out.len() · d`, `v.len() ≥ d`). Four rows per pass over
 /// `v` (register blocking).
 pub(super) fn row_dots<E: Lane8>(rows: &[E], d: usize, v: &[E], out: &mut [f32]) {
     let p = out.len();
-    let body = d - d % LANES;
     let v = &v[..d];
     let mut i = 0;
     while i + 4 <= p {
-        let r0 = &rows[i * d..(i + 1) * d];
-        let r1 = &rows[(i + 1) * d..(i + 2) * d];
-        let r2 = &rows[(i + 2) * d..(i + 3) * d];
-        let r3 = &rows[(i + 3) * d..(i + 4) * d];
-        let (mut a0, mut a1, mut a2, mut a3) = (f32x8::ZERO, f32x8::ZERO, f32x8::ZERO, f32x8::ZERO);
-        let mut k = 0;
-        while k < body {
-            let x = E::load8(v, k);
-            a0 += E::load8(r0, k) * x;
-            a1 += E::load8(r1, k) * x;
-            a2 += E::load8(r2, k) * x;
-            a3 += E::load8(r3, k) * x;
-            k += LANES;
-        }
-        let (mut s0, mut s1, mut s2, mut s3) = (hsum(a0), hsum(a1), hsum(a2), hsum(a3));
-        for k in body..d {
-            let x = v[k].widen();
-            s0 += r0[k].widen() * x;
-            s1 += r1[k].widen() * x;
-            s2 += r2[k].widen() * x;
-            s3 += r3[k].widen() * x;
-        }
-        out[i] = s0;
-        out[i + 1] = s1;
-        out[i + 2] = s2;
-        out[i + 3] = s3;
+        dots4(rows, d, v, [i, i + 1, i + 2, i + 3], out);
         i += 4;
     }
     while i < p {
@@ -242,21 +240,32 @@ pub(super) fn refresh_scores(
     }
 }
 
-/// The largest value of `values` (−∞ for an empty slice; NaN never wins
-/// over a number).
+/// The largest value of `values` (−∞ for an empty slice). The values must
+/// not be NaN (scores never are): a NaN may or may not be skipped,
+/// depending on the target.
 pub(crate) fn max(values: &[f32]) -> f32 {
     let n = values.len();
-    let body = n - n % LANES;
-    let mut m = f32x8::splat(f32::NEG_INFINITY);
+    let body = n - n % (2 * LANES);
+    // Two independent chains of `maxps`, so the loop is not latency-bound.
+    let (mut m0, mut m1) = (
+        f32x8::splat(f32::NEG_INFINITY),
+        f32x8::splat(f32::NEG_INFINITY),
+    );
     let mut i = 0;
     while i < body {
-        m = m.max(f32::load8(values, i));
-        i += LANES;
+        m0 = f32::load8(values, i).fast_max(m0);
+        m1 = f32::load8(values, i + LANES).fast_max(m1);
+        i += 2 * LANES;
     }
-    let lanes = m.to_array();
-    let mut best = f32::NEG_INFINITY;
-    for &v in lanes.iter().chain(&values[body..]) {
-        best = best.max(v);
+    if body + LANES <= n {
+        m0 = f32::load8(values, body).fast_max(m0);
+    }
+    let l = m0.fast_max(m1).to_array();
+    let top = |a: f32, b: f32| if b > a { b } else { a };
+    let mut best = top(top(top(l[0], l[1]), top(l[2], l[3])), top(top(l[4], l[5]), top(l[6], l[7])));
+    let tail = if body + LANES <= n { body + LANES } else { body };
+    for &v in &values[tail..] {
+        best = top(best, v);
     }
     best
 }

@@ -137,8 +137,60 @@ unsafe fn hsum1(a: __m256) -> f32 {
     ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
 }
 
+/// out[idx[r]] = row_{idx[r]} · v for the N rows `idx` (N = 8, 4 or 1):
+/// N rows per load of `v`, each in one 8-lane accumulator.
+///
+/// # Safety
+/// Every `idx[r] < out.len()`, `rows.len() ≥ (idx[r] + 1) · d`,
+/// `v.len() ≥ d`, and the CPU supports AVX2 + F16C (the caller is a
+/// `target_feature` function).
+#[inline(always)]
+unsafe fn dots_n<const N: usize, R: Load, V: Load>(
+    rows: &[R],
+    d: usize,
+    v: &[V],
+    idx: [usize; N],
+    out: &mut [f32],
+) {
+    let body = d - d % 8;
+    let (rp, vp) = (rows.as_ptr(), v.as_ptr());
+    let base: [*const R; N] = core::array::from_fn(|r| rp.wrapping_add(idx[r] * d));
+    // SAFETY: every load reads row idx[r] at offset k + 8 ≤ body ≤ d, or v
+    // at k + 8 ≤ d, within the lengths the caller guarantees.
+    unsafe {
+        let mut acc = [_mm256_setzero_ps(); N];
+        let mut k = 0;
+        while k < body {
+            let x = V::load8(vp.add(k));
+            for (a, b) in acc.iter_mut().zip(&base) {
+                *a = _mm256_add_ps(*a, _mm256_mul_ps(R::load8(b.add(k)), x));
+            }
+            k += 8;
+        }
+        let mut sums = [0.0f32; N];
+        let mut quads = sums.chunks_exact_mut(4);
+        for (q, a) in (&mut quads).zip(acc.chunks_exact(4)) {
+            _mm_storeu_ps(q.as_mut_ptr(), hsum4(a[0], a[1], a[2], a[3]));
+        }
+        for (s, a) in quads.into_remainder().iter_mut().zip(&acc[N - N % 4..]) {
+            *s = hsum1(*a);
+        }
+        for (r, mut s) in sums.into_iter().enumerate() {
+            if body < d {
+                let row = &rows[idx[r] * d..(idx[r] + 1) * d];
+                for k in body..d {
+                    s += row[k].widen() * v[k].widen();
+                }
+            }
+            out[idx[r]] = s;
+        }
+    }
+}
+
 /// out[i] = row_i · v for i < out.len(): rows are R rows of `d` elements
-/// each, row-major; 8 rows per load of `v`, then 4, then 1.
+/// each, row-major; 8 rows per load of `v`. A last partial block is padded
+/// with rows it recomputes (the same bits), so no row runs in a short,
+/// latency-bound block.
 ///
 /// # Safety
 /// `rows.len() ≥ out.len() · d`, `v.len() ≥ d` (checked by the caller) and
@@ -146,82 +198,18 @@ unsafe fn hsum1(a: __m256) -> f32 {
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn row_dots_impl<R: Load, V: Load>(rows: &[R], d: usize, v: &[V], out: &mut [f32]) {
     let p = out.len();
-    let body = d - d % 8;
-    let rp = rows.as_ptr();
-    let vp = v.as_ptr();
     let mut i = 0;
-    // SAFETY (whole body): every load reads row i + r < p at offset k with
-    // k + 8 ≤ body ≤ d, i.e. within rows[..p·d], or v at k + 8 ≤ d; the
-    // caller checked both lengths and the CPU features.
+    // SAFETY (whole body): every block's rows are < p (see `dots_n`).
     unsafe {
         while i + 8 <= p {
-            let base = rp.add(i * d);
-            let mut acc = [_mm256_setzero_ps(); 8];
-            let mut k = 0;
-            while k < body {
-                let x = V::load8(vp.add(k));
-                for (r, a) in acc.iter_mut().enumerate() {
-                    *a = _mm256_add_ps(*a, _mm256_mul_ps(R::load8(base.add(r * d + k)), x));
-                }
-                k += 8;
-            }
-            let lo = hsum4(acc[0], acc[1], acc[2], acc[3]);
-            let hi = hsum4(acc[4], acc[5], acc[6], acc[7]);
-            let dst = &mut out[i..i + 8];
-            _mm_storeu_ps(dst.as_mut_ptr(), lo);
-            _mm_storeu_ps(dst.as_mut_ptr().add(4), hi);
-            if body < d {
-                for (r, s) in dst.iter_mut().enumerate() {
-                    let row = &rows[(i + r) * d..(i + r + 1) * d];
-                    for k in body..d {
-                        *s += row[k].widen() * v[k].widen();
-                    }
-                }
-            }
+            dots_n::<8, R, V>(rows, d, v, core::array::from_fn(|r| i + r), out);
             i += 8;
         }
-        while i + 4 <= p {
-            let base = rp.add(i * d);
-            let mut acc = [_mm256_setzero_ps(); 4];
-            let mut k = 0;
-            while k < body {
-                let x = V::load8(vp.add(k));
-                for (r, a) in acc.iter_mut().enumerate() {
-                    *a = _mm256_add_ps(*a, _mm256_mul_ps(R::load8(base.add(r * d + k)), x));
-                }
-                k += 8;
-            }
-            let s = hsum4(acc[0], acc[1], acc[2], acc[3]);
-            let dst = &mut out[i..i + 4];
-            _mm_storeu_ps(dst.as_mut_ptr(), s);
-            if body < d {
-                for (r, s) in dst.iter_mut().enumerate() {
-                    let row = &rows[(i + r) * d..(i + r + 1) * d];
-                    for k in body..d {
-                        *s += row[k].widen() * v[k].widen();
-                    }
-                }
-            }
-            i += 4;
-        }
-        while i < p {
-            let base = rp.add(i * d);
-            let mut acc = _mm256_setzero_ps();
-            let mut k = 0;
-            while k < body {
-                acc = _mm256_add_ps(
-                    acc,
-                    _mm256_mul_ps(R::load8(base.add(k)), V::load8(vp.add(k))),
-                );
-                k += 8;
-            }
-            let mut s = hsum1(acc);
-            let row = &rows[i * d..(i + 1) * d];
-            for k in body..d {
-                s += row[k].widen() * v[k].widen();
-            }
-            out[i] = s;
-            i += 1;
+        if i < p {
+            // The last 8 rows (overlapping the previous block), or rows
+            // 0..p with the last one repeated.
+            let idx = core::array::from_fn(|r| (p.saturating_sub(8) + r).min(p - 1));
+            dots_n::<8, R, V>(rows, d, v, idx, out);
         }
     }
 }
