@@ -149,12 +149,10 @@ fn plan(p: usize, wanted: usize) -> (usize, usize) {
     (parts, chunk.max(1))
 }
 
+/// Runs the jobs of a pass split in two or more parts (a one-part pass
+/// calls its kernel directly).
 fn finish(exec: &mut dyn Executor, jobs: &mut [PassJob<'_>]) {
-    if jobs.len() == 1 {
-        jobs[0].run();
-    } else {
-        exec.execute(jobs);
-    }
+    exec.execute(jobs);
     for job in jobs.iter_mut().filter(|j| !j.done) {
         job.run();
     }
@@ -173,6 +171,9 @@ pub(crate) fn query_pass(
     let p = dots.len();
     let (parts, chunk) = plan(p, exec.parts());
     let isa = Isa::detect();
+    if parts == 1 {
+        return rows.dots_and_sumsq(isa, d, q, dots, sumsq);
+    }
     let mut jobs: [PassJob<'_>; MAX_PARTS] = core::array::from_fn(|_| PassJob::EMPTY);
     let (mut dots, mut sumsq) = (dots, sumsq);
     for (j, job) in jobs.iter_mut().enumerate().take(parts) {
@@ -214,6 +215,11 @@ pub(crate) fn gram_row(
     let (parts, chunk) = plan(p, exec.parts());
     let isa = Isa::detect();
     let pick_scale = scale[pick];
+    if parts == 1 {
+        // One part: no job array to build (it is 16 jobs wide).
+        all.dots_with_row(isa, all, pick, d, out);
+        return portable::scale_by(out, scale, pick_scale);
+    }
     let mut jobs: [PassJob<'_>; MAX_PARTS] = core::array::from_fn(|_| PassJob::EMPTY);
     let mut out = out;
     for (j, job) in jobs.iter_mut().enumerate().take(parts) {
