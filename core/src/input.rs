@@ -99,6 +99,14 @@ pub(crate) struct Prepared {
 /// Classifies a vector from its f32 squared norm, re-checking in f64 when the
 /// f32 value is not trustworthy. Returns the scale to apply (1 for near-unit).
 fn classify<E: Element>(v: &[E], sumsq: f32, policy: Normalization) -> Result<f32, VectorFault> {
+    // Fast path for the common case, without a square root: ‖v‖² well
+    // inside [(1 − tol)², (1 + tol)²] (margins of 1e-6 against rounding)
+    // means |‖v‖ − 1| ≤ tol, a near-unit vector.
+    const LO: f32 = ((1.0 - UNIT_NORM_TOLERANCE) * (1.0 - UNIT_NORM_TOLERANCE) + 1e-6) as f32;
+    const HI: f32 = ((1.0 + UNIT_NORM_TOLERANCE) * (1.0 + UNIT_NORM_TOLERANCE) - 1e-6) as f32;
+    if (LO..=HI).contains(&sumsq) {
+        return Ok(1.0);
+    }
     let norm = if sumsq.is_finite() && sumsq > 1e-30 && sumsq < 1e30 {
         libm::sqrt(sumsq as f64)
     } else {
