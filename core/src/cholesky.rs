@@ -150,7 +150,9 @@ mod tests {
     fn matrix() -> [[f64; 6]; 6] {
         let m = |i: usize, j: usize| ((i * 7 + j * 3) % 5) as f64 - 2.0 + (i == j) as u8 as f64;
         core::array::from_fn(|i| {
-            core::array::from_fn(|j| (0..6).map(|k| m(i, k) * m(j, k)).sum::<f64>() + (i == j) as u8 as f64)
+            core::array::from_fn(|j| {
+                (0..6).map(|k| m(i, k) * m(j, k)).sum::<f64>() + (i == j) as u8 as f64
+            })
         })
     }
 

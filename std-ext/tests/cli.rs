@@ -239,6 +239,22 @@ fn select_reports_bad_input_without_panicking() {
     ]);
     assert_clean_failure(&o, &["--fill applies to --method pursuit or centroid"]);
 
+    for method in [["--method", "centroid"], ["--lambda", "inf"]] {
+        let o = run(&[
+            "select",
+            "--query",
+            &q,
+            "--candidates",
+            &c,
+            "-k",
+            "2",
+            method[0],
+            method[1],
+            "--fill",
+        ]);
+        assert_clean_failure(&o, &["--fill does not apply to centroid pursuit"]);
+    }
+
     let not_npy = dir.join("text.npy");
     std::fs::write(&not_npy, "hello").unwrap();
     let o = run(&[

@@ -24,7 +24,8 @@
 //! # Dispatch
 //! On x86-64 the kernels check once per pass (a cached CPUID result) for
 //! AVX2 + FMA + F16C and then run hand-written AVX2 code, 8 rows per load of
-//! the picked vector; a default build (no `RUSTFLAGS`) therefore runs at AVX2
+//! the picked vector (and the score refresh 32 candidates per sweep over the
+//! free rows); a default build (no `RUSTFLAGS`) therefore runs at AVX2
 //! speed. Elsewhere, and on x86-64 CPUs without those features, the portable
 //! `wide::f32x8` kernels run (AVX when the build enables it, otherwise two
 //! SSE2 / simd128 / NEON halves).

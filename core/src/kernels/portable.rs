@@ -262,8 +262,15 @@ pub(crate) fn max(values: &[f32]) -> f32 {
     }
     let l = m0.fast_max(m1).to_array();
     let top = |a: f32, b: f32| if b > a { b } else { a };
-    let mut best = top(top(top(l[0], l[1]), top(l[2], l[3])), top(top(l[4], l[5]), top(l[6], l[7])));
-    let tail = if body + LANES <= n { body + LANES } else { body };
+    let mut best = top(
+        top(top(l[0], l[1]), top(l[2], l[3])),
+        top(top(l[4], l[5]), top(l[6], l[7])),
+    );
+    let tail = if body + LANES <= n {
+        body + LANES
+    } else {
+        body
+    };
     for &v in &values[tail..] {
         best = top(best, v);
     }

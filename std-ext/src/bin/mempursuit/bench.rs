@@ -218,9 +218,7 @@ fn measure<E: Element>(
                         let sel = match method {
                             Method::Pursuit(o) => pursuit(input, k, o, &mut ws)?,
                             Method::TopK(p) => top_k(input, k, p, &mut ws)?,
-                            Method::Mmr { lambda, input: p } => {
-                                mmr(input, k, *lambda, p, &mut ws)?
-                            }
+                            Method::Mmr { lambda, input: p } => mmr(input, k, *lambda, p, &mut ws)?,
                         };
                         let dt = t.elapsed().as_secs_f64();
                         slot.clear();

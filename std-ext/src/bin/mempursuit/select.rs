@@ -131,6 +131,13 @@ fn method_of(args: &SelectArgs) -> Result<(Method, String), String> {
                 o.stopping = Stopping::PAPER_ADAPTIVE;
             }
             if args.fill {
+                if o.is_centroid() {
+                    // The core ignores it there; do not let a user believe
+                    // it took effect.
+                    return Err("--fill does not apply to centroid pursuit (ridge inf): \
+                                it has no pool-optimum certificate to fill at"
+                        .into());
+                }
                 o.at_pool_optimum = AtPoolOptimum::FillByRelevance;
             }
             let name = if o.is_centroid() {

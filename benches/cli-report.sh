@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Reproduces the `mempursuit bench` numbers of BENCHMARKS.md: the issue's
+# targets against the roofline (hot and rotating pools), default vs
+# `-C target-cpu=native`, f16 / bf16 storage and threads. Run from the
+# repository root on an otherwise idle machine; takes a few minutes.
+# Optional: DATA=path/to/hotpotqa-distractor for the fixture agreement.
+set -euo pipefail
+cargo build --release -p mempursuit --bin mempursuit
+RUSTFLAGS="-C target-cpu=native" CARGO_TARGET_DIR=target/native \
+    cargo build --release -p mempursuit --bin mempursuit
+B=target/release/mempursuit
+N=target/native/release/mempursuit
+# One line per run: median / mean / p95 / min of each timed row, and the ratio.
+row() { grep -E '^\| (selection|roofline)|selection / roofline' | tr -s ' ' | tr '\n' ' '; echo; }
+
+echo "== targets (default build)"
+for cfg in "-p 200 -k 20 -d 1536" "-p 200 -k 20 -d 384" "-p 100 -k 10 -d 384" "-p 100 -k 10 -d 1536"; do
+    for run in 1 2; do
+        echo "hot $cfg run $run: $($B bench $cfg --roofline --queries 1 --rounds 2000 | row)"
+        echo "rotating $cfg run $run: $($B bench $cfg --roofline --rounds 60 | row)"
+    done
+done
+echo "hot -p 500 -k 100 -d 1536: $($B bench -p 500 -k 100 -d 1536 --roofline --queries 1 --rounds 20 | row)"
+echo "rotating -p 500 -k 100 -d 1536: $($B bench -p 500 -k 100 -d 1536 --roofline --queries 8 --rounds 5 | row)"
+
+echo "== default vs native (alternating)"
+for cfg in "-p 200 -k 20 -d 1536" "-p 200 -k 20 -d 384" "-p 100 -k 10 -d 384"; do
+    for run in 1 2; do
+        echo "default $cfg run $run: $($B bench $cfg --roofline --rounds 60 | row)"
+        echo "native $cfg run $run: $($N bench $cfg --roofline --rounds 60 | row)"
+    done
+done
+
+echo "== storage (rotating)"
+for st in f32 f16 bf16; do
+    for run in 1 2; do
+        echo "$st -p 200 -k 20 -d 1536 run $run: $($B bench -p 200 -k 20 -d 1536 --storage $st --rounds 60 | row)"
+        echo "$st -p 500 -k 20 -d 1536 run $run: $($B bench -p 500 -k 20 -d 1536 --storage $st --rounds 20 | row)"
+    done
+done
+if [ -n "${DATA:-}" ]; then
+    for k in 10 20; do
+        for st in f16 bf16; do
+            echo "fixture k=$k $st: $($B bench --dir "$DATA" -k $k --storage $st --rounds 3 | grep 'picks vs f32')"
+        done
+    done
+fi
+
+echo "== threads"
+for cfg in "-p 200 -k 20 -d 1536" "-p 200 -k 20 -d 384" "-p 500 -k 20 -d 1536"; do
+    for run in 1 2; do
+        for s in 1 2; do
+            echo "hot $cfg --split $s run $run: $($B bench $cfg --split $s --queries 1 --rounds 1000 | row)"
+            echo "rotating $cfg --split $s run $run: $($B bench $cfg --split $s --rounds 40 | row)"
+        done
+    done
+done
+for run in 1 2; do
+    for t in 1 2; do
+        echo "batch -p 200 -k 20 -d 1536 --threads $t run $run: $($B bench -p 200 -k 20 -d 1536 --threads $t --rounds 40 | row)"
+    done
+done
