@@ -371,3 +371,42 @@ fn centroid_loop(
     ws.alpha[..t].fill(w);
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{argmax_available, argmax_scores};
+    use crate::workspace::{AVAILABLE, SELECTED};
+
+    /// The SIMD argmax over −∞-masked scores equals the scalar lowest-index
+    /// argmax over available candidates, for every length around the 8- and
+    /// 16-lane boundaries, with ties and masked entries.
+    #[test]
+    fn masked_argmax_equals_the_scalar_one() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for n in 0..70 {
+            for trial in 0..20 {
+                // Few distinct values, so ties are common.
+                let mut u: [f32; 70] = core::array::from_fn(|_| (next() % 5) as f32 - 2.0);
+                let mut state = [AVAILABLE; 70];
+                for i in 0..n {
+                    if next() % 4 == 0 || trial == 0 {
+                        state[i] = SELECTED;
+                    }
+                }
+                let expected = argmax_available(&u[..n], &state[..n]);
+                for i in 0..n {
+                    if state[i] != AVAILABLE {
+                        u[i] = f32::NEG_INFINITY;
+                    }
+                }
+                assert_eq!(argmax_scores(&u[..n], &state[..n]), expected, "n={n}");
+            }
+        }
+    }
+}

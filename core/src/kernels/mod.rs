@@ -404,6 +404,40 @@ mod tests {
     }
 
     #[test]
+    fn score_refresh_is_the_same_on_every_isa() {
+        let (p, stride) = (45, 48);
+        let gram = values(6 * stride, 3);
+        let rho = values(p, 4);
+        let rows = [4usize, 0, 5, 2];
+        let coef = [0.5f32, -0.25, 1.5, 0.125];
+        let mut expected = [0.0f32; 45];
+        for (i, e) in expected.iter_mut().enumerate() {
+            let mut v = rho[i];
+            for (&r, &c) in rows.iter().zip(&coef) {
+                v -= c * gram[r * stride + i];
+            }
+            *e = v;
+        }
+        let mut u = [0.0f32; 45];
+        portable::refresh_scores(&mut u, &rho[..p], &gram[..6 * stride], stride, &rows, &coef);
+        assert_eq!(u, expected);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = x86::Token::get() {
+            let mut v = [0.0f32; 45];
+            x86::refresh_scores(
+                t,
+                &mut v,
+                &rho[..p],
+                &gram[..6 * stride],
+                stride,
+                &rows,
+                &coef,
+            );
+            assert_eq!(v, expected);
+        }
+    }
+
+    #[test]
     #[should_panic(expected = "kernel shape")]
     fn short_vector_panics() {
         let rows = [0.0f32; 8];
