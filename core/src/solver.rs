@@ -239,13 +239,7 @@ fn equality_step(
             if last_added == Some(j_out) && step <= 0.0 {
                 ws.blocked[j_out] |= BLOCKED;
             }
-            let mut f = Factor {
-                l: ws.chol,
-                stride: k,
-                n: nf,
-            };
-            f.remove(a_out);
-            ws.free.copy_within(a_out + 1..nf, a_out);
+            remove_free(ws, nf, a_out);
             ws.nfree = nf - 1;
             reset_forward(ws);
             return Some(EqualityStep {
@@ -380,13 +374,12 @@ fn exchange_dependent(
     ws.alpha[i_out] = 0.0;
     ws.alpha[j] = step;
     ws.blocked[i_out] &= !IN_FREE;
+    remove_free(ws, nf, a_out);
     let mut f = Factor {
         l: ws.chol,
         stride: k,
-        n: nf,
+        n: nf - 1,
     };
-    f.remove(a_out);
-    ws.free.copy_within(a_out + 1..nf, a_out);
     let gss = &*ws.gss;
     let free = &*ws.free;
     if f.append(|a| gss[free[a] * k + j] + 1.0, diag) {
@@ -407,6 +400,19 @@ fn exchange_dependent(
         }
     }
     true
+}
+
+/// Deletes free position `a_out` of the `nf` free memories: its row and
+/// column of the factor (Givens) and its entry of `free` (the caller sets
+/// `nfree` and the flags).
+fn remove_free(ws: &mut Workspace<'_>, nf: usize, a_out: usize) {
+    let mut f = Factor {
+        l: ws.chol,
+        stride: ws.max_budget,
+        n: nf,
+    };
+    f.remove(a_out);
+    ws.free.copy_within(a_out + 1..nf, a_out);
 }
 
 /// Recomputes w_ρ = L⁻¹ρ_F (in `x`) and w₁ = L⁻¹1 (in `y`) for the current

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use mempursuit_core::kernels::MAX_PARTS;
 use mempursuit_core::{
-    mmr, pursuit_with, top_k, Element, Error, Executor, Input, PassJob, PursuitOptions, Workspace,
+    pursuit_with, Element, Error, Executor, Input, PassJob, PursuitOptions, Workspace,
 };
 
 use crate::selector::{Method, Selection, Selector};
@@ -340,14 +340,7 @@ pub fn select_with<E: Element>(
 ) -> Result<Selection, Error> {
     let pool = input.pool_size().unwrap_or(0);
     let mut ws = selector.workspace(pool, budget.min(pool));
-    let sel = match method {
-        Method::Pursuit(o) => {
-            pursuit_with(input, budget, o, &mut ws, &mut mempursuit_core::Serial)?
-        }
-        Method::TopK(p) => top_k(input, budget, p, &mut ws)?,
-        Method::Mmr { lambda, input: p } => mmr(input, budget, *lambda, p, &mut ws)?,
-    };
-    Ok(sel.into())
+    Ok(method.run(input, budget, &mut ws)?.into())
 }
 
 /// Runs `method` with budget K on every input on `threads` scoped threads

@@ -1,8 +1,8 @@
 //! A heap-backed, reusable workspace and owned results.
 
 use mempursuit_core::{
-    mmr, pursuit, top_k, Error, Input, InputPolicy, PursuitOptions, ScratchSize, Step, StopReason,
-    Workspace,
+    mmr, pursuit, top_k, Element, Error, Input, InputPolicy, PursuitOptions, ScratchSize, Step,
+    StopReason, Workspace,
 };
 
 /// Which selector to run, with its parameters.
@@ -21,6 +21,29 @@ pub enum Method {
         /// Input policy.
         input: InputPolicy,
     },
+}
+
+impl Method {
+    /// Runs this selector on `input` with budget K in the caller's
+    /// workspace, allocating nothing: the core call behind
+    /// [`Selector::select`] (which then copies the result out). The result
+    /// borrows `ws`.
+    ///
+    /// # Errors
+    /// The core's errors ([`Error`]), including
+    /// [`Error::CapacityExceeded`] when `ws` is smaller than (P, min(K, P)).
+    pub fn run<'w, E: Element>(
+        &self,
+        input: &Input<'_, E>,
+        budget: usize,
+        ws: &'w mut Workspace<'_>,
+    ) -> Result<mempursuit_core::Selection<'w>, Error> {
+        match self {
+            Method::Pursuit(o) => pursuit(input, budget, o, ws),
+            Method::TopK(p) => top_k(input, budget, p, ws),
+            Method::Mmr { lambda, input: p } => mmr(input, budget, *lambda, p, ws),
+        }
+    }
 }
 
 /// An owned selection: picks in entry order, weights (empty for the
@@ -142,11 +165,6 @@ impl Selector {
     ) -> Result<Selection, Error> {
         let pool = input.pool_size().unwrap_or(0);
         let mut ws = self.workspace(pool, budget.min(pool));
-        let sel = match method {
-            Method::Pursuit(o) => pursuit(input, budget, o, &mut ws)?,
-            Method::TopK(p) => top_k(input, budget, p, &mut ws)?,
-            Method::Mmr { lambda, input: p } => mmr(input, budget, *lambda, p, &mut ws)?,
-        };
-        Ok(sel.into())
+        Ok(method.run(input, budget, &mut ws)?.into())
     }
 }

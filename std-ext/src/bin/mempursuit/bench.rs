@@ -17,9 +17,7 @@ use mempursuit::dataset::Dataset;
 use mempursuit::half::{bf16, f16};
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
-use mempursuit::{
-    mmr, pursuit, top_k, Element, Input, InputPolicy, Method, PursuitOptions, Selector, Stopping,
-};
+use mempursuit::{Element, Input, InputPolicy, Method, PursuitOptions, Selector, Stopping};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -215,11 +213,7 @@ fn measure<E: Element>(
                         // reused workspace); the picks are copied out after
                         // the clock stops.
                         let mut ws = selector.workspace(max_pool, k.min(max_pool));
-                        let sel = match method {
-                            Method::Pursuit(o) => pursuit(input, k, o, &mut ws)?,
-                            Method::TopK(p) => top_k(input, k, p, &mut ws)?,
-                            Method::Mmr { lambda, input: p } => mmr(input, k, *lambda, p, &mut ws)?,
-                        };
+                        let sel = method.run(input, k, &mut ws)?;
                         let dt = t.elapsed().as_secs_f64();
                         slot.clear();
                         slot.extend_from_slice(sel.picks());
