@@ -141,8 +141,8 @@ impl Stopping {
 }
 
 /// What the pursuit does once the Frank–Wolfe gap g_S is ≤ the tolerance,
-/// i.e. the selected weights are optimal for the whole pool (DESIGN §5,
-/// Theorem B.2). Not applicable to centroid pursuit (κ = ∞), which has no
+/// i.e. the selected weights are optimal for the whole pool (Theorem B.2,
+/// Eq. 25). Not applicable to centroid pursuit (κ = ∞), which has no
 /// certificate: there this setting is ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -157,19 +157,21 @@ pub enum AtPoolOptimum {
     FillByRelevance,
 }
 
-/// Parameters of the pursuit (DESIGN §2–§4, §11).
+/// Parameters of the pursuit (paper Eqs. 5–7; γ and κ: [the relevance-scaled
+/// family](crate#the-relevance-scaled-family)).
 ///
 /// The default is the paper's method: ridge λ = 1e-10, γ = 1, ρ = b, a fixed
 /// budget, and picking on after the pool optimum.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PursuitOptions {
-    /// Ridge λ of the refit (Eq. 6); κ of the relevance-scaled family
-    /// (DESIGN §11). Must be ≥ 0; `f64::INFINITY` selects centroid pursuit
+    /// Ridge λ of the refit (Eq. 6); κ of the [relevance-scaled
+    /// family](crate#the-relevance-scaled-family). Must be ≥ 0; `f64::INFINITY` selects centroid pursuit
     /// (α = 1/|S| in closed form, no QP).
     pub ridge: f64,
     /// γ ∈ (0, 1], the weight of the reconstruction against relevance
-    /// (DESIGN §11). 1 is the paper's method.
+    /// ([the relevance-scaled family](crate#the-relevance-scaled-family)).
+    /// 1 is the paper's method.
     pub gamma: f64,
     /// Fixed budget or adaptive stopping.
     pub stopping: Stopping,
@@ -198,8 +200,9 @@ impl PursuitOptions {
         },
     };
 
-    /// Centroid pursuit (DESIGN §11): κ = ∞ with the given γ; γ = 0.5 is the
-    /// measured default for cosine-ordered pools.
+    /// Centroid pursuit: κ = ∞ of the [relevance-scaled
+    /// family](crate#the-relevance-scaled-family) with the given γ; γ = 0.5
+    /// is the measured default for cosine-ordered pools.
     pub const fn centroid(gamma: f64) -> PursuitOptions {
         PursuitOptions {
             ridge: f64::INFINITY,

@@ -62,7 +62,16 @@ fn main() -> ExitCode {
         Command::Select(args) => select::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Demo(args) => demo::run(args),
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(args) => {
+            if cfg!(debug_assertions) {
+                eprintln!(
+                    "mempursuit: note: this is a debug build; selections run about 100x \
+                     slower than in a release build (cargo run --release -p mempursuit-cli \
+                     -- bench, or cargo install --locked --path cli)"
+                );
+            }
+            bench::run(args)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
