@@ -58,20 +58,18 @@ pub(crate) fn emit(text: &str) -> CliResult {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cfg!(debug_assertions) && matches!(cli.command, Command::Bench(_)) {
+        eprintln!(
+            "mempursuit: note: this is a debug build; selections run about 100x slower \
+             than in a release build (cargo run --release -p mempursuit-cli -- bench, \
+             or cargo install --locked --path cli)"
+        );
+    }
     let result = match &cli.command {
         Command::Select(args) => select::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Demo(args) => demo::run(args),
-        Command::Bench(args) => {
-            if cfg!(debug_assertions) {
-                eprintln!(
-                    "mempursuit: note: this is a debug build; selections run about 100x \
-                     slower than in a release build (cargo run --release -p mempursuit-cli \
-                     -- bench, or cargo install --locked --path cli)"
-                );
-            }
-            bench::run(args)
-        }
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
