@@ -48,9 +48,9 @@ export interface SelectOptions {
   relevance?: Float32Array | ArrayLike<number> | null;
   /** The candidates are in first-stage order (row 0 ranked first); excludes `relevance`. */
   poolOrder?: boolean;
-  /** Pursuit only: the paper's adaptive stopping (Eq. 7: τ = 1e-5, patience 2); may pick fewer than k. */
+  /** Pursuit and centroid: the paper's adaptive stopping (Eq. 7: τ = 1e-5, patience 2); may pick fewer than k. */
   adaptive?: boolean;
-  /** Pursuit only: at the pool optimum keep going (`'continue'`, the paper), stop, or fill the budget by relevance. */
+  /** Pursuit only (not centroid): once the Frank–Wolfe gap certifies the picks optimal for the whole pool, keep going (`'continue'`, the paper), stop, or fill the budget by relevance. */
   atPoolOptimum?: 'continue' | 'stop' | 'fill';
   /** Every vector must have unit norm (within 1e-3); otherwise vectors are used through their direction. */
   requireUnit?: boolean;
@@ -62,15 +62,23 @@ export interface SelectOptions {
 export interface Step {
   /** Pool index (candidate row) of this pick. */
   index: number;
-  /** Its score when picked: the residual alignment (pursuit), the relevance (top-K), the MMR score. */
+  /**
+   * Its score when picked: U = ρ − γ G_{i,S} α (Eq. 9; the residual
+   * alignment m·r in paper mode) for the pursuit, the relevance for top-K,
+   * the MMR score for MMR; ρ for a pick made by `atPoolOptimum: 'fill'`.
+   */
   score: number;
-  /** Pursuit: squared residual ‖q − Σ α_j m_j‖² after the refit (1 before any pick); 0 for the baselines. */
+  /** Pursuit: L_t = ‖q − Σ α_j m_j‖² after the refit, in cosine units (L_0 = 1); 0 for top-K and MMR. */
   residualSq: number;
-  /** Pursuit: relative improvement of the residual (Eq. 7); 0 for the baselines. */
+  /** Pursuit: Δ_t = (L_{t−1} − L_t) / max(L_{t−1}, ε), the relative improvement of Eq. 7; 0 for top-K and MMR. */
   improvement: number;
-  /** Pursuit: Frank–Wolfe gap after the refit (0 at the pool optimum); 0 for the baselines. */
+  /**
+   * Pursuit: the Frank–Wolfe gap g_S after the refit, a certificate
+   * 0 ≤ J(S) − F* ≤ g_S (0 at the pool optimum); for 'centroid' a
+   * diagnostic without that guarantee, possibly negative; 0 for top-K and MMR.
+   */
   fwGap: number;
-  /** Pursuit: the refit's multiplier ν; 0 for the baselines. */
+  /** Pursuit: ν_S, the common value of U_j − γκα_j on the refit's free set (for 'centroid' the mean U_j); 0 for top-K and MMR. */
   nu: number;
 }
 

@@ -180,6 +180,10 @@ function parseOptions(options) {
   if (method === 'centroid' && options.ridge !== undefined) {
     throw argumentError("method 'centroid' is ridge = Infinity; use method 'pursuit' for another ridge");
   }
+  if (method === 'centroid' && options.atPoolOptimum !== undefined) {
+    // Centroid pursuit has no optimality certificate.
+    throw argumentError("option 'atPoolOptimum' applies to method 'pursuit', not 'centroid'");
+  }
   for (const key of ['ridge', 'gamma', 'mmrLambda']) {
     if (options[key] !== undefined && typeof options[key] !== 'number') {
       throw argumentError(`option '${key}' must be a number`);

@@ -1,4 +1,5 @@
-//! Native reference orders for `wasm/check.mjs`.
+//! Native reference orders and error messages for the npm package's tests
+//! (`wasm/test/native.test.mjs`).
 //!
 //! Runs the selectors natively (the `mempursuit` crate's heap-backed
 //! `Selector`, default build) on

@@ -195,6 +195,7 @@ test('the wrapper rejects what it cannot pass on', async () => {
   throwsCode(() => select(query, flat, 2, { method: 'topk', gamma: 0.5 }), 'argument', "option 'gamma' applies to methods 'pursuit' and 'centroid', not 'topk'");
   throwsCode(() => select(query, flat, 2, { mmrLambda: 0.5 }), 'argument', "option 'mmrLambda' applies to method 'mmr', not 'pursuit'");
   throwsCode(() => select(query, flat, 2, { method: 'centroid', ridge: 1 }), 'argument', /^method 'centroid' is ridge = Infinity/);
+  throwsCode(() => select(query, flat, 2, { method: 'centroid', atPoolOptimum: 'fill' }), 'argument', "option 'atPoolOptimum' applies to method 'pursuit', not 'centroid'");
   throwsCode(() => select(query, flat, 2, { gamma: '0.5' }), 'argument', "option 'gamma' must be a number");
   throwsCode(() => select(query, flat, 2, { atPoolOptimum: 'halt' }), 'argument', "option 'atPoolOptimum' must be 'continue', 'stop' or 'fill', not 'halt'");
   throwsCode(() => select(query, flat, 2, { relevance: [1, 2, 3], poolOrder: true }), 'argument', "options 'relevance' and 'poolOrder' exclude each other");

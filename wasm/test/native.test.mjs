@@ -42,6 +42,8 @@ const METHODS = {
 const native = nativeOrders();
 await init();
 
+let maxWeightDiff = 0;
+
 /** Every method on one input: picks equal, pursuit weights within 1e-9. */
 function compare(label, query, pool, k, expected) {
   for (const [name, options] of Object.entries(METHODS)) {
@@ -51,11 +53,12 @@ function compare(label, query, pool, k, expected) {
       const w = expected.pursuit_weights;
       const diff = Math.max(...Array.from(got.weights, (x, i) => Math.abs(x - w[i])));
       assert.ok(diff <= 1e-9, `${label}, pursuit: max |weight wasm - native| = ${diff}`);
+      maxWeightDiff = Math.max(maxWeightDiff, diff);
     }
   }
 }
 
-test(`fixture: the picks of every method equal the native ones (${native.target}, kernels ${native.isa})`, () => {
+test(`fixture: the picks of every method equal the native ones (${native.target}, kernels ${native.isa})`, (t) => {
   const memories = readNpyF32(`${fixtureDir}/memories.f32.npy`);
   const queries = readNpyF32(`${fixtureDir}/queries.f32.npy`);
   const lines = readFileSync(`${fixtureDir}/queries.jsonl`, 'utf8').split('\n').filter((l) => l.trim());
@@ -69,15 +72,17 @@ test(`fixture: the picks of every method equal the native ones (${native.target}
     q.pool.forEach((id, i) => pool.set(memories.row(id), i * memories.cols));
     compare(`fixture query ${qi} (${q.id})`, queries.row(qi), pool, native.fixture.k, expected);
   });
+  t.diagnostic(`${lines.length} queries x 4 methods at K = ${native.fixture.k}; max |pursuit weight wasm - native| = ${maxWeightDiff}`);
 });
 
-test('synthetic pools (P = 200, K = 20, d = 384): the picks equal the native ones', () => {
+test('synthetic pools (P = 200, K = 20, d = 384): the picks equal the native ones', (t) => {
   const syn = native.synthetic;
   assert.equal(syn.results.length, syn.cases);
   for (let c = 0; c < syn.cases; c++) {
     const { query, pool } = syntheticCase(syn.seed, c, syn.p, syn.d);
     compare(`synthetic case ${c} (seed ${syn.seed + c})`, query, pool, syn.k, syn.results[c]);
   }
+  t.diagnostic(`${syn.cases} pools x 4 methods; max |pursuit weight wasm - native| so far = ${maxWeightDiff}`);
 });
 
 test('a reused Selector gives the same picks as fresh calls, across shapes', () => {

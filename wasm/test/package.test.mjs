@@ -25,7 +25,7 @@ const project = join(tmp, 'project');
 test('npm pack: a tarball with exactly the package files', () => {
   const [info] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', tmp], wasmDir));
   assert.equal(info.filename, `mempursuit-${manifest.version}.tgz`);
-  assert.deepEqual(info.files.map((f) => f.path).sort(), ['mempursuit.d.ts', 'mempursuit.js', 'mempursuit.wasm', 'package.json']);
+  assert.deepEqual(info.files.map((f) => f.path).sort(), ['README.md', 'mempursuit.d.ts', 'mempursuit.js', 'mempursuit.wasm', 'package.json']);
   const wasm = info.files.find((f) => f.path === 'mempursuit.wasm');
   assert.equal(wasm.size, readFileSync(join(wasmDir, 'mempursuit.wasm')).length);
 });
