@@ -85,6 +85,7 @@ async function instantiate(source) {
 }
 
 function adopt(instance) {
+  if (wasm) return; // an initSync() won the race with a pending init()
   const exports = instance.exports;
   const version = typeof exports.mp_abi_version === 'function' ? exports.mp_abi_version() : 0;
   if (version !== ABI_VERSION) {
@@ -273,6 +274,10 @@ export class Selector {
     const offWeights = align8(offPicks + 4 * n);
     const offSteps = offWeights + 8 * n;
     const bytes = Math.max(8, offSteps + 8 * STEP_FIELDS * n);
+    if (bytes > 0x7fffffff) {
+      // Sizes cross the ABI as 32-bit integers; wasm32 memory is 4 GiB.
+      throw new MemPursuitError('capacity', `the input and output need ${bytes} bytes, more than wasm32 memory can hold; use a smaller pool or budget`);
+    }
     if (bytes > held.arenaBytes) {
       if (held.arena) e.mp_free(held.arena, held.arenaBytes);
       held.arena = 0;
