@@ -54,7 +54,7 @@ export interface SelectOptions {
   atPoolOptimum?: 'continue' | 'stop' | 'fill';
   /** Every vector must have unit norm (within 1e-3); otherwise vectors are used through their direction. */
   requireUnit?: boolean;
-  /** Skip unusable candidate rows (non-finite, zero norm) instead of failing; see `excludedCount`. */
+  /** Skip unusable candidate rows (non-finite, zero norm) instead of failing; they are listed in `excluded`. */
   excludeInvalid?: boolean;
 }
 
@@ -95,8 +95,8 @@ export interface Selection {
   steps: Step[];
   /** Why the selection ended. */
   stopReason: StopReason;
-  /** Candidate rows skipped as unusable (only with `excludeInvalid`). */
-  excludedCount: number;
+  /** Candidate rows skipped as unusable, ascending (only with `excludeInvalid`; never picked). */
+  excluded: Uint32Array;
 }
 
 /** What failed: see MemPursuitError. */

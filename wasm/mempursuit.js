@@ -327,7 +327,7 @@ export class Selector {
       weights,
       steps,
       stopReason: STOP_REASONS[e.mp_stop_reason(held.selector)],
-      excludedCount: e.mp_excluded_count(held.selector) >>> 0,
+      excluded: new Uint32Array(e.memory.buffer, e.mp_excluded_ptr(held.selector), e.mp_excluded_count(held.selector)).slice(),
     };
   }
 

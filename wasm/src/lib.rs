@@ -21,7 +21,9 @@
 //!    records, and returns the number of picks, or a negative [error
 //!    code](#error-codes) with the message in [`mp_error_ptr`] /
 //!    [`mp_error_len`].
-//! 4. [`mp_free`] and [`mp_selector_free`] release the memory.
+//! 4. [`mp_stop_reason`], [`mp_excluded_count`] and [`mp_excluded_ptr`]
+//!    describe the last selection.
+//! 5. [`mp_free`] and [`mp_selector_free`] release the memory.
 //!
 //! Linear memory can grow during any call that allocates ([`mp_alloc`],
 //! the first selection of a larger shape): JavaScript must re-create its
@@ -126,7 +128,8 @@ pub struct MpSelector {
     selector: Selector,
     error: String,
     stop: StopReason,
-    excluded: usize,
+    /// The rows the last selection excluded, ascending (capacity reused).
+    excluded: Vec<u32>,
 }
 
 /// One failed call: its code and message.
@@ -307,7 +310,7 @@ unsafe fn run(sel: *mut MpSelector, c: &Call) -> i32 {
         Err(Failure(code, msg)) => {
             sel.error = msg;
             sel.stop = StopReason::Budget;
-            sel.excluded = 0;
+            sel.excluded.clear();
             code
         }
     }
@@ -381,9 +384,13 @@ unsafe fn run_inner(sel: &mut MpSelector, c: &Call) -> Result<i32, Failure> {
             chunk.copy_from_slice(&[st.score, st.residual_sq, st.improvement, st.fw_gap, st.nu]);
         }
     }
-    let (stop, excluded) = (s.stop_reason(), s.excluded_count());
-    sel.stop = stop;
-    sel.excluded = excluded;
+    sel.stop = s.stop_reason();
+    sel.excluded.clear();
+    sel.excluded
+        .try_reserve(s.excluded_count())
+        .map_err(|_| Failure(ERR_CAPACITY, "cannot allocate the excluded rows".into()))?;
+    // Rows < P ≤ i32::MAX (checked above).
+    sel.excluded.extend(s.excluded().map(|i| i as u32));
     // n ≤ P ≤ i32::MAX.
     Ok(n as i32)
 }
@@ -460,8 +467,8 @@ pub unsafe extern "C" fn mp_selector_free(sel: *mut MpSelector) {
 ///
 /// Returns the number of picks n (the first n entries of each output are
 /// written), or a negative error code (see the crate docs) with the message
-/// in [`mp_error_ptr`]. After success, [`mp_stop_reason`] and
-/// [`mp_excluded_count`] describe the result.
+/// in [`mp_error_ptr`]. After success, [`mp_stop_reason`],
+/// [`mp_excluded_count`] and [`mp_excluded_ptr`] describe the result.
 ///
 /// # Safety
 /// `sel` from [`mp_selector_new`]; every non-null pointer must point to
@@ -557,7 +564,20 @@ pub unsafe extern "C" fn mp_stop_reason(sel: *const MpSelector) -> u32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mp_excluded_count(sel: *const MpSelector) -> usize {
     // SAFETY: caller contract.
-    unsafe { sel.as_ref() }.map_or(0, |s| s.excluded)
+    unsafe { sel.as_ref() }.map_or(0, |s| s.excluded.len())
+}
+
+/// Pointer to the [`mp_excluded_count`] rows (u32, ascending) the last
+/// successful selection on `sel` excluded; valid until the next call on
+/// `sel`. Null for a null `sel`; dangling but aligned (never read) for 0
+/// rows.
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_excluded_ptr(sel: *const MpSelector) -> *const u32 {
+    // SAFETY: caller contract.
+    unsafe { sel.as_ref() }.map_or(core::ptr::null(), |s| s.excluded.as_ptr())
 }
 
 /// [`ScratchSize::bytes`] for capacity (`max_pool`, `max_budget`) on this
@@ -867,7 +887,12 @@ mod tests {
         assert_eq!(a.call(sel, &mut picks, null_mut(), null_mut()), 2);
         assert_eq!(&picks[..2], &[0, 2]);
         assert_eq!(unsafe { mp_excluded_count(sel) }, 1);
+        assert_eq!(unsafe { *mp_excluded_ptr(sel) }, 1);
         assert_eq!(unsafe { mp_stop_reason(sel) }, 2);
+        // A failed call clears them.
+        a.flags = 0;
+        assert_eq!(a.call(sel, &mut picks, null_mut(), null_mut()), ERR_INPUT);
+        assert_eq!(unsafe { mp_excluded_count(sel) }, 0);
         unsafe { mp_selector_free(sel) };
     }
 

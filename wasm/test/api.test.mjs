@@ -114,7 +114,7 @@ test('MemPursuit, top-K, MMR and centroid pursuit on the example', async () => {
   assert.ok(Math.abs(pursuit.weights[0] + pursuit.weights[1] - 1) < 1e-12);
   assert.ok(pursuit.weights.every((w) => w > 0));
   assert.equal(pursuit.stopReason, 'budget');
-  assert.equal(pursuit.excludedCount, 0);
+  assert.deepEqual(Array.from(pursuit.excluded), []);
   assert.equal(pursuit.steps.length, 2);
   assert.deepEqual(pursuit.steps.map((st) => st.index), [0, 2]);
   // Step 1: the score is cos(q, m_0); the residual shrinks at step 2.
@@ -170,7 +170,7 @@ test('relevance, poolOrder, excludeInvalid, atPoolOptimum, adaptive, requireUnit
   throwsCode(() => select(query, bad, 3), 'input', 'candidate 1: element 0 is not finite (NaN)');
   const excluded = select(query, bad, 3, { excludeInvalid: true });
   assert.deepEqual(Array.from(excluded.picks), [0, 2]);
-  assert.equal(excluded.excludedCount, 1);
+  assert.deepEqual(Array.from(excluded.excluded), [1]);
   assert.equal(excluded.stopReason, 'pool-exhausted');
   // Two picks reach the pool optimum of this pool.
   const square = [[1, 0], [0, 1], [0.6, 0.8], [0.8, 0.6]];

@@ -35,7 +35,7 @@ export async function demo(bytes: Uint8Array, module: WebAssembly.Module): Promi
   const first: Step | undefined = r.steps[0];
   const gap: number | undefined = first?.fwGap;
   const stop: StopReason = r.stopReason;
-  const excluded: number = r.excludedCount;
+  const excluded: Uint32Array = r.excluded;
   select([0.6, 0.8], [[1, 0], [0, 1]], 1, { method: 'mmr', mmrLambda: 0.5, poolOrder: true });
   select(query, pool, 1, { method: 'topk', relevance: null });
 
