@@ -70,12 +70,14 @@ async function instantiate(source) {
     return (await WebAssembly.instantiate(await source.arrayBuffer(), imports)).instance;
   }
   if (typeof source === 'string' || source instanceof URL) {
-    const url = source instanceof URL ? source : null;
-    const local = url ? url.protocol === 'file:' : !/^[a-z][a-z0-9+.-]*:\/\//i.test(source);
-    if (isNode && local) {
+    const href = String(source);
+    // A file: URL, or a path (no scheme; a one-letter "scheme" is a Windows drive).
+    const fileUrl = /^file:/i.test(href);
+    if (isNode && (fileUrl || !/^[a-z][a-z0-9+.-]+:/i.test(href))) {
       // Hidden from bundlers: this branch runs in Node.js only.
       const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
-      return (await WebAssembly.instantiate(await readFile(source), imports)).instance;
+      const bytes = await readFile(fileUrl ? new URL(href) : href);
+      return (await WebAssembly.instantiate(bytes, imports)).instance;
     }
     const response = await fetch(source);
     if (!response.ok) throw new Error(`mempursuit: fetching ${source} failed: HTTP ${response.status}`);
@@ -106,10 +108,12 @@ export function init(source) {
   if (wasm) return Promise.resolve();
   if (!pending) {
     const from = source ?? new URL('./mempursuit.wasm', import.meta.url);
-    pending = instantiate(from).then(adopt, (err) => {
-      pending = null;
-      throw err;
-    });
+    pending = instantiate(from)
+      .then(adopt)
+      .catch((err) => {
+        pending = null; // a later init() may try again
+        throw err;
+      });
   }
   return pending;
 }

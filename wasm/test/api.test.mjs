@@ -64,6 +64,9 @@ test('init() from a path, a file: URL, bytes, a Module, a Response; initSync() f
   const sources = {
     path: `await m.init(${path});`,
     'file URL': `await m.init(new URL('file://' + ${path}));`,
+    'file URL string': `await m.init('file://' + ${path});`,
+    'relative path': `await m.init('./mempursuit.wasm');`,
+    'after a failed init()': `await m.init('./missing.wasm').catch(() => {}); await m.init();`,
     bytes: `await m.init(readFileSync(${path}));`,
     ArrayBuffer: `const b = readFileSync(${path}); await m.init(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));`,
     Module: `await m.init(new WebAssembly.Module(readFileSync(${path})));`,
