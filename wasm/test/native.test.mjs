@@ -124,18 +124,44 @@ test('errors: thrown MemPursuitErrors with the native messages, word for word', 
   }
 });
 
+/**
+ * The 32-bit sizes docs/PORTABILITY.md states: `Step` = N in the text, and
+ * the 32-bit column of the generated size table (tests/tests/sizes.rs keeps
+ * the table in step with the code).
+ */
+function documentedSizes() {
+  const doc = readFileSync(`${root}docs/PORTABILITY.md`, 'utf8');
+  const step = doc.match(/with `usize` = 4 and `Step` = (\d+)/);
+  const table = doc.match(/<!-- sizes:begin[^\n]*\n([\s\S]*?)<!-- sizes:end -->/);
+  assert.ok(step && table, 'docs/PORTABILITY.md: the `Step` = N sentence and the sizes table');
+  const rows = table[1].split('\n').filter((l) => /^\| *\d/.test(l));
+  const num = (cell) => Number(cell.trim().split(' ')[0].replace(/,/g, ''));
+  return {
+    step: Number(step[1]),
+    // Columns: P_max | K_max | d | 64-bit FixedWorkspace | 64-bit bytes | 32-bit | embeddings.
+    rows: rows.map((l) => {
+      const cells = l.split('|').slice(1, -1);
+      return { p: num(cells[0]), k: num(cells[1]), bytes32: num(cells[5]) };
+    }),
+  };
+}
+
 test('sizes on wasm32 match docs/PORTABILITY.md', async () => {
   // The raw module: these exports are not part of the package's API.
   const bytes = readFileSync(new URL('../mempursuit.wasm', import.meta.url));
   const { instance } = await WebAssembly.instantiate(bytes, {});
   const e = instance.exports;
   assert.equal(WebAssembly.Module.imports(new WebAssembly.Module(bytes)).length, 0, 'the module imports nothing');
-  assert.equal(e.mp_step_size(), 56, 'size_of::<Step>()');
+  const doc = documentedSizes();
+  assert.ok(doc.rows.length >= 5, `${doc.rows.length} rows in the size table`);
+  assert.equal(e.mp_step_size(), doc.step, 'size_of::<Step>()');
   const fixed = [];
   for (let row = 0; e.mp_fixed_workspace_size(row) !== 0; row++) fixed.push(e.mp_fixed_workspace_size(row));
-  // The 32-bit column of the size table (also pinned by tests/tests/sizes.rs).
-  assert.deepEqual(fixed, [3808, 11712, 17344, 29680, 29680, 158200, 596400], 'size_of::<FixedWorkspace<P, K>>()');
-  assert.equal(e.mp_scratch_bytes(64, 16) >>> 0, 11712);
+  assert.deepEqual(fixed, doc.rows.map((r) => r.bytes32), 'size_of::<FixedWorkspace<P, K>>() per row');
+  for (const { p, k, bytes32 } of doc.rows) {
+    // The table rounds up to a multiple of 8 (FixedWorkspace's alignment).
+    assert.equal(Math.ceil((e.mp_scratch_bytes(p, k) >>> 0) / 8) * 8, bytes32, `ScratchSize::bytes(${p}, ${k})`);
+  }
   // P = 100,000, K = 20,000 overflows 32-bit byte counts: reported, not wrapped.
   assert.equal(e.mp_scratch_bytes(100000, 20000) >>> 0, 0xffffffff);
 });
