@@ -60,7 +60,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if cfg!(debug_assertions) && matches!(cli.command, Command::Bench(_)) {
         eprintln!(
-            "mempursuit: note: this is a debug build; selections run about 100x slower \
+            "mempursuit: note: this is a debug build; selections run 100-200x slower \
              than in a release build (cargo run --release -p mempursuit-cli -- bench, \
              or cargo install --locked --path cli)"
         );
