@@ -65,6 +65,7 @@ mod input;
 pub mod kernels;
 mod options;
 mod pursuit;
+mod recommend;
 mod selection;
 mod solver;
 mod workspace;
@@ -82,5 +83,8 @@ pub use options::{
     MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 pub use pursuit::{pursuit, pursuit_with};
+pub use recommend::{
+    recommend, recommended, Recommendation, RECOMMENDED_C_COSINE, RECOMMENDED_C_EXTERNAL,
+};
 pub use selection::{Selection, Step, StopReason};
 pub use workspace::{FixedWorkspace, ScratchSize, Workspace};

@@ -18,7 +18,9 @@ pub use selector::{Method, Selection, Selector};
 pub mod dataset;
 pub mod eval;
 pub mod parallel;
+pub mod plot;
 pub mod synth;
+pub mod tune;
 
 /// The examples of README.md, compiled and run as doctests.
 #[cfg(doctest)]

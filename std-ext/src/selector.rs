@@ -1,8 +1,8 @@
 //! A heap-backed, reusable workspace and owned results.
 
 use mempursuit_core::{
-    mmr, pursuit, top_k, Element, Error, Input, InputPolicy, PursuitOptions, ScratchSize, Step,
-    StopReason, Workspace,
+    mmr, pursuit, recommended, top_k, Element, Error, Input, InputPolicy, PursuitOptions,
+    ScratchSize, Step, StopReason, Workspace,
 };
 
 /// Which selector to run, with its parameters.
@@ -21,9 +21,34 @@ pub enum Method {
         /// Input policy.
         input: InputPolicy,
     },
+    /// The recommended setting ([`mempursuit_core::recommended`]): centroid
+    /// pursuit on unit-free relevance with a per-pool, per-budget γ from a
+    /// measured rule; needs no tuning. Not nested: the picks for K are not
+    /// always a prefix of those for a larger K.
+    Recommended(InputPolicy),
 }
 
 impl Method {
+    /// The recommended selector with the default input policy
+    /// ([`Method::Recommended`]).
+    pub const fn recommended() -> Method {
+        Method::Recommended(InputPolicy {
+            normalization: mempursuit_core::Normalization::Cosine,
+            invalid_candidates: mempursuit_core::InvalidCandidates::Reject,
+        })
+    }
+
+    /// Whether the selection for a budget K is always the first K picks of
+    /// the selection for any larger budget (top-K, MMR, and the pursuit
+    /// with a fixed budget; not adaptive stopping or [`Method::Recommended`]).
+    pub fn is_nested(&self) -> bool {
+        match self {
+            Method::Pursuit(o) => o.stopping == mempursuit_core::Stopping::FixedBudget,
+            Method::TopK(_) | Method::Mmr { .. } => true,
+            Method::Recommended(_) => false,
+        }
+    }
+
     /// Runs this selector on `input` with budget K in the caller's
     /// workspace, allocating nothing: the core call behind
     /// [`Selector::select`] (which then copies the result out). The result
@@ -42,6 +67,7 @@ impl Method {
             Method::Pursuit(o) => pursuit(input, budget, o, ws),
             Method::TopK(p) => top_k(input, budget, p, ws),
             Method::Mmr { lambda, input: p } => mmr(input, budget, *lambda, p, ws),
+            Method::Recommended(p) => recommended(input, budget, p, ws),
         }
     }
 }

@@ -206,7 +206,7 @@ fn top_k_matches_an_independent_oracle() {
         assert_eq!(a, b, "query {qi}");
         let s = score_query(&data.queries[qi], &oracle[..10]);
         recall += s.recall;
-        groups += usize::from(s.groups_covered);
+        groups += usize::from(s.groups_covered == Some(true));
     }
     let o = r.methods[0].at(10).unwrap().overall;
     assert!((o.evidence_recall - recall / 24.0).abs() < 1e-12);
@@ -234,8 +234,8 @@ fn selections_are_memory_ids_from_the_pool_and_nested() {
 fn pool_order_relevance_makes_top_k_the_pool_prefix() {
     let data = fixture();
     let opts = EvalOptions {
-        ks: vec![7],
         relevance: RelevanceMode::PoolOrder,
+        ..EvalOptions::new(vec![7])
     };
     let r = evaluate(&data, &methods()[..1], &opts).unwrap();
     for (sel, spec) in r.selections.iter().zip(&data.queries) {
@@ -264,6 +264,7 @@ fn tiny(relevance: Option<Vec<f32>>) -> Dataset {
         gold: vec![2, 3],
         gold_groups: vec![vec![2], vec![3]],
         relevance,
+        scope: None,
     };
     Dataset::from_parts(mem, q, vec![spec], None).unwrap()
 }
@@ -279,8 +280,8 @@ fn spec_relevance_drives_top_k_unless_overridden() {
     assert_eq!(r.selections[0].picks[0], vec![2, 3]);
     assert_eq!(r.methods[0].budgets[0].overall.complete_coverage, 1.0);
     let opts = EvalOptions {
-        ks: vec![2],
         relevance: RelevanceMode::Similarity,
+        ..EvalOptions::new(vec![2])
     };
     let r = evaluate(&data, &top, &opts).unwrap();
     assert_eq!(r.selections[0].picks[0], vec![0, 1]);
