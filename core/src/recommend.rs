@@ -37,10 +37,10 @@
 
 use crate::error::Error;
 use crate::input::{prepare, Input, Relevance};
-use crate::kernels::{Element, Serial};
+use crate::kernels::{Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
-use crate::pursuit::pursuit;
-use crate::selection::Selection;
+use crate::pursuit::pursuit_with;
+use crate::selection::SelectionView;
 use crate::workspace::{Workspace, AVAILABLE};
 
 /// c of the rule when ρ ranks the pool as the query cosines do (ρ = b, or
@@ -159,9 +159,9 @@ pub fn recommend<E: Element>(
 }
 
 /// The recommended selector: [`recommend`], then centroid pursuit
-/// ([`pursuit`] with κ = ∞) with that γ on the unit-free relevance
-/// ([`Relevance::unit_free`]). Picks up to `budget` (K) memories; the
-/// result is that of `pursuit(&input.with_relevance(input.relevance.unit_free()),
+/// ([`pursuit`](crate::pursuit) with κ = ∞) with that γ on the unit-free
+/// relevance ([`Relevance::unit_free`]). Picks up to `budget` (K) memories;
+/// the result is that of `pursuit(&input.with_relevance(input.relevance.unit_free()),
 /// budget, &recommend(..)?.options(), ws)`, step for step.
 ///
 /// Unlike a fixed-γ pursuit, γ depends on K, so the picks for a budget K
@@ -179,10 +179,26 @@ pub fn recommended<'w, E: Element>(
     budget: usize,
     policy: &InputPolicy,
     ws: &'w mut Workspace<'_>,
-) -> Result<Selection<'w>, Error> {
+) -> Result<SelectionView<'w>, Error> {
+    recommended_with(input, budget, policy, ws, &mut Serial)
+}
+
+/// [`recommended`] with the pursuit's passes over the candidate matrix cut
+/// into row ranges that `executor` may run on several threads (see
+/// [`Executor`]); bit-identical to [`recommended`].
+///
+/// # Errors
+/// As [`recommend`].
+pub fn recommended_with<'w, E: Element>(
+    input: &Input<'_, E>,
+    budget: usize,
+    policy: &InputPolicy,
+    ws: &'w mut Workspace<'_>,
+    executor: &mut dyn Executor,
+) -> Result<SelectionView<'w>, Error> {
     let rec = recommend(input, budget, policy, ws)?;
     let input = input.with_relevance(input.relevance.unit_free());
-    pursuit(&input, budget, &rec.options(), ws)
+    pursuit_with(&input, budget, &rec.options(), ws, executor)
 }
 
 #[cfg(test)]

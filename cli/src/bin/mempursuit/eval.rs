@@ -3,9 +3,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use mempursuit::dataset::{Dataset, DatasetPaths};
-use mempursuit::eval::{evaluate, Bootstrap, EvalOptions, NamedMethod, RelevanceMode};
-use mempursuit::{InputPolicy, Method, PursuitOptions, Stopping};
+use mempursuit::{InputPolicy, Method, MmrOptions, PursuitOptions, Stopping};
+use mempursuit_cli::dataset::{Dataset, DatasetPaths};
+use mempursuit_cli::eval::{evaluate, Bootstrap, EvalOptions, NamedMethod, RelevanceMode};
 
 use crate::{emit, CliResult};
 
@@ -181,10 +181,10 @@ pub(crate) fn named_methods(
             EvalMethod::Topk => NamedMethod::new("top-K", Method::TopK(policy)),
             EvalMethod::Mmr => NamedMethod::new(
                 format!("MMR({mmr_lambda})"),
-                Method::Mmr {
+                Method::Mmr(MmrOptions {
                     lambda: mmr_lambda,
                     input: policy,
-                },
+                }),
             ),
             EvalMethod::Pursuit => {
                 NamedMethod::new("MemPursuit", Method::Pursuit(PursuitOptions::default()))
@@ -224,7 +224,8 @@ pub fn run(args: &EvalArgs) -> CliResult {
             .map_err(|e| format!("{}: {e}", out.display()))?;
     }
     if let Some(plot) = &args.plot {
-        let svg = mempursuit::plot::recall_svg(&report, &format!("evidence recall vs K: {label}"))?;
+        let svg =
+            mempursuit_cli::plot::recall_svg(&report, &format!("evidence recall vs K: {label}"))?;
         std::fs::write(plot, svg).map_err(|e| format!("{}: {e}", plot.display()))?;
     }
     if args.json {

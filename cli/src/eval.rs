@@ -35,9 +35,9 @@
 //! platform.
 //!
 //! ```
-//! use mempursuit::dataset::Dataset;
-//! use mempursuit::eval::{evaluate, EvalOptions, NamedMethod};
-//! use mempursuit::{InputPolicy, Method, PursuitOptions};
+//! use mempursuit_cli::dataset::Dataset;
+//! use mempursuit_cli::eval::{evaluate, EvalOptions, NamedMethod};
+//! use mempursuit_cli::mempursuit::{InputPolicy, Method, PursuitOptions};
 //!
 //! let data = Dataset::load_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini"))?;
 //! let methods = [
@@ -50,9 +50,6 @@
 //! println!("{report}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-//!
-//! Available with the `cli` feature (on by default).
-#![cfg(feature = "cli")]
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::{self, Write as _};
@@ -62,7 +59,7 @@ use rand::{RngExt as _, SeedableRng as _};
 use serde::Serialize;
 
 use crate::dataset::{gather_rows, Dataset, QuerySpec};
-use crate::{Error, Input, InputPolicy, Method, Relevance, Selector};
+use mempursuit::{Error, Input, InputPolicy, Method, Relevance, Selector};
 
 /// A selector with a display name (the table's row label and the key of its
 /// picks in the selections output).

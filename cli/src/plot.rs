@@ -4,9 +4,6 @@
 //!
 //! Drawn with `plotters` (SVG backend only; text is written as SVG `<text>`
 //! elements, so no system fonts are needed).
-//!
-//! Available with the `cli` feature (on by default).
-#![cfg(feature = "cli")]
 
 use plotters::prelude::*;
 

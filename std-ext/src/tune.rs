@@ -1,2 +1,0 @@
-#![cfg(feature = "cli")]
-//! placeholder
