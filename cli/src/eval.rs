@@ -738,7 +738,8 @@ impl EvalReport {
         if show_delta {
             let _ = write!(h2, "  {:<24}", "recall − top-K [95% CI]");
         }
-        out.push_str(&h2);
+        let h2 = h2.trim_end();
+        out.push_str(h2);
         out.push('\n');
         out.push_str(&"-".repeat(h2.chars().count()));
         out.push('\n');
