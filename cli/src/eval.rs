@@ -386,6 +386,10 @@ impl fmt::Display for EvalError {
 
 impl std::error::Error for EvalError {}
 
+/// Running sums of one method at one budget: overall, per type, and the
+/// per-query recall.
+type PerBudget<'a> = (Acc, BTreeMap<&'a str, Acc>, Vec<f64>);
+
 /// Builds pools by retrieval: the top-P memories by cosine to each query,
 /// within the query's scope.
 struct Retriever<'d> {
@@ -516,7 +520,7 @@ pub fn evaluate(
     }
     let nq = data.queries.len();
     // acc[method][k index] = (overall, per type, per-query recall)
-    let mut acc: Vec<Vec<(Acc, BTreeMap<&str, Acc>, Vec<f64>)>> =
+    let mut acc: Vec<Vec<PerBudget<'_>>> =
         vec![
             vec![(Acc::default(), BTreeMap::new(), Vec::with_capacity(nq)); ks.len()];
             methods.len()
@@ -776,9 +780,9 @@ impl EvalReport {
             }
         }
         let c = &self.ceiling;
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "{:<name_w$} {:>3} {:>COL$.1}{:>COL$.1}{:>COL$.1}   (every pool member picked; mean pool {:.1})\n",
+            "{:<name_w$} {:>3} {:>COL$.1}{:>COL$.1}{:>COL$.1}   (every pool member picked; mean pool {:.1})",
             "pool ceiling",
             "all",
             100.0 * c.evidence_recall,

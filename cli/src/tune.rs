@@ -426,9 +426,9 @@ impl TuneReport {
             "Use it: mempursuit select --query Q.npy --candidates C.npy -k K {}{}",
             rec.select_args, self.relevance_args
         );
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "{} queries, {} folds (seeded shuffle, seed {}); CI: paired bootstrap over queries, {} resamples, 95 % percentile interval, in points.\n",
+            "{} queries, {} folds (seeded shuffle, seed {}); CI: paired bootstrap over queries, {} resamples, 95 % percentile interval, in points.",
             self.queries, self.folds, self.bootstrap.seed, self.bootstrap.resamples
         );
         out

@@ -143,11 +143,7 @@ fn equal_scores_give_equal_relevance_and_the_lowest_index_wins() {
     assert_eq!(sel.picks(), &[0, 1, 2, 3, 4, 5, 6, 7]);
     let mean = cosines(&q, &pool, 4).iter().sum::<f64>() / 8.0;
     for s in sel.steps() {
-        assert!(
-            (s.score as f64 - mean).abs() < 1e-6,
-            "{} vs {mean}",
-            s.score
-        );
+        assert!((s.score - mean).abs() < 1e-6, "{} vs {mean}", s.score);
     }
 }
 
