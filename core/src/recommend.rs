@@ -111,7 +111,7 @@ fn gamma_of(depth: f64, cosine_ordered: bool) -> f64 {
 /// ([`Relevance::unit_free`]).
 ///
 /// # Errors
-/// The input errors of [`pursuit`]: shape, relevance length or
+/// The input errors of [`pursuit`](crate::pursuit): shape, relevance length or
 /// non-finite relevance, unusable query or candidate rows (under
 /// `policy`), capacity.
 pub fn recommend<E: Element>(

@@ -288,3 +288,54 @@ const RECORDED_GAMMA: [f64; 4] = [
     0.4189593306392602,
     0.6738218938803165,
 ];
+
+/// Signed zeros are equal scores, extreme finite scores are fine, and rows
+/// excluded under `InvalidCandidates::Exclude` take no rank: the usable
+/// rows share the usable cosines.
+#[test]
+fn ranked_scores_with_signed_zeros_extremes_and_excluded_rows() {
+    use mempursuit::InvalidCandidates;
+    let d = 6;
+    let (q, mut pool) = random::uniform_pool(21, 10, d);
+    let scores = [
+        0.0f32,
+        -0.0,
+        f32::MAX,
+        -f32::MAX,
+        1.0,
+        0.0,
+        f32::MIN_POSITIVE,
+        -1.0,
+        3.0,
+        2.0,
+    ];
+    // Row 4 becomes unusable (all zeros).
+    pool[4 * d..5 * d].fill(0.0);
+    let policy = InputPolicy {
+        invalid_candidates: InvalidCandidates::Exclude,
+        ..InputPolicy::default()
+    };
+    let input = Input::new(&q, &pool).with_relevance(Relevance::RankedScores(&scores));
+    let mut storage = FixedWorkspace::<16, 16>::new();
+    let mut ws = storage.view();
+    let sel = top_k(&input, 9, &policy, &mut ws).unwrap();
+    // Order: MAX, 3, 2, MIN_POSITIVE, then the three zeros by index, -1, -MAX.
+    assert_eq!(sel.picks(), &[2, 8, 9, 6, 0, 1, 5, 7, 3]);
+    let b = cosines(&q, &pool, d);
+    let valid: Vec<usize> = (0..10).filter(|&i| i != 4).collect();
+    let vs: Vec<f32> = valid.iter().map(|&i| scores[i]).collect();
+    let vb: Vec<f64> = valid.iter().map(|&i| b[i]).collect();
+    let want = rank_map(&vs, &vb);
+    for s in sel.steps() {
+        let pos = valid.iter().position(|&i| i == s.index).unwrap();
+        assert!((s.score - want[pos]).abs() < 1e-6, "row {}", s.index);
+    }
+    // The three zeros share one value.
+    let z: Vec<f64> = sel.steps()[4..7].iter().map(|s| s.score).collect();
+    assert!(z[0] == z[1] && z[1] == z[2]);
+    let got = Selector::new()
+        .select(&input, 9, &Method::Recommended(policy))
+        .unwrap();
+    assert_eq!(got.excluded, vec![4]);
+    assert!(!got.picks.contains(&4) && got.picks.len() == 9);
+}
