@@ -44,6 +44,8 @@
 //!
 //! ## Layout
 //! [`pursuit`] (the method and its relevance-scaled family, DESIGN §11),
+//! [`recommended`] (centroid pursuit with a per-pool γ from a measured rule,
+//! on unit-free relevance: the setting to use without tuning),
 //! [`top_k`] and [`mmr`] (baselines) all write into a caller-owned
 //! [`Workspace`] and return a borrowed [`SelectionView`]. The refit is a primal
 //! active-set simplex QP in f64 with an incremental Cholesky factor (see the
