@@ -60,6 +60,10 @@ pub fn recall_svg(report: &EvalReport, title: &str) -> Result<String, String> {
             .map_err(err)?;
         chart
             .configure_mesh()
+            .light_line_style(WHITE)
+            .x_labels(report.ks.len().max(2) * 2)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
             .x_desc("budget K")
             .y_desc("evidence recall (%)")
             .draw()
