@@ -14,10 +14,13 @@
 //!
 //! Per budget K the report lists every setting's recall, its
 //! paired-bootstrap interval minus top-K, how many folds chose it, and the
-//! cross-validated gain of the choice. Over all budgets together it names
-//! the recommended setting: the one with the best mean recall over the
-//! budgets on all queries (the choice the folds validated), with a one-line
-//! command that uses it.
+//! cross-validated gain of the choice. Over all budgets together (mean
+//! recall over the budgets) it names the recommended setting, with a
+//! one-line command that uses it: the best setting on all queries when the
+//! folds validate the choice (the low end of the held-out gain's interval
+//! is above zero); otherwise the choice is not trusted and the report falls
+//! back to the built-in recommended setting when it is at or above top-K on
+//! these queries, else to top-K.
 //!
 //! ```
 //! use mempursuit_cli::dataset::Dataset;
@@ -169,8 +172,16 @@ pub struct TuneReport {
     /// Over all budgets: folds that chose each setting.
     pub chosen_in_folds: Vec<usize>,
     /// The recommended setting (index into `settings`): the best mean
-    /// recall over the budgets on all queries.
+    /// recall over the budgets on all queries when the cross-validated gain
+    /// of choosing that way is above zero (its interval's low end > 0);
+    /// otherwise the built-in recommended setting if its mean recall over
+    /// the budgets is at least top-K's, else top-K.
     pub recommended: usize,
+    /// The best mean recall over the budgets on all queries (index into
+    /// `settings`).
+    pub best: usize,
+    /// Whether the cross-validated gain of the choice is above zero.
+    pub choice_validated: bool,
     /// The bootstrap behind the intervals.
     pub bootstrap: Bootstrap,
     /// The `select` flag that gives the relevance the evaluation used
@@ -334,12 +345,24 @@ pub fn tune(data: &Dataset, options: &TuneOptions) -> Result<TuneReport, TuneErr
         _ => "",
     }
     .to_string();
+    let cv_delta_vs_topk = paired_interval(&held_out, &overall[0], &boot);
+    let best = argmax(overall.iter().map(|v| mean_over(v, &order)));
+    let choice_validated = cv_delta_vs_topk.is_some_and(|i| i.lo > 0.0);
+    let recommended = if choice_validated {
+        best
+    } else if mean_over(&overall[1], &order) >= mean_over(&overall[0], &order) {
+        1
+    } else {
+        0
+    };
     Ok(TuneReport {
         queries: nq,
         folds: options.folds,
-        cv_delta_vs_topk: paired_interval(&held_out, &overall[0], &boot),
+        cv_delta_vs_topk,
         chosen_in_folds: chosen,
-        recommended: argmax(overall.iter().map(|v| mean_over(v, &order))),
+        recommended,
+        best,
+        choice_validated,
         settings,
         budgets,
         bootstrap: boot,
@@ -406,6 +429,7 @@ impl TuneReport {
             );
         }
         let rec = self.recommended_setting();
+        let best = &self.settings[self.best];
         let chosen: Vec<String> = self
             .settings
             .iter()
@@ -417,10 +441,25 @@ impl TuneReport {
             out,
             "All budgets together (mean recall over K): best setting: {} (chosen by the folds: {});\n\
              choosing this way, held out: {} points of recall over top-K.",
-            rec.name,
+            best.name,
             chosen.join(", "),
             interval_text(self.cv_delta_vs_topk)
         );
+        if self.choice_validated {
+            let _ = writeln!(out, "Recommended: {}.", rec.name);
+        } else {
+            let _ = writeln!(
+                out,
+                "The held-out gain of choosing is not above zero, so the choice is not trusted.\n\
+                 Recommended: {} ({}).",
+                rec.name,
+                if self.recommended == 1 {
+                    "the no-tuning default, at or above top-K on these queries"
+                } else {
+                    "nothing else was at or above it on these queries"
+                }
+            );
+        }
         let _ = writeln!(
             out,
             "Use it: mempursuit select --query Q.npy --candidates C.npy -k K {}{}",

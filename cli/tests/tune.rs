@@ -100,3 +100,21 @@ fn tune_errors() {
     let e = tune(&data, &TuneOptions::new(vec![])).unwrap_err();
     assert_eq!(e.to_string(), "no budget K given");
 }
+
+/// At K = 3 on the fixture the fold-wise choice loses on held-out folds, so
+/// it is not trusted: top-K is recommended (the recommended setting is
+/// below top-K there, 55.0 against 55.7).
+#[test]
+fn an_unvalidated_choice_falls_back() {
+    let r = tune(&fixture(), &TuneOptions::new(vec![3])).unwrap();
+    assert!(!r.choice_validated);
+    let cv = r.cv_delta_vs_topk.unwrap();
+    assert!(cv.mean < 0.0 && cv.lo < 0.0, "{cv:?}");
+    assert_eq!(r.recommended_setting().name, "top-K");
+    assert_ne!(r.best, 0);
+    let t = r.table();
+    assert!(t.contains("so the choice is not trusted"), "{t}");
+    assert!(t.contains(
+        "Use it: mempursuit select --query Q.npy --candidates C.npy -k K --method topk\n"
+    ));
+}
