@@ -44,10 +44,12 @@
 //!
 //! ## Layout
 //! [`pursuit`] (the method and its [relevance-scaled
-//! family](#the-relevance-scaled-family)), [`top_k`] and [`mmr`]
-//! (baselines) all write into a caller-owned [`Workspace`] and return a
-//! borrowed [`SelectionView`]; [`Method`] names one of them and
-//! [`Method::run`] dispatches. The refit is a primal active-set simplex QP
+//! family](#the-relevance-scaled-family)), [`recommended`] (centroid
+//! pursuit with a per-pool γ from a measured rule, on unit-free relevance:
+//! the setting to use without tuning), [`top_k`] and [`mmr`] (baselines)
+//! all write into a caller-owned [`Workspace`] and return a borrowed
+//! [`SelectionView`]; [`Method`] names one of them and [`Method::run`]
+//! dispatches. The refit is a primal active-set simplex QP
 //! in f64 with an incremental Cholesky factor (see [near-dependent
 //! memories](#near-dependent-memories)); the similarity pass, the Gram rows
 //! and the score refresh are SIMD ([`kernels`], with a fixed reduction
@@ -102,6 +104,7 @@ pub mod kernels;
 mod method;
 mod options;
 mod pursuit;
+mod recommend;
 mod selection;
 mod solver;
 mod workspace;
@@ -120,5 +123,9 @@ pub use options::{
     Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 pub use pursuit::{pursuit, pursuit_with};
+pub use recommend::{
+    recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
+    RECOMMENDED_C_EXTERNAL,
+};
 pub use selection::{SelectionView, Step, StopReason};
 pub use workspace::{FixedWorkspace, ScratchSize, Workspace};

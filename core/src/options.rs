@@ -201,8 +201,9 @@ impl PursuitOptions {
     };
 
     /// Centroid pursuit: κ = ∞ of the [relevance-scaled
-    /// family](crate#the-relevance-scaled-family) with the given γ; γ = 0.5
-    /// is the measured default for cosine-ordered pools.
+    /// family](crate#the-relevance-scaled-family) with the given γ (a fixed
+    /// γ; the recommended setting [`recommended`](crate::recommended) sets γ
+    /// per pool and budget instead).
     pub const fn centroid(gamma: f64) -> PursuitOptions {
         PursuitOptions {
             ridge: f64::INFINITY,
