@@ -71,7 +71,7 @@ mod workspace;
 
 pub use baselines::{mmr, top_k};
 pub use cholesky::PIVOT_TOLERANCE;
-pub use error::{Capacity, Error, VectorFault};
+pub use error::{Capacity, Error, ScratchBuffer, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
 #[cfg(feature = "half")]
 pub use half;

@@ -23,6 +23,7 @@ pub const MAX_NORM: f64 = 1e12;
 /// How non-unit vectors are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Normalization {
     /// Every vector is used through its direction: all similarities are
     /// cosines. A vector whose norm is within [`UNIT_NORM_TOLERANCE`] of 1 is
@@ -41,6 +42,7 @@ pub enum Normalization {
 /// norm out of range, or not unit under [`Normalization::RequireUnit`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum InvalidCandidates {
     /// The call fails with [`Error::Candidate`] naming the first such row.
     #[default]
@@ -63,6 +65,7 @@ pub struct InputPolicy {
 /// When the pursuit stops before the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Stopping {
     /// Select exactly `min(K, P)` memories (fewer only if the pool runs out
     /// of valid candidates, or by [`AtPoolOptimum::Stop`]).
@@ -96,6 +99,7 @@ impl Stopping {
 /// certificate: there this setting is ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum AtPoolOptimum {
     /// Keep picking by the (now frozen) residual, as the paper does.
     #[default]
@@ -150,6 +154,7 @@ impl PursuitOptions {
 
     /// Centroid pursuit (DESIGN §11): κ = ∞ with the given γ; γ = 0.5 is the
     /// measured default for cosine-ordered pools.
+    #[must_use]
     pub const fn centroid(gamma: f64) -> PursuitOptions {
         PursuitOptions {
             ridge: f64::INFINITY,

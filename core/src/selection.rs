@@ -28,6 +28,7 @@ pub enum StopReason {
 /// `index` and `score` are meaningful and every other field is 0.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct Step {
     /// Pool index (row of the candidate matrix) picked at this step.
     pub index: usize,
@@ -61,6 +62,7 @@ pub struct Step {
 /// Copy what you need out of it before the next call on the same workspace
 /// (the `mempursuit` crate's owned `Selection` does this).
 #[derive(Debug, Clone, Copy)]
+#[must_use]
 pub struct Selection<'w> {
     pub(crate) picks: &'w [usize],
     pub(crate) weights: &'w [f64],

@@ -379,7 +379,7 @@ pub fn select_with<E: Element>(
     method: &Method,
 ) -> Result<Selection, Error> {
     let pool = input.pool_size().unwrap_or(0);
-    let mut ws = selector.workspace(pool, budget.min(pool));
+    let mut ws = selector.try_workspace(pool, budget.min(pool))?;
     Ok(method.run(input, budget, &mut ws)?.into())
 }
 

@@ -50,6 +50,7 @@ impl Method {
 /// baselines), one [`Step`] per pick, the stop reason and excluded rows.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[must_use]
 pub struct Selection {
     /// Pool indices in entry order.
     pub picks: Vec<usize>,
@@ -92,7 +93,10 @@ impl From<mempursuit_core::Selection<'_>> for Selection {
 /// assert!((sel.weights.iter().sum::<f64>() - 1.0).abs() < 1e-12);
 /// # Ok::<(), mempursuit::Error>(())
 /// ```
-#[derive(Debug, Default, Clone)]
+///
+/// Its `Debug` output shows the capacity and the bytes held, not the
+/// buffers' contents.
+#[derive(Default, Clone)]
 pub struct Selector {
     f32s: Vec<f32>,
     f64s: Vec<f64>,
@@ -102,14 +106,36 @@ pub struct Selector {
     max_budget: usize,
 }
 
+impl std::fmt::Debug for Selector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bytes = std::mem::size_of_val(self.f32s.as_slice())
+            + std::mem::size_of_val(self.f64s.as_slice())
+            + std::mem::size_of_val(self.indices.as_slice())
+            + std::mem::size_of_val(self.steps.as_slice());
+        f.debug_struct("Selector")
+            .field("max_pool", &self.max_pool)
+            .field("max_budget", &self.max_budget)
+            .field("bytes", &bytes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Selector {
     /// An empty selector; buffers are allocated on first use.
+    #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// A selector with room for pools of `max_pool` and budgets of
     /// `max_budget` (no allocation on later calls within that shape).
+    ///
+    /// # Panics
+    /// If the scratch size of (`max_pool`, `max_budget`) overflows `usize`
+    /// (a pool × budget beyond any addressable memory; see
+    /// [`try_reserve`](Self::try_reserve) for the fallible form), or, like
+    /// `Vec`, if the allocation fails.
+    #[must_use]
     pub fn with_capacity(max_pool: usize, max_budget: usize) -> Self {
         let mut s = Self::new();
         s.reserve(max_pool, max_budget);
@@ -120,27 +146,63 @@ impl Selector {
     ///
     /// # Panics
     /// If the scratch size overflows `usize` (a pool × budget beyond any
-    /// addressable memory).
+    /// addressable memory; [`try_reserve`](Self::try_reserve) returns an
+    /// error instead), or, like `Vec`, if the allocation fails.
     pub fn reserve(&mut self, pool: usize, budget: usize) {
+        if let Err(e) = self.try_reserve(pool, budget) {
+            panic!("Selector::reserve: {e}");
+        }
+    }
+
+    /// Grows the buffers to hold at least (`pool`, `budget`).
+    ///
+    /// # Errors
+    /// [`Error::ScratchOverflow`] (nothing changed) if the scratch size
+    /// overflows `usize`.
+    pub fn try_reserve(&mut self, pool: usize, budget: usize) -> Result<(), Error> {
         let pool = pool.max(self.max_pool);
         let budget = budget.max(self.max_budget);
         if pool == self.max_pool && budget == self.max_budget && !self.steps.is_empty() {
-            return;
+            return Ok(());
         }
-        let need = ScratchSize::for_capacity(pool, budget).expect("scratch size overflows usize");
+        let need = ScratchSize::for_capacity(pool, budget).ok_or(Error::ScratchOverflow {
+            max_pool: pool,
+            max_budget: budget,
+        })?;
         self.f32s.resize(need.f32s, 0.0);
         self.f64s.resize(need.f64s, 0.0);
         self.indices.resize(need.indices, 0);
         self.steps.resize(need.steps.max(1), Step::default());
         self.max_pool = pool;
         self.max_budget = budget;
+        Ok(())
     }
 
     /// A core [`Workspace`] over these buffers, grown to hold (`pool`,
     /// `budget`) first: call the core's [`pursuit`], [`top_k`] or [`mmr`]
     /// on it for a call that allocates nothing.
+    ///
+    /// # Panics
+    /// As [`reserve`](Self::reserve): if the scratch size of (`pool`,
+    /// `budget`) overflows `usize`; [`try_workspace`](Self::try_workspace)
+    /// returns an error instead.
+    #[must_use]
     pub fn workspace(&mut self, pool: usize, budget: usize) -> Workspace<'_> {
-        self.reserve(pool, budget);
+        match self.try_workspace(pool, budget) {
+            Ok(ws) => ws,
+            Err(e) => panic!("Selector::workspace: {e}"),
+        }
+    }
+
+    /// [`workspace`](Self::workspace) without the panic.
+    ///
+    /// # Errors
+    /// [`Error::ScratchOverflow`] if the scratch size of (`pool`, `budget`)
+    /// overflows `usize`.
+    pub fn try_workspace(&mut self, pool: usize, budget: usize) -> Result<Workspace<'_>, Error> {
+        self.try_reserve(pool, budget)?;
+        // Cannot fail: the buffers were just sized by
+        // `ScratchSize::for_capacity(max_pool, max_budget)`.
         Workspace::from_buffers(
             self.max_pool,
             self.max_budget,
@@ -149,7 +211,6 @@ impl Selector {
             &mut self.indices,
             &mut self.steps,
         )
-        .expect("buffers sized by ScratchSize::for_capacity")
     }
 
     /// Runs `method` on `input` with budget K and returns an owned result.
@@ -164,7 +225,7 @@ impl Selector {
         method: &Method,
     ) -> Result<Selection, Error> {
         let pool = input.pool_size().unwrap_or(0);
-        let mut ws = self.workspace(pool, budget.min(pool));
+        let mut ws = self.try_workspace(pool, budget.min(pool))?;
         Ok(method.run(input, budget, &mut ws)?.into())
     }
 }

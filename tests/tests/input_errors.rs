@@ -496,7 +496,7 @@ fn caller_slices_are_unchanged() {
         let input = Input::new(&q, &pool).with_relevance(relevance);
         for m in all_methods(policy) {
             for k in [0, 3, 12, 20] {
-                sel.select(&input, k, &m).unwrap();
+                let _ = sel.select(&input, k, &m).unwrap();
                 assert_eq!(bits(&q), q0);
                 assert_eq!(bits(&pool), p0);
                 assert_eq!(bits(&rel), r0);

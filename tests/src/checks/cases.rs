@@ -573,6 +573,7 @@ impl fmt::Debug for OptionsLit<'_> {
                 F64Lit(tau),
                 F64Lit(eps)
             ),
+            other => format!("Stopping::{other:?}"),
         };
         write!(
             f,
