@@ -118,7 +118,7 @@ impl ScratchSize {
 
 /// A view over caller-owned scratch memory of fixed capacity (P_max, K_max).
 ///
-/// Results of a selector borrow from it (see [`Selection`](crate::Selection)).
+/// Results of a selector borrow from it (see [`SelectionView`](crate::SelectionView)).
 ///
 /// Its `Debug` output shows the capacity and the shape of the last call,
 /// not the buffers' contents.
