@@ -175,6 +175,7 @@ pub(crate) fn prepare<E: Element>(
     ws.check_capacity(p, budget.min(p))?;
     ws.pool = p;
     ws.excluded = 0;
+    ws.skipped = 0;
 
     let b = &mut ws.b[..p];
     let nsq = &mut ws.acc[..p];

@@ -80,8 +80,8 @@ pub use input::{Input, Relevance};
 pub use kernels::{Element, Executor, Isa, PassJob, Serial};
 pub use method::Method;
 pub use options::{
-    AtPoolOptimum, InputPolicy, InvalidCandidates, MmrOptions, Normalization, PursuitOptions,
-    Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
+    AtPoolOptimum, DependentPicks, InputPolicy, InvalidCandidates, MmrOptions, Normalization,
+    PursuitOptions, Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 pub use pursuit::{pursuit, pursuit_with};
 pub use selection::{SelectionView, Step, StopReason};

@@ -20,6 +20,9 @@ use crate::selection::{Step, StopReason};
 pub(crate) const AVAILABLE: usize = 0;
 pub(crate) const SELECTED: usize = 1;
 pub(crate) const EXCLUDED: usize = 2;
+/// Skipped as already represented by the free set
+/// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)).
+pub(crate) const SKIPPED: usize = 3;
 
 /// How many elements of each type a workspace of a given capacity needs
 /// (in the spirit of faer's `*_scratch` functions).
@@ -153,6 +156,7 @@ pub struct Workspace<'a> {
     // result metadata of the last call
     pub(crate) pool: usize,
     pub(crate) excluded: usize,
+    pub(crate) skipped: usize,
     pub(crate) stop: StopReason,
     /// Size of the free set (the factor's order), kept across pursuit steps.
     pub(crate) nfree: usize,
@@ -240,6 +244,7 @@ impl<'a> Workspace<'a> {
             steps: &mut steps[..k],
             pool: 0,
             excluded: 0,
+            skipped: 0,
             stop: StopReason::Budget,
             nfree: 0,
             nu: 0.0,
@@ -326,6 +331,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             free_size: 0,
             solver_iterations: 0,
             filled: false,
+            dependent: false,
         };
         FixedWorkspace {
             vec_p: [[0.0; P]; 5],
@@ -370,6 +376,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             steps: &mut self.steps,
             pool: 0,
             excluded: 0,
+            skipped: 0,
             stop: StopReason::Budget,
             nfree: 0,
             nu: 0.0,

@@ -464,7 +464,11 @@ mod tests {
                     let want = Selection::from(pursuit(&input, k, o, &mut ws).unwrap());
                     let mut ws = s.workspace(p, k);
                     let got = Selection::from(split.pursuit(&input, k, o, &mut ws).unwrap());
-                    assert_eq!(format!("{got:?}"), format!("{want:?}"), "threads={threads} P={p}");
+                    assert_eq!(
+                        format!("{got:?}"),
+                        format!("{want:?}"),
+                        "threads={threads} P={p}"
+                    );
                 }
             }
         }

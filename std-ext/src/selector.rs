@@ -5,7 +5,8 @@ use mempursuit_core::{
 };
 
 /// An owned selection: picks in entry order, weights (empty for the
-/// baselines), one [`Step`] per pick, the stop reason and excluded rows.
+/// baselines), one [`Step`] per pick, the stop reason, excluded rows and
+/// skipped candidates.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[must_use]
@@ -20,6 +21,11 @@ pub struct Selection {
     pub stop: StopReason,
     /// Candidate rows excluded as unusable (ascending).
     pub excluded: Vec<usize>,
+    /// Candidates skipped as already represented by the free set
+    /// (ascending; only under
+    /// [`DependentPicks::Skip`](mempursuit_core::DependentPicks::Skip)).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub skipped: Vec<usize>,
 }
 
 impl From<SelectionView<'_>> for Selection {
@@ -30,6 +36,7 @@ impl From<SelectionView<'_>> for Selection {
             steps: s.steps().to_vec(),
             stop: s.stop_reason(),
             excluded: s.excluded().collect(),
+            skipped: s.skipped().collect(),
         }
     }
 }

@@ -91,7 +91,11 @@ fn split(pool: &mut SplitPool, input: &Input<'_>, k: usize, o: &PursuitOptions) 
 #[test]
 fn split_query_equals_single_thread_bit_for_bit() {
     let mut rng = StdRng::seed_from_u64(7);
-    let threads: &[usize] = if cfg!(miri) { &[2, 7] } else { &[1, 2, 3, 4, 7] };
+    let threads: &[usize] = if cfg!(miri) {
+        &[2, 7]
+    } else {
+        &[1, 2, 3, 4, 7]
+    };
     let mut pools: Vec<SplitPool> = threads
         .iter()
         .map(|&t| SplitPool::new(t).unwrap())
@@ -138,7 +142,11 @@ fn split_query_equals_single_thread_bit_for_bit() {
 #[test]
 fn split_query_equals_single_thread_for_half_storage() {
     let mut rng = StdRng::seed_from_u64(11);
-    let (p, d, k) = if cfg!(miri) { (20, 9, 4) } else { (150, 72, 15) };
+    let (p, d, k) = if cfg!(miri) {
+        (20, 9, 4)
+    } else {
+        (150, 72, 15)
+    };
     let m = pool_with_duplicates(p, d, &mut rng);
     let q = matrix(1, d, true, &mut rng);
     let h: Vec<f16> = m.iter().map(|&x| f16::from_f32(x)).collect();
@@ -199,7 +207,11 @@ fn batch_equals_sequential_bit_for_bit() {
             .iter()
             .map(|i| format!("{:?}", s.select(i, k, method).unwrap()))
             .collect();
-        let threads: &[usize] = if cfg!(miri) { &[2, 8] } else { &[1, 2, 3, 8, 64] };
+        let threads: &[usize] = if cfg!(miri) {
+            &[2, 8]
+        } else {
+            &[1, 2, 3, 8, 64]
+        };
         for &threads in threads {
             let got: Vec<String> = select_batch(&inputs, k, method, threads)
                 .into_iter()
