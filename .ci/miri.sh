@@ -3,9 +3,10 @@
 # unit tests and the thread-split tests (std-ext/tests/parallel.rs) under
 # the Miri interpreter, which reports undefined behaviour and data races:
 # once under Stacked Borrows (the default) and once under Tree Borrows. The
-# unsafe code it checks: the AVX2 kernels' dispatch (Miri runs the portable
-# path; the kernels themselves need a real CPU) and the worker protocol of
-# `parallel::SplitPool` (the hand-off of a pass's jobs to worker threads).
+# unsafe code it checks is the worker protocol of `parallel::SplitPool`
+# (the hand-off of a pass's jobs to worker threads); the AVX2 kernels need a
+# real CPU (under Miri the CPU-feature check fails and the portable kernels
+# run).
 #
 # Miri cannot run inline assembly, which libm uses for sqrt on x86-64, so
 # the core is built with its `soft-float` feature (libm's portable,
