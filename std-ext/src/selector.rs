@@ -21,8 +21,8 @@ pub struct Selection {
     pub stop: StopReason,
     /// Candidate rows excluded as unusable (ascending).
     pub excluded: Vec<usize>,
-    /// Candidates skipped as already represented by the free set
-    /// (ascending; only under
+    /// Candidates skipped as already represented by the picks (ascending;
+    /// only under
     /// [`DependentPicks::Skip`](mempursuit_core::DependentPicks::Skip)).
     #[cfg_attr(feature = "serde", serde(default))]
     pub skipped: Vec<usize>,
@@ -96,10 +96,8 @@ impl Selector {
     /// `max_budget` (no allocation on later calls within that shape).
     ///
     /// # Panics
-    /// If the scratch size of (`max_pool`, `max_budget`) overflows `usize`
-    /// (a pool × budget beyond any addressable memory; see
-    /// [`try_reserve`](Self::try_reserve) for the fallible form), or, like
-    /// `Vec`, if the allocation fails.
+    /// As [`Selector::reserve`]: if the scratch size overflows `usize` or
+    /// the allocation fails ([`Selector::try_reserve`] reports both).
     #[must_use]
     pub fn with_capacity(max_pool: usize, max_budget: usize) -> Self {
         let mut s = Self::new();
@@ -111,33 +109,39 @@ impl Selector {
     ///
     /// # Panics
     /// If the scratch size overflows `usize` (a pool × budget beyond any
-    /// addressable memory; [`try_reserve`](Self::try_reserve) returns an
-    /// error instead), or, like `Vec`, if the allocation fails.
+    /// addressable memory) or the allocation fails; [`Selector::try_reserve`]
+    /// reports both instead.
     pub fn reserve(&mut self, pool: usize, budget: usize) {
         if let Err(e) = self.try_reserve(pool, budget) {
-            panic!("Selector::reserve: {e}");
+            panic!("{e}");
         }
     }
 
-    /// Grows the buffers to hold at least (`pool`, `budget`).
+    /// Grows the buffers to hold at least (`pool`, `budget`), reporting a
+    /// size that overflows `usize` or an allocation that fails instead of
+    /// panicking or aborting (for hosts with little memory, such as
+    /// WebAssembly, where either would end the whole module). On error the
+    /// selector keeps its previous capacity and stays usable.
     ///
     /// # Errors
-    /// [`Error::ScratchOverflow`] (nothing changed) if the scratch size
-    /// overflows `usize`.
-    pub fn try_reserve(&mut self, pool: usize, budget: usize) -> Result<(), Error> {
+    /// [`ReserveError`] naming the shape.
+    pub fn try_reserve(&mut self, pool: usize, budget: usize) -> Result<(), ReserveError> {
         let pool = pool.max(self.max_pool);
         let budget = budget.max(self.max_budget);
         if pool == self.max_pool && budget == self.max_budget && !self.steps.is_empty() {
             return Ok(());
         }
-        let need = ScratchSize::for_capacity(pool, budget).ok_or(Error::ScratchOverflow {
-            max_pool: pool,
-            max_budget: budget,
-        })?;
-        self.f32s.resize(need.f32s, 0.0);
-        self.f64s.resize(need.f64s, 0.0);
-        self.indices.resize(need.indices, 0);
-        self.steps.resize(need.steps.max(1), Step::default());
+        let error = |bytes| ReserveError {
+            pool,
+            budget,
+            bytes,
+        };
+        let need = ScratchSize::for_capacity(pool, budget).ok_or(error(None))?;
+        let bytes = Some(need.bytes());
+        grow(&mut self.f32s, need.f32s, 0.0).map_err(|()| error(bytes))?;
+        grow(&mut self.f64s, need.f64s, 0.0).map_err(|()| error(bytes))?;
+        grow(&mut self.indices, need.indices, 0).map_err(|()| error(bytes))?;
+        grow(&mut self.steps, need.steps.max(1), Step::default()).map_err(|()| error(bytes))?;
         self.max_pool = pool;
         self.max_budget = budget;
         Ok(())
@@ -148,26 +152,28 @@ impl Selector {
     /// on it for a call that allocates nothing.
     ///
     /// # Panics
-    /// As [`reserve`](Self::reserve): if the scratch size of (`pool`,
-    /// `budget`) overflows `usize`; [`try_workspace`](Self::try_workspace)
-    /// returns an error instead.
+    /// As [`Selector::reserve`]; [`Selector::try_workspace`] reports instead.
     #[must_use]
     pub fn workspace(&mut self, pool: usize, budget: usize) -> Workspace<'_> {
-        match self.try_workspace(pool, budget) {
-            Ok(ws) => ws,
-            Err(e) => panic!("Selector::workspace: {e}"),
-        }
+        self.reserve(pool, budget);
+        self.view()
     }
 
-    /// [`workspace`](Self::workspace) without the panic.
+    /// [`Selector::workspace`] with the growth of [`Selector::try_reserve`]:
+    /// a size overflow or a failed allocation is an error, not a panic.
     ///
     /// # Errors
-    /// [`Error::ScratchOverflow`] if the scratch size of (`pool`, `budget`)
-    /// overflows `usize`.
-    pub fn try_workspace(&mut self, pool: usize, budget: usize) -> Result<Workspace<'_>, Error> {
+    /// [`ReserveError`] naming the shape.
+    pub fn try_workspace(
+        &mut self,
+        pool: usize,
+        budget: usize,
+    ) -> Result<Workspace<'_>, ReserveError> {
         self.try_reserve(pool, budget)?;
-        // Cannot fail: the buffers were just sized by
-        // `ScratchSize::for_capacity(max_pool, max_budget)`.
+        Ok(self.view())
+    }
+
+    fn view(&mut self) -> Workspace<'_> {
         Workspace::from_buffers(
             self.max_pool,
             self.max_budget,
@@ -176,6 +182,7 @@ impl Selector {
             &mut self.indices,
             &mut self.steps,
         )
+        .expect("buffers sized by ScratchSize::for_capacity")
     }
 
     /// Runs `method` on `input` (candidates in any [`Element`] storage) with
@@ -183,7 +190,12 @@ impl Selector {
     ///
     /// # Errors
     /// The core's input errors ([`Error`]); capacity is never exceeded since
-    /// the buffers grow to fit.
+    /// the buffers grow to fit, and a shape whose scratch size overflows
+    /// `usize` is [`Error::ScratchOverflow`].
+    ///
+    /// # Panics
+    /// Like `Vec`, if the allocation of the scratch fails (use
+    /// [`Selector::try_reserve`] first to get an error instead).
     pub fn select<E: Element>(
         &mut self,
         input: &Input<'_, E>,
@@ -191,7 +203,95 @@ impl Selector {
         method: &Method,
     ) -> Result<Selection, Error> {
         let pool = input.pool_size().unwrap_or(0);
-        let mut ws = self.try_workspace(pool, budget.min(pool))?;
+        let mut ws = match self.try_workspace(pool, budget.min(pool)) {
+            Ok(ws) => ws,
+            Err(ReserveError {
+                pool,
+                budget,
+                bytes: None,
+            }) => {
+                return Err(Error::ScratchOverflow {
+                    max_pool: pool,
+                    max_budget: budget,
+                })
+            }
+            Err(e) => panic!("{e}"),
+        };
         Ok(method.run(input, budget, &mut ws)?.into())
+    }
+}
+
+/// Grows `v` to `n` elements, reporting an allocation failure instead of
+/// aborting.
+fn grow<T: Clone>(v: &mut Vec<T>, n: usize, fill: T) -> Result<(), ()> {
+    if v.len() < n {
+        v.try_reserve_exact(n - v.len()).map_err(|_| ())?;
+        v.resize(n, fill);
+    }
+    Ok(())
+}
+
+/// A [`Selector`] could not grow its buffers to the scratch of a shape
+/// ([`Selector::try_reserve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReserveError {
+    /// The pool capacity P_max asked for.
+    pub pool: usize,
+    /// The budget capacity K_max asked for.
+    pub budget: usize,
+    /// The scratch size in bytes ([`ScratchSize::bytes`]), or `None` if it
+    /// overflows `usize` (the shape cannot exist on this target).
+    pub bytes: Option<usize>,
+}
+
+impl std::fmt::Display for ReserveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (p, k) = (self.pool, self.budget);
+        match self.bytes {
+            None => write!(
+                f,
+                "the scratch for P = {p}, K = {k} overflows the address space; use a smaller pool or budget"
+            ),
+            Some(bytes) => write!(
+                f,
+                "cannot allocate {bytes} bytes of scratch for P = {p}, K = {k}; use a smaller pool or budget"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReserveError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mempursuit_core::PursuitOptions;
+
+    #[test]
+    fn try_reserve_reports_an_overflowing_shape_and_keeps_the_selector_usable() {
+        let mut selector = Selector::new();
+        let err = selector.try_reserve(usize::MAX / 4, 8).unwrap_err();
+        assert_eq!(
+            err,
+            ReserveError {
+                pool: usize::MAX / 4,
+                budget: 8,
+                bytes: None
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the scratch for P = {}, K = 8 overflows the address space; use a smaller pool or budget",
+                usize::MAX / 4
+            )
+        );
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        let (query, pool) = ([s, s], [0.9950f32, 0.0998, 0.9998, 0.0200, 0.0, 1.0]);
+        let mut ws = selector.try_workspace(3, 2).unwrap();
+        assert_eq!((ws.max_pool(), ws.max_budget()), (3, 2));
+        let method = Method::Pursuit(PursuitOptions::default());
+        let sel = method.run(&Input::new(&query, &pool), 2, &mut ws).unwrap();
+        assert_eq!(sel.picks(), &[0, 2]);
     }
 }

@@ -4,7 +4,7 @@
 
 use mempursuit::{
     Capacity, Error, FixedWorkspace, Input, InputPolicy, Method, MmrOptions, PursuitOptions,
-    ScratchBuffer, ScratchSize, Selection, Selector, Step, Workspace,
+    ReserveError, ScratchBuffer, ScratchSize, Selection, Selector, Step, Workspace,
 };
 use mempursuit_tests::random;
 
@@ -260,9 +260,10 @@ fn debug_shows_shape_and_capacity_only() {
 #[test]
 fn selector_scratch_overflow_is_an_error() {
     let mut selector = Selector::with_capacity(8, 2);
-    let overflow = Error::ScratchOverflow {
-        max_pool: usize::MAX,
-        max_budget: 2,
+    let overflow = ReserveError {
+        pool: usize::MAX,
+        budget: 2,
+        bytes: None,
     };
     assert_eq!(selector.try_reserve(usize::MAX, 2), Err(overflow));
     assert_eq!(selector.try_workspace(usize::MAX, 2).unwrap_err(), overflow);
