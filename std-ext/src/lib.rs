@@ -63,6 +63,10 @@
 //! two orders of magnitude slower.
 
 #![warn(missing_docs)]
+// `unsafe` is allowed only in `parallel` (the hand-off of a pass's jobs to
+// persistent worker threads), each block with a SAFETY argument; Miri
+// checks it (`.ci/miri.sh`).
+#![deny(unsafe_code)]
 
 pub use mempursuit_core::*;
 
