@@ -1,7 +1,5 @@
-//! Loader of the HotpotQA distractor evidence-selection fixture (the
-//! committed 24-query subset `cli/data/hotpotqa-mini/`, whose README
-//! describes the format; the full 340-query fixture is not shipped with the
-//! repository): query and memory
+//! Loader of the HotpotQA distractor evidence-selection fixture
+//! (`shared/data/hotpotqa-distractor/`, see its README): query and memory
 //! embeddings (all-MiniLM-L6-v2, 384-d, unit rows, `.npy` f32) and, per
 //! query, its candidate pool and gold memory ids (`queries.jsonl`).
 
@@ -122,9 +120,10 @@ fn is_fixture_dir(d: &Path) -> bool {
         .all(|f| d.join(f).is_file())
 }
 
-/// Where the 24-query `mini` fixture is looked for, in order: the committed
-/// `cli/data/hotpotqa-mini/`, then the development machines' shared data
-/// folder outside the repository (see the code).
+/// Where the 24-query `mini` fixture is looked for, in order:
+/// `cli/data/hotpotqa-mini/` in the repository, then
+/// `../shared/data/hotpotqa-distractor/mini/` relative to the repository,
+/// then `/work/shared/data/hotpotqa-distractor/mini/`.
 pub fn mini_candidates() -> Vec<PathBuf> {
     let root = repo_root();
     vec![
@@ -134,10 +133,10 @@ pub fn mini_candidates() -> Vec<PathBuf> {
     ]
 }
 
-/// Where the full 340-query fixture (not shipped) is looked for, in order:
-/// the directory in the environment variable `MEMPURSUIT_HOTPOTQA_DIR`, then
-/// the development machines' shared data folder outside the repository (see
-/// the code).
+/// Where the full 340-query fixture is looked for, in order: the directory
+/// in the environment variable `MEMPURSUIT_HOTPOTQA_DIR`, then
+/// `../shared/data/hotpotqa-distractor/` relative to the repository, then
+/// `/work/shared/data/hotpotqa-distractor/`.
 pub fn full_candidates() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::env::var_os("MEMPURSUIT_HOTPOTQA_DIR")
         .map(PathBuf::from)
