@@ -633,7 +633,7 @@ fn select_batch(
     normalization: &str,
     invalid: &str,
     storage: &str,
-    threads: Option<usize>,
+    threads: Option<i64>,
 ) -> PyResult<Vec<PySelection>> {
     let call = call(
         k,
@@ -651,8 +651,12 @@ fn select_batch(
         storage,
     )?;
     let threads = match threads {
-        Some(0) => return Err(PyValueError::new_err("threads must be >= 1, got 0")),
-        Some(t) => t,
+        Some(t) if t < 1 => {
+            return Err(PyValueError::new_err(format!(
+                "threads must be >= 1, got {t}"
+            )))
+        }
+        Some(t) => usize::try_from(t).unwrap_or(usize::MAX),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let q = Batch::<f32>::new(queries, 1, "queries")?;
