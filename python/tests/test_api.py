@@ -5,6 +5,8 @@ storage types, conversions, and that the caller's arrays are neither copied
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -238,3 +240,52 @@ def test_float32_input_is_not_copied():
     assert borrowed < 16 * mib, f"float32 input raised peak memory by {borrowed / mib:.1f} MiB"
     converted = growth("float64")  # 256 MiB pool -> one 128 MiB float32 copy
     assert converted > 100 * mib, f"float64 input raised peak memory by only {converted / mib:.1f} MiB"
+
+
+def _max_gap_while(call):
+    """Runs `call` on a second thread while this thread keeps timestamps;
+    returns (call's duration, the largest gap between two timestamps taken
+    while it ran). A call that holds the GIL blocks this thread for its
+    whole duration."""
+    done = {}
+
+    def worker():
+        t0 = time.perf_counter()
+        call()
+        done["t"] = (t0, time.perf_counter())
+
+    th = threading.Thread(target=worker)
+    stamps = []
+    th.start()
+    while th.is_alive():
+        stamps.append(time.perf_counter())
+    th.join()
+    t0, t1 = done["t"]
+    inside = [t0] + [s for s in stamps if t0 <= s <= t1] + [t1]
+    return t1 - t0, max(b - a for a, b in zip(inside, inside[1:]))
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_gil_released_during_selection(batch):
+    rng = np.random.default_rng(3)
+    d, p, k = 256, 4000, 24
+    q = rng.standard_normal(d).astype(np.float32)
+    pool = rng.standard_normal((p, d)).astype(np.float32)
+    n = 1
+    while True:  # size the call to take >= 0.3 s on this machine
+        if batch:
+            def call():
+                mempursuit.select_batch([q] * n, [pool] * n, k, threads=1)
+        else:
+            big = np.tile(pool, (n, 1))
+
+            def call():
+                mempursuit.select(q, big, k)
+
+        t0 = time.perf_counter()
+        call()
+        if time.perf_counter() - t0 >= 0.3:
+            break
+        n *= 2
+    duration, gap = _max_gap_while(call)
+    assert gap < duration / 2, f"this thread was blocked {gap:.3f} s of a {duration:.3f} s call"
