@@ -4,25 +4,29 @@ Shapes use d (embedding dimension), P (pool size), n (number of picks, or of
 pairs in a batch). Similarities and scores are cosines (the encoder's units).
 """
 
-from typing import Literal, Optional, Sequence, Tuple, Union
+from typing import Literal, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import TypeAlias
+
+__all__ = ["METHODS", "STEP_FIELDS", "Selection", "Selector", "__version__", "select", "select_batch"]
 
 __version__: str
 
-MethodName = Literal["pursuit", "centroid", "topk", "mmr"]
-StorageName = Literal["f32", "f16", "bf16", "float32", "float16", "bfloat16"]
-AtPoolOptimum = Literal["continue", "stop", "fill"]
-NormalizationName = Literal["cosine", "require_unit"]
-InvalidName = Literal["reject", "exclude"]
-StopReason = Literal["budget", "adaptive", "pool_exhausted", "pool_optimum"]
+_MethodName: TypeAlias = Literal["pursuit", "centroid", "topk", "mmr"]
+_StorageName: TypeAlias = Literal["f32", "f16", "bf16", "float32", "float16", "bfloat16"]
+_AtPoolOptimum: TypeAlias = Literal["continue", "stop", "fill"]
+_NormalizationName: TypeAlias = Literal["cosine", "require_unit"]
+_InvalidName: TypeAlias = Literal["reject", "exclude"]
+_StopReason: TypeAlias = Literal["budget", "adaptive", "pool_exhausted", "pool_optimum"]
 
 #: The accepted values of ``method=``.
 METHODS: Tuple[str, ...]
 #: (name, NumPy dtype) of each field of ``Selection.steps``, in order.
 STEP_FIELDS: Tuple[Tuple[str, str], ...]
 
+@final
 class Selection:
     """The result of one selection (immutable; its arrays are read-only)."""
 
@@ -42,7 +46,7 @@ class Selection:
         nu (ν_S, Eq. 14), free_size (|F|), solver_iterations (int64),
         filled (bool)."""
     @property
-    def stop_reason(self) -> StopReason:
+    def stop_reason(self) -> _StopReason:
         """Why the selection ended."""
     @property
     def excluded(self) -> npt.NDArray[np.int64]:
@@ -54,18 +58,18 @@ def select(
     candidates: npt.ArrayLike,
     k: int,
     *,
-    method: MethodName = "pursuit",
+    method: _MethodName = "pursuit",
     gamma: Optional[float] = None,
     ridge: Optional[float] = None,
     mmr_lambda: Optional[float] = None,
     relevance: Optional[npt.ArrayLike] = None,
     pool_order: bool = False,
     adaptive: bool = False,
-    at_pool_optimum: AtPoolOptimum = "continue",
+    at_pool_optimum: _AtPoolOptimum = "continue",
     optimum_tolerance: Optional[float] = None,
-    normalization: NormalizationName = "cosine",
-    invalid: InvalidName = "reject",
-    storage: StorageName = "f32",
+    normalization: _NormalizationName = "cosine",
+    invalid: _InvalidName = "reject",
+    storage: _StorageName = "f32",
 ) -> Selection:
     """Selects up to ``k`` memories from ``candidates`` (P, d) for ``query``
     (d,) or (1, d). float32 C-contiguous input is used without copying;
@@ -78,18 +82,18 @@ def select_batch(
     pools: Union[npt.ArrayLike, Sequence[npt.ArrayLike]],
     k: int,
     *,
-    method: MethodName = "pursuit",
+    method: _MethodName = "pursuit",
     gamma: Optional[float] = None,
     ridge: Optional[float] = None,
     mmr_lambda: Optional[float] = None,
     relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
     pool_order: bool = False,
     adaptive: bool = False,
-    at_pool_optimum: AtPoolOptimum = "continue",
+    at_pool_optimum: _AtPoolOptimum = "continue",
     optimum_tolerance: Optional[float] = None,
-    normalization: NormalizationName = "cosine",
-    invalid: InvalidName = "reject",
-    storage: StorageName = "f32",
+    normalization: _NormalizationName = "cosine",
+    invalid: _InvalidName = "reject",
+    storage: _StorageName = "f32",
     threads: Optional[int] = None,
 ) -> list[Selection]:
     """``select`` for each (queries[i], pools[i]): queries (n, d) or n arrays
@@ -98,28 +102,29 @@ def select_batch(
     order, each identical to ``select``. Errors name the pair:
     ``pair 4: candidate 3: ...``."""
 
+@final
 class Selector:
     """A reusable selector: scratch buffers kept between calls (they grow to
     the largest pool and budget seen). One call at a time per Selector."""
 
-    def __init__(self, max_pool: int = 0, max_budget: int = 0) -> None: ...
+    def __new__(cls, max_pool: int = 0, max_budget: int = 0) -> "Selector": ...
     def select(
         self,
         query: npt.ArrayLike,
         candidates: npt.ArrayLike,
         k: int,
         *,
-        method: MethodName = "pursuit",
+        method: _MethodName = "pursuit",
         gamma: Optional[float] = None,
         ridge: Optional[float] = None,
         mmr_lambda: Optional[float] = None,
         relevance: Optional[npt.ArrayLike] = None,
         pool_order: bool = False,
         adaptive: bool = False,
-        at_pool_optimum: AtPoolOptimum = "continue",
+        at_pool_optimum: _AtPoolOptimum = "continue",
         optimum_tolerance: Optional[float] = None,
-        normalization: NormalizationName = "cosine",
-        invalid: InvalidName = "reject",
-        storage: StorageName = "f32",
+        normalization: _NormalizationName = "cosine",
+        invalid: _InvalidName = "reject",
+        storage: _StorageName = "f32",
     ) -> Selection:
         """Same as ``mempursuit.select``, reusing this selector's buffers."""
