@@ -111,11 +111,15 @@ fn to_i64(v: &[usize]) -> Vec<i64> {
 ///   (0,) for ``method="topk"`` and ``"mmr"``, which have no weights.
 /// * ``steps``: structured array, shape (n,), one record per pick (see
 ///   ``STEP_FIELDS``): ``index`` (int64, = picks), ``score`` (U at pick time,
-///   Eq. 9; the cosine for top-K, the MMR score for MMR), ``residual_sq``
-///   (L_t = ‖q − Σ α_j m_j‖², cosine units squared), ``improvement`` (Δ_t,
-///   Eq. 7), ``fw_gap`` (Frank–Wolfe gap g_S, Theorem B.2), ``nu`` (ν_S,
-///   Eq. 14), ``free_size`` (|F|), ``solver_iterations``, ``filled`` (bool).
-///   For top-K and MMR only ``index`` and ``score`` are meaningful.
+///   Eq. 9, in cosine units; ρ for top-K, the MMR score for MMR),
+///   ``residual_sq`` (L_t = ‖q − Σ α_j m_j‖² after the refit, cosine units
+///   squared), ``improvement`` (Δ_t, Eq. 7), ``fw_gap`` (Frank–Wolfe gap
+///   g_S ≥ 0, Theorem B.2; for centroid pursuit a diagnostic that may be
+///   negative), ``nu`` (ν_S, Eq. 14), ``free_size`` (|F|, the picks with
+///   weight > 0), ``solver_iterations`` (active-set iterations of the
+///   refit), ``filled`` (bool: picked by relevance after the pool optimum,
+///   ``at_pool_optimum="fill"``). For top-K and MMR only ``index`` and
+///   ``score`` are meaningful (the rest is 0).
 /// * ``stop_reason``: str, ``"budget"``, ``"adaptive"``,
 ///   ``"pool_exhausted"`` or ``"pool_optimum"``.
 /// * ``excluded``: int64, rows skipped as unusable under
@@ -211,8 +215,8 @@ impl PySelection {
     }
 }
 
-/// The keyword arguments shared by every call, with the arrays already
-/// viewed.
+/// What every call needs besides its arrays: the core's method, the
+/// storage, the relevance source and the budget, checked.
 struct Call {
     method: Method,
     storage: Storage,
@@ -220,49 +224,30 @@ struct Call {
     k: usize,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn call(
-    k: &Bound<'_, PyAny>,
-    method: &str,
-    gamma: Option<f64>,
-    ridge: Option<f64>,
-    mmr_lambda: Option<f64>,
-    adaptive: bool,
-    at_pool_optimum: &str,
-    optimum_tolerance: Option<f64>,
-    normalization: &str,
-    invalid: &str,
-    pool_order: bool,
-    has_relevance: bool,
-    storage: &str,
-) -> PyResult<Call> {
-    let k = budget(k)?;
-    let method = MethodArgs {
-        method,
-        gamma,
-        ridge,
-        mmr_lambda,
-        adaptive,
-        at_pool_optimum,
-        optimum_tolerance,
-        normalization,
-        invalid,
-    }
-    .build()?;
-    if pool_order && has_relevance {
-        return Err(PyValueError::new_err(
-            "pass either relevance= (the retriever's scores) or pool_order=True, not both",
-        ));
-    }
-    Ok(Call {
-        method,
-        storage: Storage::parse(storage)?,
-        pool_order,
-        k,
-    })
-}
-
 impl Call {
+    /// Checks the budget and builds the method ([`MethodArgs::build`]).
+    fn new(
+        k: &Bound<'_, PyAny>,
+        args: MethodArgs<'_>,
+        pool_order: bool,
+        has_relevance: bool,
+        storage: &str,
+    ) -> PyResult<Call> {
+        let k = budget(k)?;
+        let method = args.build()?;
+        if pool_order && has_relevance {
+            return Err(PyValueError::new_err(
+                "pass either relevance= (the retriever's scores) or pool_order=True, not both",
+            ));
+        }
+        Ok(Call {
+            method,
+            storage: Storage::parse(storage)?,
+            pool_order,
+            k,
+        })
+    }
+
     fn relevance<'r>(&self, scores: Option<&'r [f32]>) -> Relevance<'r> {
         match scores {
             Some(r) => Relevance::Scores(r),
@@ -424,8 +409,7 @@ fn select(
     invalid: &str,
     storage: &str,
 ) -> PyResult<PySelection> {
-    let call = call(
-        k,
+    let args = MethodArgs {
         method,
         gamma,
         ridge,
@@ -435,10 +419,8 @@ fn select(
         optimum_tolerance,
         normalization,
         invalid,
-        pool_order,
-        relevance.is_some(),
-        storage,
-    )?;
+    };
+    let call = Call::new(k, args, pool_order, relevance.is_some(), storage)?;
     let mut selector = Selector::new();
     select_impl(py, &mut selector, query, candidates, relevance, &call)
 }
@@ -494,8 +476,7 @@ impl PySelector {
         invalid: &str,
         storage: &str,
     ) -> PyResult<PySelection> {
-        let call = call(
-            k,
+        let args = MethodArgs {
             method,
             gamma,
             ridge,
@@ -505,10 +486,8 @@ impl PySelector {
             optimum_tolerance,
             normalization,
             invalid,
-            pool_order,
-            relevance.is_some(),
-            storage,
-        )?;
+        };
+        let call = Call::new(k, args, pool_order, relevance.is_some(), storage)?;
         select_impl(py, &mut self.inner, query, candidates, relevance, &call)
     }
 
@@ -635,8 +614,7 @@ fn select_batch(
     storage: &str,
     threads: Option<i64>,
 ) -> PyResult<Vec<PySelection>> {
-    let call = call(
-        k,
+    let args = MethodArgs {
         method,
         gamma,
         ridge,
@@ -646,10 +624,8 @@ fn select_batch(
         optimum_tolerance,
         normalization,
         invalid,
-        pool_order,
-        relevance.is_some(),
-        storage,
-    )?;
+    };
+    let call = Call::new(k, args, pool_order, relevance.is_some(), storage)?;
     let threads = match threads {
         Some(t) if t < 1 => {
             return Err(PyValueError::new_err(format!(
