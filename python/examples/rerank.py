@@ -9,14 +9,16 @@ result" is its pool (all sentences of its 10 paragraphs).
 1. Scores every question's selection at K = 3, 5, 10 against the gold
    evidence and prints the same table rows as `mempursuit demo` (evidence
    recall, complete coverage, group coverage, in percent; overall and per
-   question type). The rows of each method (`--method`, default MemPursuit
-   in paper mode) equal the demo's.
+   question type). The rows of each method the demo shows (`--method`:
+   pursuit, the default, is the demo's "MemPursuit" row; recommended,
+   topk, mmr) equal the demo's.
 2. Builds the prompt context for one question (the first where the kept
-   memories cover both gold paragraphs and the nearest neighbours do not):
-   the K = 5 memories MemPursuit keeps, next to the 5 nearest neighbours.
+   memories cover both gold paragraphs and the nearest neighbours do not;
+   with --method recommended, the demo's worked example): the K = 5
+   memories the method keeps, next to the 5 nearest neighbours.
 
     python python/examples/rerank.py [--fixture cli/data/hotpotqa-mini]
-        [--method pursuit|centroid|topk|mmr] [--gamma G] [--k 5]
+        [--method pursuit|recommended|centroid|topk|mmr] [--gamma G] [--k 5]
 """
 
 import argparse
@@ -28,14 +30,14 @@ import numpy as np
 import mempursuit
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-METHODS = ["pursuit", "centroid", "topk", "mmr"]
+METHODS = ["pursuit", "recommended", "centroid", "topk", "mmr"]
 
 
 def display_name(method, gamma):
     """The method's name in `mempursuit demo`'s table."""
     if method == "centroid":
         return f"centroid({0.5 if gamma is None else gamma:g})"
-    return {"pursuit": "MemPursuit", "topk": "top-K", "mmr": "MMR(0.5)"}[method]
+    return {"pursuit": "MemPursuit", "recommended": "recommended", "topk": "top-K", "mmr": "MMR(0.5)"}[method]
 
 
 def load(folder):
@@ -70,18 +72,19 @@ def score(spec, picked):
 
 
 def table_rows(name, specs, picks, ks):
-    """`mempursuit demo`'s table rows for one method: per K, recall /
-    complete / groups in percent, over all queries and per query type."""
+    """`mempursuit demo`'s table rows for one method: per K (picks[K][i]:
+    the memory ids picked for query i), recall / complete / groups in
+    percent, over all queries and per query type."""
     types = sorted({s["type"] for s in specs})
     rows = []
     for k in ks:
         cells = []
         for subset in [None] + types:
             n = recall = complete = groups = 0
-            for spec, p in zip(specs, picks):
+            for spec, p in zip(specs, picks[k]):
                 if subset is not None and spec["type"] != subset:
                     continue
-                r, c, g = score(spec, p[:k])
+                r, c, g = score(spec, p)
                 n, recall, complete, groups = n + 1, recall + r, complete + c, groups + g
             n = max(n, 1)
             cells += [100 * recall / n, 100 * complete / n, 100 * groups / n]
@@ -105,12 +108,14 @@ def main():
     ks = [3, 5, 10]
 
     # 1. All questions at once: select_batch runs the pairs on native
-    # threads with the GIL released. Picks are nested (every prefix is the
-    # selection for that smaller K), so one run at K = 10 scores 3, 5, 10.
+    # threads with the GIL released. One run per K (the recommended
+    # setting's gamma depends on K, so its picks are not nested).
     pool_ids = [np.asarray(s["pool"]) for s in specs]
     pools = [memories[ids] for ids in pool_ids]
-    results = mempursuit.select_batch(queries, pools, max(ks), **options)
-    picks = [ids[r.picks] for ids, r in zip(pool_ids, results)]
+    picks = {}
+    for k in ks:
+        results = mempursuit.select_batch(queries, pools, k, **options)
+        picks[k] = [ids[r.picks] for ids, r in zip(pool_ids, results)]
     types, rows = table_rows(name, specs, picks, ks)
     counts = {t: sum(s["type"] == t for s in specs) for t in types}
     print(f"{len(specs)} questions ({', '.join(f'{counts[t]} {t}' for t in types)}), K = {ks}")
@@ -124,11 +129,12 @@ def main():
     # The first question where the kept memories cover both gold paragraphs
     # and the nearest neighbours do not (as in `mempursuit demo`).
     top = mempursuit.select_batch(queries, pools, args.k, method="topk")
+    mine = mempursuit.select_batch(queries, pools, args.k, **options)
     i = next(
         (
             j
             for j, s in enumerate(specs)
-            if score(s, picks[j][: args.k])[2] and not score(s, pool_ids[j][top[j].picks])[2]
+            if score(s, pool_ids[j][mine[j].picks])[2] and not score(s, pool_ids[j][top[j].picks])[2]
         ),
         0,
     )

@@ -14,7 +14,7 @@ __all__ = ["METHODS", "STEP_FIELDS", "Selection", "Selector", "__version__", "se
 
 __version__: str
 
-_MethodName: TypeAlias = Literal["pursuit", "centroid", "topk", "mmr"]
+_MethodName: TypeAlias = Literal["pursuit", "centroid", "topk", "mmr", "recommended"]
 _StorageName: TypeAlias = Literal["f32", "f16", "bf16", "float32", "float16", "bfloat16"]
 _AtPoolOptimum: TypeAlias = Literal["continue", "stop", "fill"]
 _NormalizationName: TypeAlias = Literal["cosine", "require_unit"]
@@ -63,6 +63,7 @@ def select(
     ridge: Optional[float] = None,
     mmr_lambda: Optional[float] = None,
     relevance: Optional[npt.ArrayLike] = None,
+    raw_relevance: bool = False,
     pool_order: bool = False,
     adaptive: bool = False,
     at_pool_optimum: _AtPoolOptimum = "continue",
@@ -72,8 +73,10 @@ def select(
     storage: _StorageName = "f32",
 ) -> Selection:
     """Selects up to ``k`` memories from ``candidates`` (P, d) for ``query``
-    (d,) or (1, d). float32 C-contiguous input is used without copying;
-    other real dtypes/orders are converted once with
+    (d,) or (1, d). ``relevance`` (P,): the retriever's scores, used by rank
+    on the pool's cosine scale (as given with ``raw_relevance=True``).
+    float32 C-contiguous input is used without copying; other real
+    dtypes/orders are converted once with
     ``numpy.ascontiguousarray(x, dtype=numpy.float32)``. Raises ValueError
     (naming the row and element) or TypeError. See ``help(select)``."""
 
@@ -87,6 +90,7 @@ def select_batch(
     ridge: Optional[float] = None,
     mmr_lambda: Optional[float] = None,
     relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
+    raw_relevance: bool = False,
     pool_order: bool = False,
     adaptive: bool = False,
     at_pool_optimum: _AtPoolOptimum = "continue",
@@ -119,6 +123,7 @@ class Selector:
         ridge: Optional[float] = None,
         mmr_lambda: Optional[float] = None,
         relevance: Optional[npt.ArrayLike] = None,
+        raw_relevance: bool = False,
         pool_order: bool = False,
         adaptive: bool = False,
         at_pool_optimum: _AtPoolOptimum = "continue",

@@ -220,6 +220,7 @@ impl PySelection {
 struct Call {
     method: Method,
     storage: Storage,
+    raw_relevance: bool,
     pool_order: bool,
     k: usize,
 }
@@ -229,8 +230,9 @@ impl Call {
     fn new(
         k: &Bound<'_, PyAny>,
         args: MethodArgs<'_>,
-        pool_order: bool,
         has_relevance: bool,
+        raw_relevance: bool,
+        pool_order: bool,
         storage: &str,
     ) -> PyResult<Call> {
         let k = budget(k)?;
@@ -240,17 +242,27 @@ impl Call {
                 "pass either relevance= (the retriever's scores) or pool_order=True, not both",
             ));
         }
+        if raw_relevance && !has_relevance {
+            return Err(PyValueError::new_err(
+                "raw_relevance=True needs relevance= (the scores to use as given)",
+            ));
+        }
         Ok(Call {
             method,
             storage: Storage::parse(storage)?,
+            raw_relevance,
             pool_order,
             k,
         })
     }
 
+    /// The core's relevance source: the caller's scores by rank
+    /// (`RankedScores`) or as given (`Scores`, with `raw_relevance`), the
+    /// pool order, or the cosines.
     fn relevance<'r>(&self, scores: Option<&'r [f32]>) -> Relevance<'r> {
         match scores {
-            Some(r) => Relevance::Scores(r),
+            Some(r) if self.raw_relevance => Relevance::Scores(r),
+            Some(r) => Relevance::RankedScores(r),
             None if self.pool_order => Relevance::PoolOrder,
             None => Relevance::Similarity,
         }
@@ -325,12 +337,16 @@ fn select_impl(
 ///     valid and selects nothing.
 /// k : int
 ///     The budget K ≥ 0 (K > P selects at most P).
-/// method : {"pursuit", "centroid", "topk", "mmr"}
+/// method : {"pursuit", "centroid", "topk", "mmr", "recommended"}
 ///     ``"pursuit"``: MemPursuit (paper mode by default: ridge 1e-10,
 ///     gamma 1; Eqs. 5, 6, 9) or, with ``gamma``/``ridge``/``relevance``, a
 ///     member of its relevance-scaled family. ``"centroid"``: centroid
 ///     pursuit (ridge = inf, gamma 0.5 by default). ``"topk"``: the pool by
 ///     relevance. ``"mmr"``: maximal marginal relevance.
+///     ``"recommended"``: centroid pursuit with a per-pool, per-budget
+///     gamma from a measured rule, on relevance by rank: the setting to use
+///     without tuning (no gamma/ridge; its picks for K are not always a
+///     prefix of those for a larger K).
 /// gamma : float, optional
 ///     γ ∈ (0, 1], the weight of the reconstruction against relevance
 ///     (pursuit and centroid only). In the encoder's cosine units.
@@ -340,9 +356,15 @@ fn select_impl(
 /// mmr_lambda : float, optional
 ///     λ_mmr ∈ [0, 1] (mmr only; default 0.5; 1 is top-K).
 /// relevance : array_like, shape (P,), optional
-///     The first-stage retriever's scores ρ, one per candidate (finite;
-///     converted to float32 like ``candidates``). Default: ρ = the cosine
-///     to the query.
+///     The first-stage retriever's scores, one per candidate (finite, any
+///     scale or sign; converted to float32 like ``candidates``). Used by
+///     rank: the candidate with the r-th largest score gets the r-th
+///     largest query cosine of the pool as ρ (equal scores share the mean),
+///     so gamma keeps its meaning for every retriever. Default: ρ = the
+///     cosine to the query.
+/// raw_relevance : bool
+///     Use ``relevance`` as given (ρ = the scores; gamma is then in their
+///     units). Needs ``relevance``.
 /// pool_order : bool
 ///     The pool is in the retriever's order (row 0 first): the row at rank
 ///     r gets the r-th largest cosine of the pool as ρ. Not together with
@@ -387,7 +409,7 @@ fn select_impl(
 ///     ``k`` is not an int; an array is not real-valued.
 #[pyfunction]
 #[pyo3(signature = (query, candidates, k, *, method="pursuit", gamma=None, ridge=None,
-    mmr_lambda=None, relevance=None, pool_order=false, adaptive=false,
+    mmr_lambda=None, relevance=None, raw_relevance=false, pool_order=false, adaptive=false,
     at_pool_optimum="continue", optimum_tolerance=None, normalization="cosine",
     invalid="reject", storage="f32"))]
 #[allow(clippy::too_many_arguments)]
@@ -401,6 +423,7 @@ fn select(
     ridge: Option<f64>,
     mmr_lambda: Option<f64>,
     relevance: Option<&Bound<'_, PyAny>>,
+    raw_relevance: bool,
     pool_order: bool,
     adaptive: bool,
     at_pool_optimum: &str,
@@ -420,7 +443,14 @@ fn select(
         normalization,
         invalid,
     };
-    let call = Call::new(k, args, pool_order, relevance.is_some(), storage)?;
+    let call = Call::new(
+        k,
+        args,
+        relevance.is_some(),
+        raw_relevance,
+        pool_order,
+        storage,
+    )?;
     let mut selector = Selector::new();
     select_impl(py, &mut selector, query, candidates, relevance, &call)
 }
@@ -453,7 +483,7 @@ impl PySelector {
     /// Same as ``mempursuit.select(query, candidates, k, ...)``, reusing
     /// this selector's buffers.
     #[pyo3(signature = (query, candidates, k, *, method="pursuit", gamma=None, ridge=None,
-        mmr_lambda=None, relevance=None, pool_order=false, adaptive=false,
+        mmr_lambda=None, relevance=None, raw_relevance=false, pool_order=false, adaptive=false,
         at_pool_optimum="continue", optimum_tolerance=None, normalization="cosine",
         invalid="reject", storage="f32"))]
     #[allow(clippy::too_many_arguments)]
@@ -468,6 +498,7 @@ impl PySelector {
         ridge: Option<f64>,
         mmr_lambda: Option<f64>,
         relevance: Option<&Bound<'_, PyAny>>,
+        raw_relevance: bool,
         pool_order: bool,
         adaptive: bool,
         at_pool_optimum: &str,
@@ -487,7 +518,14 @@ impl PySelector {
             normalization,
             invalid,
         };
-        let call = Call::new(k, args, pool_order, relevance.is_some(), storage)?;
+        let call = Call::new(
+            k,
+            args,
+            relevance.is_some(),
+            raw_relevance,
+            pool_order,
+            storage,
+        )?;
         select_impl(py, &mut self.inner, query, candidates, relevance, &call)
     }
 
@@ -591,7 +629,7 @@ fn check_batch_shapes(
 ///     As ``select``.
 #[pyfunction]
 #[pyo3(signature = (queries, pools, k, *, method="pursuit", gamma=None, ridge=None,
-    mmr_lambda=None, relevance=None, pool_order=false, adaptive=false,
+    mmr_lambda=None, relevance=None, raw_relevance=false, pool_order=false, adaptive=false,
     at_pool_optimum="continue", optimum_tolerance=None, normalization="cosine",
     invalid="reject", storage="f32", threads=None))]
 #[allow(clippy::too_many_arguments)]
@@ -605,6 +643,7 @@ fn select_batch(
     ridge: Option<f64>,
     mmr_lambda: Option<f64>,
     relevance: Option<&Bound<'_, PyAny>>,
+    raw_relevance: bool,
     pool_order: bool,
     adaptive: bool,
     at_pool_optimum: &str,
@@ -625,7 +664,14 @@ fn select_batch(
         normalization,
         invalid,
     };
-    let call = Call::new(k, args, pool_order, relevance.is_some(), storage)?;
+    let call = Call::new(
+        k,
+        args,
+        relevance.is_some(),
+        raw_relevance,
+        pool_order,
+        storage,
+    )?;
     let threads = match threads {
         Some(t) if t < 1 => {
             return Err(PyValueError::new_err(format!(

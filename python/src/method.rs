@@ -11,7 +11,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::PyResult;
 
 /// The accepted values of `method=` (exported as `mempursuit.METHODS`).
-pub(crate) const METHOD_NAMES: [&str; 4] = ["pursuit", "centroid", "topk", "mmr"];
+pub(crate) const METHOD_NAMES: [&str; 5] = ["pursuit", "centroid", "topk", "mmr", "recommended"];
 
 /// The method-related keyword arguments, as the caller gave them (`None`:
 /// not given, use the method's default).
@@ -59,6 +59,11 @@ impl MethodArgs<'_> {
                 self.reject("mmr_lambda", self.mmr_lambda.is_some())?;
                 Method::TopK(input)
             }
+            "recommended" => {
+                self.reject_pursuit_args()?;
+                self.reject("mmr_lambda", self.mmr_lambda.is_some())?;
+                Method::Recommended(input)
+            }
             "mmr" => {
                 self.reject_pursuit_args()?;
                 Method::Mmr(MmrOptions {
@@ -77,7 +82,7 @@ impl MethodArgs<'_> {
         let checked = match &method {
             Method::Pursuit(o) => o.validate(),
             Method::Mmr(o) => o.validate(),
-            Method::TopK(_) => Ok(()),
+            Method::TopK(_) | Method::Recommended(_) => Ok(()),
         };
         checked.map_err(crate::errors::to_py)?;
         Ok(method)

@@ -106,7 +106,13 @@ def test_batch_equals_single_stacked_relevance_and_storage(fixture):
     n, p = 6, 24
     pools = np.stack([fixture.pool(i)[:p] for i in range(n)])
     rel = np.stack([np.linspace(1, 0, p, dtype=np.float32) ** (i + 1) for i in range(n)])
-    for kw in [dict(relevance=rel, gamma=0.3), dict(pool_order=True, method="centroid", gamma=0.2), dict(storage="f16"), dict(storage="bf16")]:
+    for kw in [
+        dict(relevance=rel, gamma=0.3),
+        dict(relevance=rel, raw_relevance=True, method="centroid", gamma=0.2),
+        dict(pool_order=True, method="recommended"),
+        dict(storage="f16"),
+        dict(storage="bf16"),
+    ]:
         batch = mempursuit.select_batch(fixture.queries[:n], pools, 8, threads=2, **kw)
         for i in range(n):
             single_kw = dict(kw)
@@ -130,13 +136,44 @@ def test_relevance_modes(fixture):
     p = pool.shape[0]
     scores = np.arange(p, dtype=np.float32)[::-1].copy()  # row 0 ranked first
     # Top-K follows the retriever's scores, or the pool order.
-    assert mempursuit.select(q, pool, 5, method="topk", relevance=scores).picks.tolist() == [0, 1, 2, 3, 4]
-    assert mempursuit.select(q, pool, 5, method="topk", pool_order=True).picks.tolist() == [0, 1, 2, 3, 4]
-    # Pool order = the pool's sorted cosines as scores, assigned by rank.
+    for kw in (dict(relevance=scores), dict(relevance=scores, raw_relevance=True), dict(pool_order=True)):
+        assert mempursuit.select(q, pool, 5, method="topk", **kw).picks.tolist() == [0, 1, 2, 3, 4]
+    # Pool order = the pool's sorted cosines by rank = strictly decreasing
+    # scores by rank (any scale) = those cosines as raw scores.
     cos = np.sort(pool @ q)[::-1].astype(np.float32)
-    a = mempursuit.select(q, pool, 6, method="centroid", gamma=0.3, pool_order=True)
-    b = mempursuit.select(q, pool, 6, method="centroid", gamma=0.3, relevance=cos)
-    assert a.picks.tolist() == b.picks.tolist()
+    opts = dict(method="centroid", gamma=0.3)
+    a = mempursuit.select(q, pool, 8, pool_order=True, **opts)
+    for kw in (dict(relevance=scores), dict(relevance=scores * 1000 - 7)):
+        same(mempursuit.select(q, pool, 8, **opts, **kw), a)
+    # (NumPy's cosines differ from the core's in the last bits: picks only.)
+    raw_cos = mempursuit.select(q, pool, 8, relevance=cos, raw_relevance=True, **opts)
+    assert raw_cos.picks.tolist() == a.picks.tolist()
+    # Raw scores on another scale change gamma's meaning, ranked ones do not.
+    rng = np.random.default_rng(5)
+    rrf = rng.permutation(p).astype(np.float32) / 1000  # a fused retriever's small scores
+    ranked = mempursuit.select(q, pool, 8, relevance=rrf, **opts)
+    same(mempursuit.select(q, pool, 8, relevance=rrf * 50 + 3, **opts), ranked)
+    raw = mempursuit.select(q, pool, 8, relevance=rrf, raw_relevance=True, **opts)
+    assert raw.picks.tolist() != ranked.picks.tolist()
+
+
+def test_recommended(fixture):
+    """The recommended setting: weights on the simplex, not nested, the same
+    through Selector, select and select_batch, and unit-free relevance."""
+    q, pool = fixture.queries[9], fixture.pool(9)
+    sel = mempursuit.select(q, pool, 5, method="recommended")
+    assert sel.picks.shape == (5,) and abs(sel.weights.sum() - 1) < 1e-12
+    same(mempursuit.Selector().select(q, pool, 5, method="recommended"), sel)
+    pools = [fixture.pool(i) for i in range(24)]
+    for k in (3, 10):
+        batch = mempursuit.select_batch(fixture.queries, pools, k, method="recommended", threads=2)
+        for i in range(24):
+            same(batch[i], mempursuit.select(fixture.queries[i], pools[i], k, method="recommended"))
+    rel = np.linspace(3, -1, pool.shape[0], dtype=np.float32)
+    same(
+        mempursuit.select(q, pool, 5, method="recommended", relevance=rel),
+        mempursuit.select(q, pool, 5, method="recommended", relevance=rel * 0.01),
+    )
 
 
 def bf16_round(x):

@@ -123,7 +123,15 @@ def test_dtype_errors():
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        (dict(method="foo"), "method must be one of 'pursuit', 'centroid', 'topk', 'mmr', got 'foo'"),
+        (
+            dict(method="foo"),
+            "method must be one of 'pursuit', 'centroid', 'topk', 'mmr', 'recommended', got 'foo'",
+        ),
+        (dict(method="recommended", gamma=0.5), "gamma does not apply to method='recommended'"),
+        (dict(method="recommended", ridge=0.0), "ridge does not apply to method='recommended'"),
+        (dict(method="recommended", mmr_lambda=0.5), "mmr_lambda does not apply to method='recommended'"),
+        (dict(method="recommended", adaptive=True), "adaptive does not apply to method='recommended'"),
+        (dict(raw_relevance=True), "raw_relevance=True needs relevance= (the scores to use as given)"),
         (dict(storage="f64"), "storage must be 'f32', 'f16' or 'bf16', got 'f64'"),
         (dict(at_pool_optimum="halt"), "at_pool_optimum must be 'continue', 'stop' or 'fill', got 'halt'"),
         (dict(normalization="l2"), "normalization must be 'cosine' or 'require_unit', got 'l2'"),
