@@ -33,7 +33,8 @@ class Selection:
     @property
     def picks(self) -> npt.NDArray[np.int64]:
         """int64, shape (n,): selected pool rows in entry order (never
-        re-sorted; every prefix is the selection for that smaller budget)."""
+        re-sorted; with a fixed budget every prefix is the selection for that
+        smaller budget, not so for adaptive stopping or "recommended")."""
     @property
     def weights(self) -> npt.NDArray[np.float64]:
         """float64, shape (n,): simplex weights α aligned with ``picks``

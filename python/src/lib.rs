@@ -103,9 +103,11 @@ fn to_i64(v: &[usize]) -> Vec<i64> {
 /// Attributes (all read-only NumPy arrays):
 ///
 /// * ``picks``: int64, shape (n,): selected pool rows (0-based rows of
-///   ``candidates``) in entry order, never re-sorted: every prefix is the
-///   selection for that smaller budget. n = min(k, P) unless adaptive
-///   stopping, ``at_pool_optimum="stop"`` or excluded rows end it early.
+///   ``candidates``) in entry order, never re-sorted (with a fixed budget,
+///   every prefix is the selection for that smaller budget; not so for
+///   ``adaptive=True`` or ``method="recommended"``, whose gamma depends on
+///   k). n = min(k, P) unless adaptive stopping, ``at_pool_optimum="stop"``
+///   or excluded rows end it early.
 /// * ``weights``: float64, shape (n,): the simplex weights α aligned with
 ///   ``picks`` (≥ 0, sum 1; a pick keeps its place with weight 0). Shape
 ///   (0,) for ``method="topk"`` and ``"mmr"``, which have no weights.
@@ -334,7 +336,8 @@ fn select_impl(
 ///     ``numpy.ascontiguousarray(x, dtype=numpy.float32)`` (round to
 ///     nearest; values beyond float32's range become ±inf and are
 ///     rejected). Complex, string or object data is a TypeError. P = 0 is
-///     valid and selects nothing.
+///     valid and selects nothing. The GIL is released during the
+///     selection: do not write to the arrays from another thread meanwhile.
 /// k : int
 ///     The budget K ≥ 0 (K > P selects at most P).
 /// method : {"pursuit", "centroid", "topk", "mmr", "recommended"}
