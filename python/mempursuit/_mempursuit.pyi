@@ -18,6 +18,7 @@ _MethodName: TypeAlias = Literal["pursuit", "centroid", "topk", "mmr", "recommen
 _StorageName: TypeAlias = Literal["f32", "f16", "bf16", "float32", "float16", "bfloat16"]
 _AtPoolOptimum: TypeAlias = Literal["continue", "stop", "fill"]
 _NormalizationName: TypeAlias = Literal["cosine", "require_unit"]
+_DependentPicks: TypeAlias = Literal["keep", "skip"]
 _InvalidName: TypeAlias = Literal["reject", "exclude"]
 _StopReason: TypeAlias = Literal["budget", "adaptive", "pool_exhausted", "pool_optimum"]
 
@@ -45,13 +46,17 @@ class Selection:
         score (U at pick time, Eq. 9), residual_sq (L_t, cosine units
         squared), improvement (Δ_t, Eq. 7), fw_gap (Frank–Wolfe gap g_S),
         nu (ν_S, Eq. 14), free_size (|F|), solver_iterations (int64),
-        filled (bool)."""
+        filled (bool), dependent (bool: already represented by the picks)."""
     @property
     def stop_reason(self) -> _StopReason:
         """Why the selection ended."""
     @property
     def excluded(self) -> npt.NDArray[np.int64]:
         """int64: rows skipped as unusable under ``invalid="exclude"``."""
+    @property
+    def skipped(self) -> npt.NDArray[np.int64]:
+        """int64: candidates skipped as already represented by the picks
+        under ``dependent_picks="skip"``."""
     def __len__(self) -> int: ...
 
 def select(
@@ -69,6 +74,7 @@ def select(
     adaptive: bool = False,
     at_pool_optimum: _AtPoolOptimum = "continue",
     optimum_tolerance: Optional[float] = None,
+    dependent_picks: _DependentPicks = "keep",
     normalization: _NormalizationName = "cosine",
     invalid: _InvalidName = "reject",
     storage: _StorageName = "f32",
@@ -96,6 +102,7 @@ def select_batch(
     adaptive: bool = False,
     at_pool_optimum: _AtPoolOptimum = "continue",
     optimum_tolerance: Optional[float] = None,
+    dependent_picks: _DependentPicks = "keep",
     normalization: _NormalizationName = "cosine",
     invalid: _InvalidName = "reject",
     storage: _StorageName = "f32",
@@ -129,6 +136,7 @@ class Selector:
         adaptive: bool = False,
         at_pool_optimum: _AtPoolOptimum = "continue",
         optimum_tolerance: Optional[float] = None,
+        dependent_picks: _DependentPicks = "keep",
         normalization: _NormalizationName = "cosine",
         invalid: _InvalidName = "reject",
         storage: _StorageName = "f32",

@@ -120,12 +120,17 @@ fn to_i64(v: &[usize]) -> Vec<i64> {
 ///   negative), ``nu`` (ν_S, Eq. 14), ``free_size`` (|F|, the picks with
 ///   weight > 0), ``solver_iterations`` (active-set iterations of the
 ///   refit), ``filled`` (bool: picked by relevance after the pool optimum,
-///   ``at_pool_optimum="fill"``). For top-K and MMR only ``index`` and
-///   ``score`` are meaningful (the rest is 0).
+///   ``at_pool_optimum="fill"``), ``dependent`` (bool: at pick time the
+///   memory was already represented by the picks, a duplicate or a point
+///   of the hull of the weighted ones; it usually keeps weight 0 and adds
+///   nothing to a prompt; see ``dependent_picks``). For top-K and MMR only
+///   ``index`` and ``score`` are meaningful (the rest is 0).
 /// * ``stop_reason``: str, ``"budget"``, ``"adaptive"``,
 ///   ``"pool_exhausted"`` or ``"pool_optimum"``.
 /// * ``excluded``: int64, rows skipped as unusable under
 ///   ``invalid="exclude"`` (ascending; empty otherwise).
+/// * ``skipped``: int64, candidates skipped as already represented by the
+///   picks under ``dependent_picks="skip"`` (ascending; empty otherwise).
 #[pyclass(name = "Selection", module = "mempursuit", frozen)]
 pub struct PySelection {
     #[pyo3(get)]
@@ -135,13 +140,15 @@ pub struct PySelection {
     #[pyo3(get)]
     excluded: Py<PyAny>,
     #[pyo3(get)]
+    skipped: Py<PyAny>,
+    #[pyo3(get)]
     stop_reason: String,
     records: Vec<Step>,
     steps: PyOnceLock<Py<PyAny>>,
 }
 
 /// The fields of ``Selection.steps``, in order, with their NumPy dtypes.
-const STEP_FIELDS: [(&str, &str); 9] = [
+const STEP_FIELDS: [(&str, &str); 10] = [
     ("index", "<i8"),
     ("score", "<f8"),
     ("residual_sq", "<f8"),
@@ -151,6 +158,7 @@ const STEP_FIELDS: [(&str, &str); 9] = [
     ("free_size", "<i8"),
     ("solver_iterations", "<i8"),
     ("filled", "?"),
+    ("dependent", "?"),
 ];
 
 impl PySelection {
@@ -159,6 +167,7 @@ impl PySelection {
             picks: frozen_array(py, to_i64(&s.picks))?,
             weights: frozen_array(py, s.weights)?,
             excluded: frozen_array(py, to_i64(&s.excluded))?,
+            skipped: frozen_array(py, to_i64(&s.skipped))?,
             stop_reason: snake_case(&format!("{:?}", s.stop)),
             records: s.steps,
             steps: PyOnceLock::new(),
@@ -183,8 +192,9 @@ impl PySelection {
         arr.set_item("nu", col(|s| s.nu))?;
         arr.set_item("free_size", int(|s| s.free_size as i64))?;
         arr.set_item("solver_iterations", int(|s| i64::from(s.solver_iterations)))?;
-        let filled: Vec<bool> = r.iter().map(|s| s.filled).collect();
-        arr.set_item("filled", PyArray1::from_vec(py, filled))?;
+        let flag = |f: fn(&Step) -> bool| PyArray1::from_vec(py, r.iter().map(f).collect());
+        arr.set_item("filled", flag(|s| s.filled))?;
+        arr.set_item("dependent", flag(|s| s.dependent))?;
         let kwargs = PyDict::new(py);
         kwargs.set_item("write", false)?;
         arr.call_method("setflags", (), Some(&kwargs))?;
@@ -381,6 +391,12 @@ fn select_impl(
 ///     remaining picks by relevance.
 /// optimum_tolerance : float, optional
 ///     The gap that counts as the pool optimum (default 1e-12).
+/// dependent_picks : {"keep", "skip"}
+///     A candidate already represented by the picks when it would be picked
+///     (an exact duplicate of a pick, or in the affine hull of the weighted
+///     picks): pick it and flag its step (``steps["dependent"]``, the
+///     paper's picks), or skip it and spend the budget on the next one
+///     (listed in ``skipped``). QP pursuit only (finite ridge).
 /// normalization : {"cosine", "require_unit"}
 ///     ``"cosine"``: non-unit vectors are used through their direction.
 ///     ``"require_unit"``: a vector whose norm differs from 1 by more than
@@ -413,7 +429,7 @@ fn select_impl(
 #[pyfunction]
 #[pyo3(signature = (query, candidates, k, *, method="pursuit", gamma=None, ridge=None,
     mmr_lambda=None, relevance=None, raw_relevance=false, pool_order=false, adaptive=false,
-    at_pool_optimum="continue", optimum_tolerance=None, normalization="cosine",
+    at_pool_optimum="continue", optimum_tolerance=None, dependent_picks="keep", normalization="cosine",
     invalid="reject", storage="f32"))]
 #[allow(clippy::too_many_arguments)]
 fn select(
@@ -431,6 +447,7 @@ fn select(
     adaptive: bool,
     at_pool_optimum: &str,
     optimum_tolerance: Option<f64>,
+    dependent_picks: &str,
     normalization: &str,
     invalid: &str,
     storage: &str,
@@ -443,6 +460,7 @@ fn select(
         adaptive,
         at_pool_optimum,
         optimum_tolerance,
+        dependent_picks,
         normalization,
         invalid,
     };
@@ -487,7 +505,7 @@ impl PySelector {
     /// this selector's buffers.
     #[pyo3(signature = (query, candidates, k, *, method="pursuit", gamma=None, ridge=None,
         mmr_lambda=None, relevance=None, raw_relevance=false, pool_order=false, adaptive=false,
-        at_pool_optimum="continue", optimum_tolerance=None, normalization="cosine",
+        at_pool_optimum="continue", optimum_tolerance=None, dependent_picks="keep", normalization="cosine",
         invalid="reject", storage="f32"))]
     #[allow(clippy::too_many_arguments)]
     fn select(
@@ -506,6 +524,7 @@ impl PySelector {
         adaptive: bool,
         at_pool_optimum: &str,
         optimum_tolerance: Option<f64>,
+        dependent_picks: &str,
         normalization: &str,
         invalid: &str,
         storage: &str,
@@ -518,6 +537,7 @@ impl PySelector {
             adaptive,
             at_pool_optimum,
             optimum_tolerance,
+            dependent_picks,
             normalization,
             invalid,
         };
@@ -633,7 +653,7 @@ fn check_batch_shapes(
 #[pyfunction]
 #[pyo3(signature = (queries, pools, k, *, method="pursuit", gamma=None, ridge=None,
     mmr_lambda=None, relevance=None, raw_relevance=false, pool_order=false, adaptive=false,
-    at_pool_optimum="continue", optimum_tolerance=None, normalization="cosine",
+    at_pool_optimum="continue", optimum_tolerance=None, dependent_picks="keep", normalization="cosine",
     invalid="reject", storage="f32", threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn select_batch(
@@ -651,6 +671,7 @@ fn select_batch(
     adaptive: bool,
     at_pool_optimum: &str,
     optimum_tolerance: Option<f64>,
+    dependent_picks: &str,
     normalization: &str,
     invalid: &str,
     storage: &str,
@@ -664,6 +685,7 @@ fn select_batch(
         adaptive,
         at_pool_optimum,
         optimum_tolerance,
+        dependent_picks,
         normalization,
         invalid,
     };

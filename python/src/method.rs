@@ -4,8 +4,8 @@
 //! one more name in [`METHODS`] (and in the stubs).
 
 use mempursuit::{
-    AtPoolOptimum, InputPolicy, InvalidCandidates, Method, MmrOptions, Normalization,
-    PursuitOptions, Stopping,
+    AtPoolOptimum, DependentPicks, InputPolicy, InvalidCandidates, Method, MmrOptions,
+    Normalization, PursuitOptions, Stopping,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::PyResult;
@@ -24,6 +24,7 @@ pub(crate) struct MethodArgs<'a> {
     pub adaptive: bool,
     pub at_pool_optimum: &'a str,
     pub optimum_tolerance: Option<f64>,
+    pub dependent_picks: &'a str,
     pub normalization: &'a str,
     pub invalid: &'a str,
 }
@@ -82,7 +83,8 @@ impl MethodArgs<'_> {
         let checked = match &method {
             Method::Pursuit(o) => o.validate(),
             Method::Mmr(o) => o.validate(),
-            Method::TopK(_) | Method::Recommended(_) => Ok(()),
+            // Top-K and the recommended setting have no parameters.
+            _ => Ok(()),
         };
         checked.map_err(crate::errors::to_py)?;
         Ok(method)
@@ -125,18 +127,42 @@ impl MethodArgs<'_> {
                 ))
             }
         };
-        Ok(PursuitOptions {
-            ridge: self.ridge.unwrap_or(base.ridge),
-            gamma: self.gamma.unwrap_or(base.gamma),
-            stopping: if self.adaptive {
-                Stopping::PAPER_ADAPTIVE
-            } else {
-                Stopping::FixedBudget
-            },
-            at_pool_optimum,
-            optimum_tolerance: self.optimum_tolerance.unwrap_or(base.optimum_tolerance),
-            input,
-        })
+        let dependent_picks = match self.dependent_picks {
+            "keep" => DependentPicks::Keep,
+            "skip" => DependentPicks::Skip,
+            other => {
+                return value_error(format!(
+                    "dependent_picks must be 'keep' or 'skip', got '{other}'"
+                ))
+            }
+        };
+        let mut o = base;
+        o.ridge = self.ridge.unwrap_or(base.ridge);
+        o.gamma = self.gamma.unwrap_or(base.gamma);
+        o.stopping = if self.adaptive {
+            Stopping::PAPER_ADAPTIVE
+        } else {
+            Stopping::FixedBudget
+        };
+        o.at_pool_optimum = at_pool_optimum;
+        o.optimum_tolerance = self.optimum_tolerance.unwrap_or(base.optimum_tolerance);
+        o.dependent_picks = dependent_picks;
+        o.input = input;
+        if o.is_centroid() {
+            // Centroid pursuit has no certificate and no refit: the core
+            // ignores these two, so asking for them is a mistake.
+            for (name, given) in [
+                ("at_pool_optimum", self.at_pool_optimum != "continue"),
+                ("dependent_picks", self.dependent_picks != "keep"),
+            ] {
+                if given {
+                    return value_error(format!(
+                        "{name} does not apply to centroid pursuit (ridge = inf)"
+                    ));
+                }
+            }
+        }
+        Ok(o)
     }
 
     fn reject_pursuit_args(&self) -> PyResult<()> {
@@ -144,7 +170,8 @@ impl MethodArgs<'_> {
         self.reject("ridge", self.ridge.is_some())?;
         self.reject("adaptive", self.adaptive)?;
         self.reject("at_pool_optimum", self.at_pool_optimum != "continue")?;
-        self.reject("optimum_tolerance", self.optimum_tolerance.is_some())
+        self.reject("optimum_tolerance", self.optimum_tolerance.is_some())?;
+        self.reject("dependent_picks", self.dependent_picks != "keep")
     }
 
     fn reject(&self, name: &str, given: bool) -> PyResult<()> {

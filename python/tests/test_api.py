@@ -26,6 +26,7 @@ def same(a, b):
     assert a.steps.tobytes() == b.steps.tobytes()
     assert a.stop_reason == b.stop_reason
     assert a.excluded.tolist() == b.excluded.tolist()
+    assert a.skipped.tolist() == b.skipped.tolist()
 
 
 def test_readme_example():
@@ -79,6 +80,27 @@ def test_stop_reasons():
     assert sel.stop_reason == "adaptive" and sel.picks.tolist() == [1, 0, 2]
     sel = mempursuit.select(q, pool, 4, at_pool_optimum="fill", optimum_tolerance=1e-9)
     assert sel.stop_reason == "budget" and sel.steps["filled"].tolist() == [False, True, True, True]
+
+
+def test_dependent_picks():
+    # Rows 0 and 1 are the same memory; rows 2-4 other facts. The pursuit
+    # picks the duplicate at some point (paper mode) and flags it; with
+    # dependent_picks="skip" it spends that pick on new evidence instead.
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal((4, 16)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    pool = np.vstack([base[:1], base[:1], base[1:]])
+    q = (pool[0] + pool[2] + pool[3]).astype(np.float32)
+    keep = mempursuit.select(q, pool, 5)
+    assert sorted(keep.picks.tolist()) == [0, 1, 2, 3, 4]
+    dep = keep.steps["dependent"]
+    assert dep.sum() == 1 and keep.picks[dep].item() in (0, 1)
+    assert keep.skipped.shape == (0,)
+    skip = mempursuit.select(q, pool, 5, dependent_picks="skip")
+    assert not skip.steps["dependent"].any()
+    assert len(set(skip.picks.tolist()) & {0, 1}) == 1
+    assert skip.skipped.tolist() == [keep.picks[dep].item()]
+    assert skip.stop_reason == "pool_exhausted" and len(skip) == 4
 
 
 def test_batch_equals_single(fixture):

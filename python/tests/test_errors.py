@@ -132,6 +132,16 @@ def test_dtype_errors():
         (dict(method="recommended", mmr_lambda=0.5), "mmr_lambda does not apply to method='recommended'"),
         (dict(method="recommended", adaptive=True), "adaptive does not apply to method='recommended'"),
         (dict(raw_relevance=True), "raw_relevance=True needs relevance= (the scores to use as given)"),
+        (dict(dependent_picks="drop"), "dependent_picks must be 'keep' or 'skip', got 'drop'"),
+        (dict(method="topk", dependent_picks="skip"), "dependent_picks does not apply to method='topk'"),
+        (
+            dict(method="centroid", dependent_picks="skip"),
+            "dependent_picks does not apply to centroid pursuit (ridge = inf)",
+        ),
+        (
+            dict(ridge=float("inf"), at_pool_optimum="fill"),
+            "at_pool_optimum does not apply to centroid pursuit (ridge = inf)",
+        ),
         (dict(storage="f64"), "storage must be 'f32', 'f16' or 'bf16', got 'f64'"),
         (dict(at_pool_optimum="halt"), "at_pool_optimum must be 'continue', 'stop' or 'fill', got 'halt'"),
         (dict(normalization="l2"), "normalization must be 'cosine' or 'require_unit', got 'l2'"),
