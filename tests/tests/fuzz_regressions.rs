@@ -18,6 +18,7 @@ use mempursuit::{
 use mempursuit_tests::checks::cases::{
     decode, BadInputCase, CoverageCase, DifferentialCase, KktCase,
 };
+use mempursuit_tests::checks::parsers::{check_dataset, check_npy, split_dataset};
 use mempursuit_tests::checks::RelevanceSpec;
 
 fn fuzz_dir() -> PathBuf {
@@ -65,6 +66,47 @@ fn replay_bad_input() {
         decode::<BadInputCase>(b).ok().map(|c| c.run())
     });
     assert!(n >= 3, "only {n} bad_input inputs replayed");
+}
+
+#[test]
+fn replay_npy() {
+    let n = replay("npy", |b| Some(check_npy(b)));
+    assert!(n >= 9, "only {n} npy inputs replayed");
+}
+
+#[test]
+fn replay_dataset() {
+    let n = replay("dataset", |b| Some(check_dataset(b)));
+    assert!(n >= 5, "only {n} dataset inputs replayed");
+}
+
+/// The `dataset` seeds are real datasets (so the fuzzer starts from inputs
+/// that reach the evaluation), and the hostile `.npy` seeds are refused.
+#[test]
+fn parser_seeds_mean_what_they_say() {
+    use mempursuit_cli::dataset::{Dataset, DatasetBytes};
+    for (path, bytes) in inputs("corpus", "dataset") {
+        let (npys, queries, memories) = split_dataset(&bytes).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let loaded = Dataset::from_bytes(DatasetBytes {
+            memory_embeddings: npys[0],
+            query_embeddings: npys[1],
+            queries: &queries,
+            memories: memories.as_deref(),
+        });
+        assert!(loaded.is_ok(), "{name}: {:?}", loaded.err());
+    }
+    for (name, message) in [
+        ("seed-9-header-len-4GiB", "header of 4294967295 bytes"),
+        ("seed-10-wrapping-shape", "more elements than this machine"),
+        ("seed-3-float64", "convert with astype(float32)"),
+        ("seed-4-fortran", "ascontiguousarray"),
+        ("seed-7-truncated", "header says 6 values, file holds 5"),
+    ] {
+        let bytes = std::fs::read(fuzz_dir().join("corpus/npy").join(name)).unwrap();
+        let e = mempursuit::npy::parse_f32(&bytes).unwrap_err().to_string();
+        assert!(e.contains(message), "{name}: {e}");
+    }
 }
 
 #[test]
