@@ -15,7 +15,7 @@
 //! // A 1 × 2 float32 array as written by numpy.save (version 1.0 header).
 //! let mut file = b"\x93NUMPY\x01\x00".to_vec();
 //! let mut header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }".to_vec();
-//! while (10 + header.len() + 1) % 64 != 0 {
+//! while !(10 + header.len() + 1).is_multiple_of(64) {
 //!     header.push(b' ');
 //! }
 //! header.push(b'\n');
@@ -393,7 +393,7 @@ mod tests {
     /// it, then `data`.
     fn npy(header: &str, data: &[u8]) -> Vec<u8> {
         let mut h = header.as_bytes().to_vec();
-        while (10 + h.len() + 1) % 64 != 0 {
+        while !(10 + h.len() + 1).is_multiple_of(64) {
             h.push(b' ');
         }
         h.push(b'\n');

@@ -84,16 +84,10 @@ fn replay_dataset() {
 /// that reach the evaluation), and the hostile `.npy` seeds are refused.
 #[test]
 fn parser_seeds_mean_what_they_say() {
-    use mempursuit_cli::dataset::{Dataset, DatasetBytes};
+    use mempursuit_cli::dataset::Dataset;
     for (path, bytes) in inputs("corpus", "dataset") {
-        let (npys, queries, memories) = split_dataset(&bytes).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let loaded = Dataset::from_bytes(DatasetBytes {
-            memory_embeddings: npys[0],
-            query_embeddings: npys[1],
-            queries: &queries,
-            memories: memories.as_deref(),
-        });
+        let loaded = Dataset::from_bytes(split_dataset(&bytes).unwrap().bytes());
         assert!(loaded.is_ok(), "{name}: {:?}", loaded.err());
     }
     for (name, message) in [

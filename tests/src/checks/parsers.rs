@@ -73,16 +73,50 @@ pub fn check_npy(bytes: &[u8]) -> Result<(), String> {
             Err(_) => {}
         }
     }
+    // Compared bit for bit: the data may hold NaN.
+    let same = |a: &Matrix, m: &Matrix| {
+        (a.rows, a.cols) == (m.rows, m.cols)
+            && a.data.len() == m.data.len()
+            && a.data
+                .iter()
+                .zip(&m.data)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+    };
     match (&any, &matrix) {
-        (Ok(a), Ok(m)) if a != m => Err("the two readers disagree".into()),
+        (Ok(a), Ok(m)) if !same(a, m) => Err("the two readers disagree".into()),
         (Err(_), Ok(_)) => Err("parse_f32_matrix accepts what parse_f32 refuses".into()),
         _ => Ok(()),
     }
 }
 
+/// The four files of a `dataset` fuzz input ([`split_dataset`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatasetParts<'a> {
+    /// `memories.f32.npy` bytes.
+    pub memory_embeddings: &'a [u8],
+    /// `queries.f32.npy` bytes.
+    pub query_embeddings: &'a [u8],
+    /// `queries.jsonl` text (read lossily if not UTF-8).
+    pub queries: String,
+    /// `memories.jsonl` text, if the input has a fourth part.
+    pub memories: Option<String>,
+}
+
+impl DatasetParts<'_> {
+    /// The parts as [`Dataset::from_bytes`] takes them.
+    pub fn bytes(&self) -> DatasetBytes<'_> {
+        DatasetBytes {
+            memory_embeddings: self.memory_embeddings,
+            query_embeddings: self.query_embeddings,
+            queries: &self.queries,
+            memories: self.memories.as_deref(),
+        }
+    }
+}
+
 /// Splits a `dataset` fuzz input at [`DATASET_SEPARATOR`]: `None` unless it
-/// has 3 or 4 parts. JSONL parts that are not UTF-8 are read lossily.
-pub fn split_dataset(bytes: &[u8]) -> Option<(Vec<&[u8]>, String, Option<String>)> {
+/// has 3 or 4 parts.
+pub fn split_dataset(bytes: &[u8]) -> Option<DatasetParts<'_>> {
     let mut parts = Vec::new();
     let mut rest = bytes;
     while let Some(at) = rest
@@ -96,11 +130,14 @@ pub fn split_dataset(bytes: &[u8]) -> Option<(Vec<&[u8]>, String, Option<String>
     if !(3..=4).contains(&parts.len()) {
         return None;
     }
-    let queries = String::from_utf8_lossy(parts[2]).into_owned();
-    let memories = parts
-        .get(3)
-        .map(|p| String::from_utf8_lossy(p).into_owned());
-    Some((parts[..2].to_vec(), queries, memories))
+    Some(DatasetParts {
+        memory_embeddings: parts[0],
+        query_embeddings: parts[1],
+        queries: String::from_utf8_lossy(parts[2]).into_owned(),
+        memories: parts
+            .get(3)
+            .map(|p| String::from_utf8_lossy(p).into_owned()),
+    })
 }
 
 /// The `dataset` target: [`Dataset::from_bytes`] on the parts of
@@ -113,15 +150,10 @@ pub fn split_dataset(bytes: &[u8]) -> Option<(Vec<&[u8]>, String, Option<String>
 /// # Errors
 /// The broken contract.
 pub fn check_dataset(bytes: &[u8]) -> Result<(), String> {
-    let Some((npys, queries, memories)) = split_dataset(bytes) else {
+    let Some(parts) = split_dataset(bytes) else {
         return Ok(());
     };
-    let loaded = Dataset::from_bytes(DatasetBytes {
-        memory_embeddings: npys[0],
-        query_embeddings: npys[1],
-        queries: &queries,
-        memories: memories.as_deref(),
-    });
+    let loaded = Dataset::from_bytes(parts.bytes());
     let data = match loaded {
         Err(e) if e.to_string().is_empty() => return Err("empty error message".into()),
         Err(_) => return Ok(()),

@@ -7,6 +7,7 @@ use mempursuit::{InputPolicy, Method, MmrOptions, PursuitOptions, Stopping};
 use mempursuit_cli::dataset::{Dataset, DatasetPaths};
 use mempursuit_cli::eval::{evaluate, EvalOptions, NamedMethod, RelevanceMode};
 
+use crate::select::InvalidPolicy;
 use crate::{emit, CliResult};
 
 /// A selector of `mempursuit eval`.
@@ -66,6 +67,11 @@ pub struct EvalArgs {
     /// Treat every pool as first-stage ordered (rho at rank k = k-th largest cosine).
     #[arg(long)]
     pub pool_order: bool,
+    /// Unusable candidate rows (zero, non-finite, norm out of range): reject
+    /// (the evaluation stops, naming the query and memory id), or exclude
+    /// them from that query's pool.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = InvalidPolicy::Reject)]
+    pub invalid_candidates: InvalidPolicy,
     /// Print the metrics as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -79,8 +85,8 @@ pub(crate) fn named_methods(
     methods: &[EvalMethod],
     mmr_lambda: f64,
     gamma: f64,
+    policy: InputPolicy,
 ) -> Vec<NamedMethod> {
-    let policy = InputPolicy::default();
     methods
         .iter()
         .map(|m| match m {
@@ -92,17 +98,25 @@ pub(crate) fn named_methods(
                     input: policy,
                 }),
             ),
-            EvalMethod::Pursuit => {
-                NamedMethod::new("MemPursuit", Method::Pursuit(PursuitOptions::default()))
-            }
+            EvalMethod::Pursuit => NamedMethod::new(
+                "MemPursuit",
+                Method::Pursuit(PursuitOptions {
+                    input: policy,
+                    ..PursuitOptions::default()
+                }),
+            ),
             EvalMethod::Centroid => NamedMethod::new(
                 format!("centroid({gamma})"),
-                Method::Pursuit(PursuitOptions::centroid(gamma)),
+                Method::Pursuit(PursuitOptions {
+                    input: policy,
+                    ..PursuitOptions::centroid(gamma)
+                }),
             ),
             EvalMethod::PursuitAdaptive => NamedMethod::new(
                 "MemPursuit-adaptive",
                 Method::Pursuit(PursuitOptions {
                     stopping: Stopping::PAPER_ADAPTIVE,
+                    input: policy,
                     ..PursuitOptions::default()
                 }),
             ),
@@ -126,7 +140,22 @@ pub fn run(args: &EvalArgs) -> CliResult {
         _ => return Err("give --dir DIR, or all of --memories, --queries and --spec".into()),
     };
     let data = Dataset::load(&paths)?;
-    let methods = named_methods(&args.methods, args.mmr_lambda, args.gamma);
+    let methods = named_methods(
+        &args.methods,
+        args.mmr_lambda,
+        args.gamma,
+        args.invalid_candidates.input_policy(),
+    );
+    let k_max = args.k.iter().copied().max().unwrap_or(0);
+    let small = data.queries.iter().filter(|q| q.pool.len() < k_max).count();
+    if small > 0 {
+        let p_min = data.queries.iter().map(|q| q.pool.len()).min().unwrap_or(0);
+        eprintln!(
+            "mempursuit: note: budget K = {k_max} exceeds the pool of {small} of {} queries \
+             (smallest P = {p_min}): those select their whole pool at that K",
+            data.queries.len()
+        );
+    }
     let options = EvalOptions {
         ks: args.k.clone(),
         relevance: if args.pool_order {
