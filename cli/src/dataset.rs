@@ -766,7 +766,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "memories.f32.npy: truncated file: header says 6 values, file holds 4 \
-             (re-save the array with numpy.save)"
+             (re-save the array with np.save)"
         );
         // A shape whose element count wraps u64 (2^32 × 2^32): it loaded as
         // an empty matrix of 2^32 rows before, and gathering a pool panicked.

@@ -40,9 +40,19 @@ use std::path::Path;
 /// and refusing it bounds what is allocated for it.
 pub const MAX_HEADER_LEN: usize = 10_000;
 
-/// The deepest bracket nesting accepted in a header (NumPy writes 2 for an
-/// array of plain dtype: the dict and the shape tuple).
-const MAX_HEADER_NESTING: usize = 16;
+/// The most non-whitespace bytes accepted in a header (NumPy pads the
+/// header with spaces; its content for a float32 array is about 60 bytes,
+/// and 512 leave room for a shape of any rank). The header parser
+/// (`py_literal`) spends about 0.1 ms per byte of content on hostile input,
+/// so this bounds its time, not only its memory.
+const MAX_HEADER_CONTENT: usize = 512;
+
+/// The deepest bracket nesting accepted in a header. NumPy writes 2 for an
+/// array of plain dtype (the dict and the shape tuple). The bound matters:
+/// the header parser (`py_literal`, a backtracking PEG parser) takes time
+/// exponential in the depth of unbalanced brackets (a 150-byte header with
+/// 11 open braces took 17 s; fuzz finding 7).
+const MAX_HEADER_NESTING: usize = 3;
 
 /// A row-major f32 matrix read from a `.npy` file.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,17 +127,17 @@ impl fmt::Display for NpyError {
             NpyError::Io(e) => write!(f, "{e}"),
             NpyError::NotNpy => f.write_str(
                 "not an .npy file (it does not start with the NumPy magic string \\x93NUMPY); \
-                 save the array with numpy.save",
+                 save the array with np.save",
             ),
             NpyError::Header(m) => write!(f, "malformed .npy header: {m}"),
             NpyError::Dtype(t) => write!(
                 f,
                 "dtype {t} is not float32: convert with astype(float32) before saving \
-                 (numpy.save(path, x.astype(numpy.float32)))"
+                 (np.save(path, x.astype(np.float32)))"
             ),
             NpyError::FortranOrder => f.write_str(
                 "the array is in Fortran (column-major) order: save a C-order copy \
-                 (numpy.save(path, numpy.ascontiguousarray(x)))",
+                 (np.save(path, np.ascontiguousarray(x)))",
             ),
             NpyError::Rank {
                 shape,
@@ -173,7 +183,7 @@ impl fmt::Display for NpyError {
                 if bytes % 4 != 0 {
                     write!(f, " and {} stray bytes", bytes % 4)?;
                 }
-                f.write_str(" (re-save the array with numpy.save)")
+                f.write_str(" (re-save the array with np.save)")
             }
         }
     }
@@ -234,31 +244,62 @@ fn data_offset(bytes: &[u8]) -> Result<usize, NpyError> {
              {available} after the preamble"
         )));
     }
-    check_header_text(&bytes[start..start + header_len])?;
+    let header = &bytes[start..start + header_len];
+    let content = header.iter().filter(|c| !c.is_ascii_whitespace()).count();
+    if content > MAX_HEADER_CONTENT {
+        return Err(NpyError::Header(format!(
+            "the header holds {content} bytes besides spaces, more than the \
+             {MAX_HEADER_CONTENT} any array of plain dtype needs (the file is corrupt)"
+        )));
+    }
+    check_header_text(header)?;
     Ok(start + header_len)
 }
 
 /// Refuses header text that could make the header parser overflow an
-/// integer or its stack: brackets nested deeper than [`MAX_HEADER_NESTING`],
-/// a number NumPy does not write (anything but decimal digits), or decimal
-/// numbers whose product overflows u64 (then the shape's element count
-/// would, whatever the numbers mean; a valid header's numbers are the shape
-/// and its product is bounded by the file size).
+/// integer, its stack or its time: brackets (counted everywhere, also in
+/// strings, where a float32 header has none) that do not pair up or nest
+/// deeper than [`MAX_HEADER_NESTING`], a number NumPy does not write
+/// (anything but decimal digits), or decimal numbers whose product
+/// overflows u64 (then the shape's element count would, whatever the
+/// numbers mean; a valid header's numbers are the shape and its product is
+/// bounded by the file size).
 fn check_header_text(text: &[u8]) -> Result<(), NpyError> {
+    let mut open = [0u8; MAX_HEADER_NESTING];
     let mut depth = 0usize;
     for &c in text {
         match c {
             b'(' | b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_HEADER_NESTING {
+                if depth == MAX_HEADER_NESTING {
                     return Err(NpyError::Header(format!(
                         "brackets nested deeper than {MAX_HEADER_NESTING}"
                     )));
                 }
+                open[depth] = c;
+                depth += 1;
             }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b')' | b']' | b'}' => {
+                let opener = match c {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if depth == 0 || open[depth - 1] != opener {
+                    return Err(NpyError::Header(format!(
+                        "unbalanced bracket {:?}",
+                        char::from(c)
+                    )));
+                }
+                depth -= 1;
+            }
             _ => {}
         }
+    }
+    if depth > 0 {
+        return Err(NpyError::Header(format!(
+            "unclosed bracket {:?}",
+            char::from(open[depth - 1])
+        )));
     }
     let mut product: u64 = 1;
     let mut numbers = Vec::new();
@@ -489,7 +530,7 @@ mod tests {
         let e = parse_f32(&npy(&f32_header("(2, 3)"), &values(&[1.0; 5]))).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "truncated file: header says 6 values, file holds 5 (re-save the array with numpy.save)"
+            "truncated file: header says 6 values, file holds 5 (re-save the array with np.save)"
         );
         let mut data = values(&[1.0; 6]);
         data.extend_from_slice(&[0, 0]);
@@ -497,7 +538,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "trailing data: header says 6 values, file holds 6 and 2 stray bytes \
-             (re-save the array with numpy.save)"
+             (re-save the array with np.save)"
         );
         // A huge promise with no data: refused, nothing allocated.
         let e = parse_f32(&npy(&f32_header("(1000000000, 1000)"), &[])).unwrap_err();
@@ -527,6 +568,17 @@ mod tests {
                 .contains("header of 256 bytes, the file holds 1 after the preamble"),
             "{e}"
         );
+        // Within the limit but with more content than any plain header.
+        let long = format!(
+            "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}1,)}}",
+            "1, ".repeat(300)
+        );
+        let e = parse_f32(&npy(&long, &[])).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("holds 650 bytes besides spaces, more than the 512"),
+            "{e}"
+        );
         let e = parse_f32(b"\x93NUMPY\x01\x00\x05").unwrap_err();
         assert!(e.to_string().contains("truncated preamble"), "{e}");
         let e = parse_f32(b"\x93NUMPY\x04\x00\x00\x00").unwrap_err();
@@ -535,9 +587,22 @@ mod tests {
 
     #[test]
     fn deep_nesting_and_odd_numbers_are_refused() {
-        let deep = format!("{}{}", "(".repeat(2000), ")".repeat(2000));
+        let deep = format!("{}{}", "(".repeat(200), ")".repeat(200));
         let e = parse_f32(&npy(&deep, &[])).unwrap_err();
-        assert!(e.to_string().contains("nested deeper than 16"), "{e}");
+        assert!(e.to_string().contains("nested deeper than 3"), "{e}");
+        // Fuzz finding 7: unclosed braces made the header parser backtrack
+        // for 17 s on a 150-byte file; refused before it runs.
+        let slow = "{'descr': '>f4',{{{{{{{{{{ 'fortran_order': False, 'shape': (1,), }";
+        let e = parse_f32(&npy(slow, &[0; 4])).unwrap_err();
+        assert!(e.to_string().contains("nested deeper than 3"), "{e}");
+        let slow = "{'descr': '>f4',{ 'fortran_order': False, 'shape': (1,), }";
+        let e = parse_f32(&npy(slow, &[0; 4])).unwrap_err();
+        assert_eq!(e.to_string(), "malformed .npy header: unclosed bracket '{'");
+        let e = parse_f32(&npy("{'descr': '<f4', 'shape': (1,]}", &[0; 4])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "malformed .npy header: unbalanced bracket ']'"
+        );
         let e = parse_f32(&npy(&f32_header("(0x10, 2)"), &[])).unwrap_err();
         assert!(
             e.to_string().contains("\"0x10\" is not a plain decimal"),
