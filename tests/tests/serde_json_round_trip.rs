@@ -26,12 +26,16 @@ fn every_method_variant_round_trips() {
         // "ridge":null before, which did not read back.
         Method::Pursuit(PursuitOptions::centroid(0.5)),
         Method::Pursuit(PursuitOptions {
-            ridge: 0.0,
             gamma: 0.25,
             stopping: Stopping::PAPER_ADAPTIVE,
             at_pool_optimum: AtPoolOptimum::FillByRelevance,
             optimum_tolerance: 1e-9,
             input: exclude,
+            // Every other field (ridge 0) from here.
+            ..PursuitOptions {
+                ridge: 0.0,
+                ..PursuitOptions::default()
+            }
         }),
         Method::Pursuit(PursuitOptions {
             ridge: 3.0,
