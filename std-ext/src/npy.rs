@@ -43,8 +43,8 @@ pub const MAX_HEADER_LEN: usize = 10_000;
 /// The most non-whitespace bytes accepted in a header (NumPy pads the
 /// header with spaces; its content for a float32 array is about 60 bytes,
 /// and 512 leave room for a shape of any rank). The header parser
-/// (`py_literal`) spends about 0.1 ms per byte of content on hostile input,
-/// so this bounds its time, not only its memory.
+/// (`py_literal`) spent up to about 0.3 ms per byte of content on hostile
+/// input in the fuzz build, so this bounds its time, not only its memory.
 const MAX_HEADER_CONTENT: usize = 512;
 
 /// The deepest bracket nesting accepted in a header. NumPy writes 2 for an
@@ -99,7 +99,9 @@ pub enum NpyError {
         /// Whether a 1-D array would have been accepted.
         vector_ok: bool,
     },
-    /// The number of elements (or of bytes) of the shape overflows `usize`.
+    /// The number of elements (or of bytes) of the shape overflows `usize`
+    /// (the header's dimensions, as far as they were read; a dimension
+    /// beyond u64 is shown as `u64::MAX`).
     ShapeOverflow(Vec<u64>),
     /// The data after the header is not exactly `values × 4` bytes.
     DataLength {
