@@ -25,7 +25,7 @@ pub use mempursuit_core::*;
 pub mod npy;
 mod selector;
 
-pub use selector::{Selection, Selector};
+pub use selector::{ReserveError, Selection, Selector};
 pub mod parallel;
 #[cfg(feature = "synth")]
 pub mod synth;

@@ -49,6 +49,8 @@ fn every_method_variant_round_trips() {
             lambda: 0.3,
             input: exclude,
         }),
+        Method::recommended(),
+        Method::Recommended(exclude),
     ];
     for m in &methods {
         let (json, back) = round_trip(m);
