@@ -3,6 +3,8 @@
 //! naive baseline (full P × P Gram, dense QP re-solved from scratch at every
 //! step, scalar code), shared by the criterion benches and the tests.
 
+#![forbid(unsafe_code)]
+
 pub mod naive;
 
 use mempursuit::kernels::{row_dots, Isa};

@@ -542,7 +542,15 @@ fn select_json_is_the_library_serde_form() {
     for method in ["topk", "mmr"] {
         let v = json(&["--method", method]);
         let text = v.to_string();
-        for absent in ["fw_gap", "residual_sq", "nu", "weights", "free_size"] {
+        for absent in [
+            "fw_gap",
+            "residual_sq",
+            "nu",
+            "weights",
+            "free_size",
+            "dependent",
+            "skipped",
+        ] {
             assert!(!text.contains(absent), "{method} JSON has {absent}: {text}");
         }
         let step = v["steps"][0].as_object().unwrap();

@@ -17,6 +17,12 @@
 /// below about 1e9, so the f64 solves stay accurate to ~1e-7 relative.
 pub const PIVOT_TOLERANCE: f64 = 1e-9;
 
+/// Whether `p2` is a safely positive pivot² for a column with diagonal
+/// `diag`: p2 > [`PIVOT_TOLERANCE`] · |diag| (false for NaN).
+pub(crate) fn accepts_pivot(p2: f64, diag: f64) -> bool {
+    p2 > PIVOT_TOLERANCE * diag.abs()
+}
+
 pub(crate) struct Factor<'a> {
     pub l: &'a mut [f64],
     pub stride: usize,
@@ -45,6 +51,20 @@ impl Factor<'_> {
     /// i < n and diagonal `diag` = A[n, n]. Returns false (factor unchanged)
     /// if the pivot is not safely positive.
     pub fn append(&mut self, col: impl Fn(usize) -> f64, diag: f64) -> bool {
+        let p2 = self.pivot_sq(col, diag);
+        if !accepts_pivot(p2, diag) {
+            return false;
+        }
+        let n = self.n;
+        self.l[n * self.stride + n] = 1.0 / libm::sqrt(p2);
+        self.n += 1;
+        true
+    }
+
+    /// The pivot² that [`append`](Self::append) would get for the same
+    /// column: A[n, n] − ‖L⁻¹ A[..n, n]‖². Writes row n of L (scratch until
+    /// an append) and leaves the factor unchanged.
+    pub fn pivot_sq(&mut self, col: impl Fn(usize) -> f64, diag: f64) -> f64 {
         let n = self.n;
         let s = self.stride;
         let row = n * s;
@@ -56,13 +76,7 @@ impl Factor<'_> {
             rest[i] = v;
             p2 -= v * v;
         }
-        // Also rejects NaN.
-        if p2.is_nan() || p2 <= PIVOT_TOLERANCE * diag.abs() {
-            return false;
-        }
-        self.l[row + n] = 1.0 / libm::sqrt(p2);
-        self.n += 1;
-        true
+        p2
     }
 
     /// Deletes row/column k and restores triangularity with Givens rotations.

@@ -7,7 +7,11 @@
 use core::fmt;
 
 /// What is wrong with one vector (the query or one candidate row).
+///
+/// The [`source`](core::error::Error::source) of [`Error::Query`] and
+/// [`Error::Candidate`].
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum VectorFault {
     /// Element `index` (0-based, within the vector) is NaN or ±infinity.
     NonFinite {
@@ -36,6 +40,7 @@ pub enum VectorFault {
 
 /// Which fixed-capacity buffer a shape does not fit into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Capacity {
     /// The candidate pool size P.
     Pool,
@@ -43,8 +48,38 @@ pub enum Capacity {
     Budget,
 }
 
+/// One of the four caller buffers of
+/// [`Workspace::from_buffers`](crate::Workspace::from_buffers), with the
+/// element counts of [`ScratchSize`](crate::ScratchSize).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ScratchBuffer {
+    /// The f32 buffer ([`ScratchSize::f32s`](crate::ScratchSize::f32s)).
+    F32s,
+    /// The f64 buffer ([`ScratchSize::f64s`](crate::ScratchSize::f64s)).
+    F64s,
+    /// The usize buffer ([`ScratchSize::indices`](crate::ScratchSize::indices)).
+    Indices,
+    /// The [`Step`](crate::Step) buffer ([`ScratchSize::steps`](crate::ScratchSize::steps)).
+    Steps,
+}
+
+impl ScratchBuffer {
+    /// The buffer's parameter name in
+    /// [`Workspace::from_buffers`](crate::Workspace::from_buffers).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScratchBuffer::F32s => "f32s",
+            ScratchBuffer::F64s => "f64s",
+            ScratchBuffer::Indices => "indices",
+            ScratchBuffer::Steps => "steps",
+        }
+    }
+}
+
 /// Every error a selector can return.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum Error {
     /// The query is empty: the embedding dimension d would be 0.
     ZeroDimension,
@@ -100,6 +135,28 @@ pub enum Error {
         needed: usize,
         /// The size the workspace has.
         capacity: usize,
+    },
+    /// A buffer given to
+    /// [`Workspace::from_buffers`](crate::Workspace::from_buffers) is shorter
+    /// than [`ScratchSize::for_capacity`](crate::ScratchSize::for_capacity)
+    /// requires for the requested capacity: give a buffer of at least
+    /// `needed` elements, or ask for a smaller capacity.
+    BufferTooShort {
+        /// Which buffer.
+        buffer: ScratchBuffer,
+        /// Its length, in elements.
+        len: usize,
+        /// The length it must have at least, in elements.
+        needed: usize,
+    },
+    /// The scratch memory for capacity (`max_pool`, `max_budget`) does not
+    /// fit in `usize` ([`ScratchSize::for_capacity`](crate::ScratchSize::for_capacity)
+    /// is `None`): no machine could hold it; ask for a smaller capacity.
+    ScratchOverflow {
+        /// The requested P_max.
+        max_pool: usize,
+        /// The requested K_max.
+        max_budget: usize,
     },
 }
 
@@ -165,8 +222,35 @@ impl fmt::Display for Error {
                 };
                 write!(f, "{name} = {needed} exceeds the workspace capacity {capacity}")
             }
+            Error::BufferTooShort {
+                buffer,
+                len,
+                needed,
+            } => write!(
+                f,
+                "workspace buffer too short: `{}` has {len} elements, needs at least {needed}",
+                buffer.name()
+            ),
+            Error::ScratchOverflow {
+                max_pool,
+                max_budget,
+            } => write!(
+                f,
+                "the scratch memory for P_max = {max_pool}, K_max = {max_budget} overflows usize"
+            ),
         }
     }
 }
 
-impl core::error::Error for Error {}
+impl core::error::Error for VectorFault {}
+
+impl core::error::Error for Error {
+    /// The [`VectorFault`] of [`Error::Query`] and [`Error::Candidate`];
+    /// `None` for every other error.
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Error::Query(fault) | Error::Candidate { fault, .. } => Some(fault),
+            _ => None,
+        }
+    }
+}

@@ -63,6 +63,7 @@ pub struct Input<'a, E = f32> {
 
 impl<'a> Input<'a> {
     /// A query and its pool (f32), with ρ = b.
+    #[must_use]
     pub fn new(query: &'a [f32], candidates: &'a [f32]) -> Self {
         Input {
             query,
@@ -77,6 +78,7 @@ impl<'a, E: Element> Input<'a, E> {
     /// with the `half` feature `half::f16` / `half::bf16`), with ρ = b.
     /// The selection equals, bit for bit, the f32 selection on the pool's
     /// values widened to f32.
+    #[must_use]
     pub fn with_storage(query: &'a [f32], candidates: &'a [E]) -> Self {
         Input {
             query,
@@ -88,6 +90,7 @@ impl<'a, E: Element> Input<'a, E> {
 
 impl<'a, E> Input<'a, E> {
     /// The same input with another relevance source.
+    #[must_use]
     pub fn with_relevance(self, relevance: Relevance<'a>) -> Self {
         Input { relevance, ..self }
     }
@@ -203,6 +206,7 @@ pub(crate) fn prepare<E: Element>(
     ws.check_capacity(p, budget.min(p))?;
     ws.pool = p;
     ws.excluded = 0;
+    ws.skipped = 0;
 
     let b = &mut ws.b[..p];
     let nsq = &mut ws.acc[..p];

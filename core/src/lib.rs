@@ -75,7 +75,7 @@ mod workspace;
 
 pub use baselines::{mmr, top_k};
 pub use cholesky::PIVOT_TOLERANCE;
-pub use error::{Capacity, Error, VectorFault};
+pub use error::{Capacity, Error, ScratchBuffer, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
 #[cfg(feature = "half")]
 pub use half;
@@ -83,8 +83,8 @@ pub use input::{Input, Relevance};
 pub use kernels::{Element, Executor, Isa, PassJob, Serial};
 pub use method::Method;
 pub use options::{
-    AtPoolOptimum, InputPolicy, InvalidCandidates, MmrOptions, Normalization, PursuitOptions,
-    Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
+    AtPoolOptimum, DependentPicks, InputPolicy, InvalidCandidates, MmrOptions, Normalization,
+    PursuitOptions, Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 pub use pursuit::{pursuit, pursuit_with};
 pub use recommend::{

@@ -29,6 +29,7 @@ use crate::workspace::Workspace;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Method {
     /// MemPursuit (Eqs. 5, 6, 9) or a member of its relevance-scaled family
     /// ([`pursuit`](crate::pursuit)).

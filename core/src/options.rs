@@ -23,6 +23,7 @@ pub const MAX_NORM: f64 = 1e12;
 /// How non-unit vectors are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Normalization {
     /// Every vector is used through its direction: all similarities are
     /// cosines. A vector whose norm is within [`UNIT_NORM_TOLERANCE`] of 1 is
@@ -41,6 +42,7 @@ pub enum Normalization {
 /// norm out of range, or not unit under [`Normalization::RequireUnit`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum InvalidCandidates {
     /// The call fails with [`Error::Candidate`] naming the first such row.
     #[default]
@@ -113,6 +115,7 @@ impl Default for MmrOptions {
 /// When the pursuit stops before the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Stopping {
     /// Select exactly `min(K, P)` memories (fewer only if the pool runs out
     /// of valid candidates, or by [`AtPoolOptimum::Stop`]).
@@ -146,6 +149,7 @@ impl Stopping {
 /// certificate: there this setting is ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum AtPoolOptimum {
     /// Keep picking by the (now frozen) residual, as the paper does.
     #[default]
@@ -155,6 +159,45 @@ pub enum AtPoolOptimum {
     /// Take the remaining picks in relevance order (ρ, highest first); the
     /// weights stay those of the optimum (the filled picks get weight 0).
     FillByRelevance,
+}
+
+/// What the pursuit does with a candidate that, when it would be picked, is
+/// already represented by the picks: with the refit's pivot test
+/// ([`PIVOT_TOLERANCE`](crate::PIVOT_TOLERANCE), on the augmented vectors
+/// [m; 1] and the refit's matrix G + κI + 11ᵀ), it is an exact duplicate
+/// of an earlier pick (whatever that pick's weight), or lies in the affine
+/// hull of the free set F = {j ∈ S : α_j > 0} (a point on it, a
+/// paraphrase embedded identically to a free memory). The refit (Eq. 6)
+/// cannot give such a memory weight without taking it from another, so it
+/// usually keeps weight 0, and its text is already in the context. See
+/// [`Step::dependent`](crate::Step::dependent).
+///
+/// Applies to the QP pursuit (finite ridge, including relevance fill after
+/// the pool optimum); centroid pursuit (κ = ∞), top-K and MMR never flag
+/// or skip. With a ridge κ well above `PIVOT_TOLERANCE` the factored matrix
+/// G_FF + κI + 11ᵀ is far from singular, so duplicates are not dependent in
+/// this sense (they share the weight).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum DependentPicks {
+    /// Pick it, as the paper does, and flag its step
+    /// ([`Step::dependent`](crate::Step::dependent)). The default: the
+    /// paper's picks (and every published order) stay unchanged.
+    #[default]
+    Keep,
+    /// Skip it: it is not a pick, gets no [`Step`](crate::Step) and is
+    /// never picked in this call; the budget goes to the next candidate, so
+    /// the picks are distinct evidence. Skipped candidates are listed,
+    /// ascending, in the result
+    /// ([`SelectionView::skipped`](crate::SelectionView::skipped), the owned
+    /// `Selection::skipped` of the `mempursuit` crate). Each costs one pass
+    /// over the candidate matrix (its Gram row; none after the pool optimum
+    /// with relevance fill) and no refit. The Frank–Wolfe gap's maximum then
+    /// runs over the candidates neither picked nor skipped. If too few
+    /// candidates are left, the stop reason is
+    /// [`PoolExhausted`](crate::StopReason::PoolExhausted).
+    Skip,
 }
 
 /// Parameters of the pursuit (DESIGN §2–§4, §11).
@@ -186,6 +229,10 @@ pub struct PursuitOptions {
     pub optimum_tolerance: f64,
     /// Input policy.
     pub input: InputPolicy,
+    /// Candidates already represented by the free set at pick time: kept
+    /// and flagged (default) or skipped.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub dependent_picks: DependentPicks,
 }
 
 impl PursuitOptions {
@@ -203,11 +250,13 @@ impl PursuitOptions {
             normalization: Normalization::Cosine,
             invalid_candidates: InvalidCandidates::Reject,
         },
+        dependent_picks: DependentPicks::Keep,
     };
 
     /// Centroid pursuit (DESIGN §11): κ = ∞ with the given γ (a fixed γ; the
     /// recommended setting [`recommended`](crate::recommended) sets γ per
     /// pool and budget instead).
+    #[must_use]
     pub const fn centroid(gamma: f64) -> PursuitOptions {
         PursuitOptions {
             ridge: f64::INFINITY,

@@ -1,7 +1,7 @@
 //! The result of a selector: picks in entry order, weights, one record per
 //! step, and why the selection stopped.
 
-use crate::workspace::{Workspace, EXCLUDED};
+use crate::workspace::{Workspace, EXCLUDED, SKIPPED};
 
 /// Why a selection ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,6 +31,7 @@ pub enum StopReason {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default))]
+#[non_exhaustive]
 pub struct Step {
     /// Pool index (row of the candidate matrix) picked at this step.
     pub index: usize,
@@ -57,6 +58,18 @@ pub struct Step {
     pub solver_iterations: u32,
     /// Whether this pick was made by relevance fill after the pool optimum.
     pub filled: bool,
+    /// Whether, at pick time, this memory was already represented by the
+    /// picks (see [`DependentPicks`](crate::DependentPicks)): an exact
+    /// duplicate of an earlier pick, or a point of the affine hull of the
+    /// memories with positive weight, to within the refit's pivot
+    /// tolerance. Such a pick usually keeps weight 0 and adds nothing new
+    /// to the context:
+    /// leave its text out of a prompt, or set
+    /// [`DependentPicks::Skip`](crate::DependentPicks::Skip) to spend the
+    /// budget on new evidence instead. Always false for the first pick,
+    /// for centroid pursuit, top-K and MMR.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub dependent: bool,
 }
 
 /// A view of the result, borrowed from the [`Workspace`] that computed it.
@@ -64,12 +77,14 @@ pub struct Step {
 /// Copy what you need out of it before the next call on the same workspace
 /// (the `mempursuit` crate's owned `Selection` does this).
 #[derive(Debug, Clone, Copy)]
+#[must_use]
 pub struct SelectionView<'w> {
     pub(crate) picks: &'w [usize],
     pub(crate) weights: &'w [f64],
     pub(crate) steps: &'w [Step],
     pub(crate) state: &'w [usize],
     pub(crate) excluded: usize,
+    pub(crate) skipped: usize,
     pub(crate) stop: StopReason,
 }
 
@@ -81,6 +96,7 @@ impl<'w> SelectionView<'w> {
             steps: &ws.steps[..len],
             state: &ws.state[..ws.pool],
             excluded: ws.excluded,
+            skipped: ws.skipped,
             stop: ws.stop,
         }
     }
@@ -131,6 +147,24 @@ impl<'w> SelectionView<'w> {
             .iter()
             .enumerate()
             .filter(|(_, &s)| s == EXCLUDED)
+            .map(|(i, _)| i)
+    }
+
+    /// Number of candidates skipped as already represented by the free set
+    /// (only under [`DependentPicks::Skip`](crate::DependentPicks::Skip)).
+    pub fn skipped_count(&self) -> usize {
+        self.skipped
+    }
+
+    /// The skipped candidates, ascending (see
+    /// [`DependentPicks::Skip`](crate::DependentPicks::Skip)): none of them
+    /// is a pick.
+    pub fn skipped(&self) -> impl Iterator<Item = usize> + 'w {
+        let state = self.state;
+        state
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s == SKIPPED)
             .map(|(i, _)| i)
     }
 }

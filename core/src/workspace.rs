@@ -14,12 +14,15 @@
 //! [`Error::CapacityExceeded`]; the workspace is reusable across calls of
 //! any shape within its capacity.
 
-use crate::error::{Capacity, Error};
+use crate::error::{Capacity, Error, ScratchBuffer};
 use crate::selection::{Step, StopReason};
 
 pub(crate) const AVAILABLE: usize = 0;
 pub(crate) const SELECTED: usize = 1;
 pub(crate) const EXCLUDED: usize = 2;
+/// Skipped as already represented by the free set
+/// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)).
+pub(crate) const SKIPPED: usize = 3;
 
 /// How many elements of each type a workspace of a given capacity needs
 /// (in the spirit of faer's `*_scratch` functions).
@@ -41,6 +44,7 @@ impl ScratchSize {
     /// Scratch needed for pools of up to `max_pool` candidates and budgets of
     /// up to `max_budget` picks. Returns `None` if a count or the total byte
     /// size ([`ScratchSize::checked_bytes`]) overflows `usize`.
+    #[must_use]
     pub const fn for_capacity(max_pool: usize, max_budget: usize) -> Option<ScratchSize> {
         let Some(gram) = max_pool.checked_mul(max_budget) else {
             return None;
@@ -118,7 +122,9 @@ impl ScratchSize {
 /// A view over caller-owned scratch memory of fixed capacity (P_max, K_max).
 ///
 /// Results of a selector borrow from it (see [`SelectionView`](crate::SelectionView)).
-#[derive(Debug)]
+///
+/// Its `Debug` output shows the capacity and the shape of the last call,
+/// not the buffers' contents.
 pub struct Workspace<'a> {
     pub(crate) max_pool: usize,
     pub(crate) max_budget: usize,
@@ -150,11 +156,22 @@ pub struct Workspace<'a> {
     // result metadata of the last call
     pub(crate) pool: usize,
     pub(crate) excluded: usize,
+    pub(crate) skipped: usize,
     pub(crate) stop: StopReason,
     /// Size of the free set (the factor's order), kept across pursuit steps.
     pub(crate) nfree: usize,
     /// ν of the last refit (the warm start of the next one).
     pub(crate) nu: f64,
+}
+
+impl core::fmt::Debug for Workspace<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("max_pool", &self.max_pool)
+            .field("max_budget", &self.max_budget)
+            .field("pool", &self.pool)
+            .finish_non_exhaustive()
+    }
 }
 
 fn take<'a, T>(buf: &mut &'a mut [T], n: usize) -> &'a mut [T] {
@@ -171,9 +188,9 @@ impl<'a> Workspace<'a> {
     /// unused). Contents are overwritten by every call.
     ///
     /// # Errors
-    /// [`Error::CapacityExceeded`] (with `what = Pool`, `needed` = the
-    /// required element count of the first buffer that is too short, and
-    /// `capacity` = its length) if a buffer is too small or the sizes overflow.
+    /// [`Error::BufferTooShort`] naming the first buffer that is shorter
+    /// than its count (with its length and the length it needs), or
+    /// [`Error::ScratchOverflow`] if the sizes overflow `usize`.
     pub fn from_buffers(
         max_pool: usize,
         max_budget: usize,
@@ -183,22 +200,21 @@ impl<'a> Workspace<'a> {
         steps: &'a mut [Step],
     ) -> Result<Self, Error> {
         let need =
-            ScratchSize::for_capacity(max_pool, max_budget).ok_or(Error::CapacityExceeded {
-                what: Capacity::Pool,
-                needed: max_pool,
-                capacity: 0,
+            ScratchSize::for_capacity(max_pool, max_budget).ok_or(Error::ScratchOverflow {
+                max_pool,
+                max_budget,
             })?;
-        for (needed, capacity) in [
-            (need.f32s, f32s.len()),
-            (need.f64s, f64s.len()),
-            (need.indices, indices.len()),
-            (need.steps, steps.len()),
+        for (buffer, needed, len) in [
+            (ScratchBuffer::F32s, need.f32s, f32s.len()),
+            (ScratchBuffer::F64s, need.f64s, f64s.len()),
+            (ScratchBuffer::Indices, need.indices, indices.len()),
+            (ScratchBuffer::Steps, need.steps, steps.len()),
         ] {
-            if capacity < needed {
-                return Err(Error::CapacityExceeded {
-                    what: Capacity::Pool,
+            if len < needed {
+                return Err(Error::BufferTooShort {
+                    buffer,
+                    len,
                     needed,
-                    capacity,
                 });
             }
         }
@@ -228,6 +244,7 @@ impl<'a> Workspace<'a> {
             steps: &mut steps[..k],
             pool: 0,
             excluded: 0,
+            skipped: 0,
             stop: StopReason::Budget,
             nfree: 0,
             nu: 0.0,
@@ -279,8 +296,8 @@ impl<'a> Workspace<'a> {
 /// 64-bit targets and 11,712 on 32-bit ones, `FixedWorkspace<200, 20>` is
 /// 30,880 / 29,680 (table in `docs/PORTABILITY.md`). For small devices put
 /// it in a `static` (or a `static mut` behind a critical section) rather than
-/// on a small stack.
-#[derive(Debug, Clone)]
+/// on a small stack. Its `Debug` output shows the capacity only.
+#[derive(Clone)]
 pub struct FixedWorkspace<const P: usize, const K: usize> {
     vec_p: [[f32; P]; 5],
     gram: [[f32; P]; K],
@@ -291,8 +308,18 @@ pub struct FixedWorkspace<const P: usize, const K: usize> {
     steps: [Step; K],
 }
 
+impl<const P: usize, const K: usize> core::fmt::Debug for FixedWorkspace<P, K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("FixedWorkspace")
+            .field("max_pool", &P)
+            .field("max_budget", &K)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
     /// A zeroed workspace (usable in a `static`).
+    #[must_use]
     pub const fn new() -> Self {
         const ZERO_STEP: Step = Step {
             index: 0,
@@ -304,6 +331,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             free_size: 0,
             solver_iterations: 0,
             filled: false,
+            dependent: false,
         };
         FixedWorkspace {
             vec_p: [[0.0; P]; 5],
@@ -317,6 +345,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
     }
 
     /// The [`Workspace`] view over these buffers.
+    #[must_use]
     pub fn view(&mut self) -> Workspace<'_> {
         let [b, rho, u, scale, acc] = &mut self.vec_p;
         let [gss, chol] = &mut self.mats;
@@ -347,6 +376,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             steps: &mut self.steps,
             pool: 0,
             excluded: 0,
+            skipped: 0,
             stop: StopReason::Budget,
             nfree: 0,
             nu: 0.0,

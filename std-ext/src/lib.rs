@@ -18,6 +18,10 @@
 //! * `synth`: [`synth`], the seeded fact-cluster generator (`rand`).
 
 #![warn(missing_docs)]
+// `unsafe` is allowed only in `parallel` (the hand-off of a pass's jobs to
+// persistent worker threads), each block with a SAFETY argument; Miri
+// checks it (`.ci/miri.sh`).
+#![deny(unsafe_code)]
 
 pub use mempursuit_core::*;
 

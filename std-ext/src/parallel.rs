@@ -50,14 +50,43 @@ const SPIN: Duration = Duration::from_micros(200);
 
 /// State shared by the caller and the workers of a [`SplitPool`].
 ///
-/// Protocol for one batch of n jobs: the caller stores `jobs`, sets
-/// `pending` = n − 1, then clears `claimed[1..n]` (Release) and bumps
-/// `epoch`. Job j ≥ 1 is run by whoever first sets `claimed[j]` (worker j
-/// normally; the caller once its own job 0 is done and worker j has not
-/// started yet, e.g. because the OS descheduled it), and whoever ran it
-/// decrements `pending`. The caller returns once `pending` is 0, so the jobs
-/// outlive every access; a worker reads `jobs` only after winning a claim
-/// (Acquire), which orders the read after the caller's store of this batch.
+/// # Worker protocol (the SAFETY argument of the two `unsafe` blocks)
+///
+/// The jobs of a pass borrow the caller's workspace for a lifetime the
+/// persistent workers cannot name, so `execute` publishes them as a raw
+/// pointer with the lifetime erased. This is sound because:
+///
+/// 1. **One pointer, no overlapping references.** `execute` derives one
+///    pointer `base` from its `&mut [PassJob]` and makes every access to the
+///    jobs through it (its own and, through `jobs`, the workers') until it
+///    returns; it never re-borrows the slice while a worker may run, and
+///    every `&mut` it or a worker makes covers one job only.
+/// 2. **Exclusive jobs.** For a batch of n jobs the caller stores `jobs`,
+///    sets `pending` = n − 1, then clears `claimed[1..n]` (Release) and bumps
+///    `epoch`. Job j in 1..n is run by whoever first flips `claimed[j]` from
+///    false to true (worker j normally; the caller once its own job 0 is
+///    done, when worker j has not started yet, e.g. because the OS
+///    descheduled it). A flag is cleared once per batch, so one thread
+///    wins it. Job 0 and jobs n.. have no cleared flag: only the caller runs
+///    them.
+/// 3. **Ordering.** A winner reads `jobs` after its claim (an AcqRel swap
+///    that reads the caller's Release clear), so it sees this batch's
+///    pointer; a later batch's pointer is stored only after this batch's
+///    `pending` reached 0, which needs the winner's own decrement. The
+///    winner's writes to its job happen before its `pending` decrement
+///    (Release), and the caller returns only after reading `pending` = 0
+///    (Acquire), so the caller (and the core after it) sees every job's
+///    results.
+/// 4. **Lifetime.** `execute` returns, normally or by unwinding, only
+///    through `Wait`, which first claims every job nobody has claimed (so no
+///    worker can reach it later; all flags are true between batches) and
+///    then waits for `pending` = 0: no worker touches a job after `execute`
+///    returned, so the erased lifetime is never outlived.
+/// 5. **`Send`.** `PassJob` is `Send` (asserted below), so running it on a
+///    worker thread is allowed.
+///
+/// Miri checks this protocol (`.ci/miri.sh`, under Stacked and Tree
+/// Borrows).
 struct Shared {
     /// Bumped by the caller for every batch (and for shutdown).
     epoch: AtomicU64,
@@ -79,17 +108,19 @@ struct Shared {
 
 impl Shared {
     /// Runs job `index` of the current batch if nobody has taken it yet.
+    #[allow(unsafe_code)]
     fn try_run(&self, index: usize) {
         if self.claimed[index].swap(true, Ordering::AcqRel) {
             return;
         }
         let jobs = self.jobs.load(Ordering::Relaxed);
-        // SAFETY: winning the claim (Acquire) orders this after the
-        // caller's store of the current batch's `jobs`, which has more
-        // than `index` entries (only those claims were cleared); the caller
-        // keeps them alive until `pending` is 0, which needs our decrement
-        // below; and the claim makes this the only access to job `index`.
-        // `PassJob` is `Send`.
+        // SAFETY: see the protocol on `Shared`: winning the claim (2) makes
+        // this the only access to job `index` of the current batch, which
+        // has more than `index` jobs (only those flags were cleared); the
+        // claim orders the load above after the caller's store of this
+        // batch's pointer (3); the caller keeps the jobs alive and does not
+        // touch them until `pending` is 0 (1, 4), which needs our decrement
+        // below.
         let job = unsafe { &mut *jobs.add(index) };
         if catch_unwind(AssertUnwindSafe(|| job.run())).is_err() {
             self.panicked.store(true, Ordering::Relaxed);
@@ -205,20 +236,26 @@ impl Executor for SplitPool {
         self.threads
     }
 
+    #[allow(unsafe_code)]
     fn execute(&mut self, jobs: &mut [PassJob<'_>]) {
         let n = jobs.len().min(self.threads);
         if n <= 1 {
             jobs.iter_mut().for_each(PassJob::run);
             return;
         }
+        let len = jobs.len();
+        // Every access to the jobs from here until the end of this function
+        // goes through `base` (the workers' through the copy published in
+        // `Shared::jobs`): `jobs` itself is not used again, so no new
+        // reference to the whole slice is created while a worker may hold
+        // `&mut` to one of its elements (see the protocol on `Shared`).
+        let base: *mut PassJob<'static> = jobs.as_mut_ptr().cast();
         let s = &*self.shared;
-        // Publish the batch (see `Shared`). The pointer erases the jobs'
-        // lifetime; this function does not return, not even by unwinding
-        // (`Wait`), before every claimed job is finished.
-        s.jobs.store(
-            jobs.as_mut_ptr().cast::<PassJob<'static>>(),
-            Ordering::Relaxed,
-        );
+        // Publish the batch. The cast erases the jobs' lifetime; this
+        // function does not return, not even by unwinding (`Wait`), before
+        // every claimed job is finished, and unclaimed ones can no longer be
+        // claimed.
+        s.jobs.store(base, Ordering::Relaxed);
         s.pending.store(n - 1, Ordering::Relaxed);
         for claim in &s.claimed[1..n] {
             claim.store(false, Ordering::Release);
@@ -232,15 +269,18 @@ impl Executor for SplitPool {
         let wait = Wait(s, n);
         // Our part, then any part no worker has started, then any extra
         // jobs beyond the thread count (the core never makes those).
-        // SAFETY of the shared access: job 0 and jobs ≥ n are never claimed
-        // by workers, so `&mut` access to them here is exclusive.
-        let (first, rest) = jobs.split_at_mut(1);
-        first[0].run();
+        // SAFETY: `base` points to `len` ≥ n ≥ 2 live jobs, exclusively
+        // borrowed by this call. Job 0 and jobs n.. are never claimable
+        // (their `claimed` flags stay true), so this thread is the only one
+        // that touches them; the `&mut` made here is to one element only
+        // and ends before the next statement.
+        unsafe { (*base).run() };
         for index in 1..n {
             s.try_run(index);
         }
-        for job in rest.iter_mut().skip(n - 1) {
-            job.run();
+        for index in n..len {
+            // SAFETY: as for job 0 (index < len, never claimable).
+            unsafe { (*base.add(index)).run() };
         }
         drop(wait);
         if s.panicked.swap(false, Ordering::Relaxed) {
@@ -382,4 +422,55 @@ pub fn select_batch<E: Element>(
     out.into_iter()
         .map(|r| r.expect("every input was handed out exactly once"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    //! Small enough for Miri (`.ci/miri.sh`), which checks the worker
+    //! protocol for undefined behaviour and data races.
+
+    use super::SplitPool;
+    use crate::{pursuit, Input, PursuitOptions, Selection, Selector};
+
+    /// A deterministic P × d matrix of varied rows (not unit norm).
+    fn matrix(p: usize, d: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed;
+        (0..p * d)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+            })
+            .collect()
+    }
+
+    /// Every split (1–4 threads, more threads than parts, repeated passes
+    /// over one pool, a pool reused across queries) equals the serial
+    /// pursuit bit for bit.
+    #[test]
+    fn split_passes_equal_the_serial_pursuit() {
+        let (d, k) = (8, 4);
+        let options = [PursuitOptions::default(), PursuitOptions::centroid(0.5)];
+        for threads in 1..=4 {
+            let mut split = SplitPool::new(threads).unwrap();
+            for (p, seed) in [(24, 1), (17, 2), (5, 3)] {
+                let m = matrix(p, d, seed);
+                let q = matrix(1, d, seed + 10);
+                let input = Input::new(&q, &m);
+                for o in &options {
+                    let mut s = Selector::new();
+                    let mut ws = s.workspace(p, k);
+                    let want = Selection::from(pursuit(&input, k, o, &mut ws).unwrap());
+                    let mut ws = s.workspace(p, k);
+                    let got = Selection::from(split.pursuit(&input, k, o, &mut ws).unwrap());
+                    assert_eq!(
+                        format!("{got:?}"),
+                        format!("{want:?}"),
+                        "threads={threads} P={p}"
+                    );
+                }
+            }
+        }
+    }
 }

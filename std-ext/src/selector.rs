@@ -5,16 +5,18 @@ use mempursuit_core::{
 };
 
 /// An owned selection: picks in entry order, weights (empty for the
-/// baselines), one [`Step`] per pick, the stop reason and excluded rows.
+/// baselines), one [`Step`] per pick, the stop reason, excluded rows and
+/// skipped candidates.
 ///
 /// Serde (feature `serde`) writes only what the method computed: for top-K
-/// and MMR (empty `weights` with at least one pick) the field `weights` is
-/// left out and each step is `{"index", "score"}` only — their
+/// and MMR (empty `weights` with at least one pick) the fields `weights` and
+/// `skipped` are left out and each step is `{"index", "score"}` only — their
 /// `residual_sq`, `fw_gap`, `nu`, ... are not computed, and a written 0
 /// would read as a real value. Reading accepts both forms; a left-out field
 /// reads as empty / 0.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[must_use]
 pub struct Selection {
     /// Pool indices in entry order.
     pub picks: Vec<usize>,
@@ -27,6 +29,11 @@ pub struct Selection {
     pub stop: StopReason,
     /// Candidate rows excluded as unusable (ascending).
     pub excluded: Vec<usize>,
+    /// Candidates skipped as already represented by the picks (ascending;
+    /// only under
+    /// [`DependentPicks::Skip`](mempursuit_core::DependentPicks::Skip)).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub skipped: Vec<usize>,
 }
 
 impl Selection {
@@ -72,8 +79,9 @@ impl serde::Serialize for Selection {
             steps,
             stop,
             excluded,
+            skipped,
         } = self;
-        let mut st = s.serialize_struct("Selection", if baseline { 4 } else { 5 })?;
+        let mut st = s.serialize_struct("Selection", if baseline { 4 } else { 6 })?;
         st.serialize_field("picks", picks)?;
         if baseline {
             st.skip_field("weights")?;
@@ -84,6 +92,11 @@ impl serde::Serialize for Selection {
         }
         st.serialize_field("stop", stop)?;
         st.serialize_field("excluded", excluded)?;
+        if baseline {
+            st.skip_field("skipped")?;
+        } else {
+            st.serialize_field("skipped", skipped)?;
+        }
         st.end()
     }
 }
@@ -96,6 +109,7 @@ impl From<SelectionView<'_>> for Selection {
             steps: s.steps().to_vec(),
             stop: s.stop_reason(),
             excluded: s.excluded().collect(),
+            skipped: s.skipped().collect(),
         }
     }
 }
@@ -117,7 +131,10 @@ impl From<SelectionView<'_>> for Selection {
 /// assert!((sel.weights.iter().sum::<f64>() - 1.0).abs() < 1e-12);
 /// # Ok::<(), mempursuit::Error>(())
 /// ```
-#[derive(Debug, Default, Clone)]
+///
+/// Its `Debug` output shows the capacity and the bytes held, not the
+/// buffers' contents.
+#[derive(Default, Clone)]
 pub struct Selector {
     f32s: Vec<f32>,
     f64s: Vec<f64>,
@@ -127,14 +144,34 @@ pub struct Selector {
     max_budget: usize,
 }
 
+impl std::fmt::Debug for Selector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bytes = std::mem::size_of_val(self.f32s.as_slice())
+            + std::mem::size_of_val(self.f64s.as_slice())
+            + std::mem::size_of_val(self.indices.as_slice())
+            + std::mem::size_of_val(self.steps.as_slice());
+        f.debug_struct("Selector")
+            .field("max_pool", &self.max_pool)
+            .field("max_budget", &self.max_budget)
+            .field("bytes", &bytes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Selector {
     /// An empty selector; buffers are allocated on first use.
+    #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// A selector with room for pools of `max_pool` and budgets of
     /// `max_budget` (no allocation on later calls within that shape).
+    ///
+    /// # Panics
+    /// As [`Selector::reserve`]: if the scratch size overflows `usize` or
+    /// the allocation fails ([`Selector::try_reserve`] reports both).
+    #[must_use]
     pub fn with_capacity(max_pool: usize, max_budget: usize) -> Self {
         let mut s = Self::new();
         s.reserve(max_pool, max_budget);
@@ -189,6 +226,7 @@ impl Selector {
     ///
     /// # Panics
     /// As [`Selector::reserve`]; [`Selector::try_workspace`] reports instead.
+    #[must_use]
     pub fn workspace(&mut self, pool: usize, budget: usize) -> Workspace<'_> {
         self.reserve(pool, budget);
         self.view()
@@ -225,7 +263,12 @@ impl Selector {
     ///
     /// # Errors
     /// The core's input errors ([`Error`]); capacity is never exceeded since
-    /// the buffers grow to fit.
+    /// the buffers grow to fit, and a shape whose scratch size overflows
+    /// `usize` is [`Error::ScratchOverflow`].
+    ///
+    /// # Panics
+    /// Like `Vec`, if the allocation of the scratch fails (use
+    /// [`Selector::try_reserve`] first to get an error instead).
     pub fn select<E: Element>(
         &mut self,
         input: &Input<'_, E>,
@@ -233,7 +276,20 @@ impl Selector {
         method: &Method,
     ) -> Result<Selection, Error> {
         let pool = input.pool_size().unwrap_or(0);
-        let mut ws = self.workspace(pool, budget.min(pool));
+        let mut ws = match self.try_workspace(pool, budget.min(pool)) {
+            Ok(ws) => ws,
+            Err(ReserveError {
+                pool,
+                budget,
+                bytes: None,
+            }) => {
+                return Err(Error::ScratchOverflow {
+                    max_pool: pool,
+                    max_budget: budget,
+                })
+            }
+            Err(e) => panic!("{e}"),
+        };
         Ok(method.run(input, budget, &mut ws)?.into())
     }
 }

@@ -101,8 +101,8 @@ fn selections_allocate_nothing_once_the_workspace_exists() {
     // first use of the split pool's workers).
     {
         let mut ws = selector.workspace(p, k);
-        pursuit(&input, k, &PursuitOptions::default(), &mut ws).unwrap();
-        split
+        let _ = pursuit(&input, k, &PursuitOptions::default(), &mut ws).unwrap();
+        let _ = split
             .pursuit(&input, k, &PursuitOptions::default(), &mut ws)
             .unwrap();
     }

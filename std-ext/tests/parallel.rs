@@ -2,6 +2,10 @@
 //! a `SplitPool` and a batch over scoped threads both equal the
 //! single-threaded selection bit for bit (compared through `{:?}`, which
 //! prints every f64 exactly and tells -0.0 from 0.0).
+//!
+//! Under Miri (`.ci/miri.sh`, which checks the worker protocol for
+//! undefined behaviour and data races) the shapes are cut to a few small
+//! ones.
 
 use mempursuit::half::{bf16, f16};
 use mempursuit::parallel::{select_batch, SplitPool};
@@ -87,27 +91,40 @@ fn split(pool: &mut SplitPool, input: &Input<'_>, k: usize, o: &PursuitOptions) 
 #[test]
 fn split_query_equals_single_thread_bit_for_bit() {
     let mut rng = StdRng::seed_from_u64(7);
-    let mut pools: Vec<SplitPool> = [1, 2, 3, 4, 7]
+    let threads: &[usize] = if cfg!(miri) {
+        &[2, 7]
+    } else {
+        &[1, 2, 3, 4, 7]
+    };
+    let mut pools: Vec<SplitPool> = threads
         .iter()
         .map(|&t| SplitPool::new(t).unwrap())
         .collect();
-    assert_eq!(pools[1].threads(), 2);
-    for &(p, d, k) in &[
-        (200, 96, 20),
-        (37, 13, 9),
-        (9, 8, 9),
-        (64, 384, 12),
-        (1, 5, 3),
-        (130, 24, 40),
-    ] {
+    assert_eq!(pools[0].threads(), threads[0]);
+    let shapes: &[(usize, usize, usize)] = if cfg!(miri) {
+        &[(37, 13, 6), (9, 8, 9)]
+    } else {
+        &[
+            (200, 96, 20),
+            (37, 13, 9),
+            (9, 8, 9),
+            (64, 384, 12),
+            (1, 5, 3),
+            (130, 24, 40),
+        ]
+    };
+    for &(p, d, k) in shapes {
         for unit in [true, false] {
+            if cfg!(miri) && !unit {
+                continue;
+            }
             let mut m = if unit {
                 pool_with_duplicates(p, d, &mut rng)
             } else {
                 matrix(p, d, false, &mut rng)
             };
             let q = matrix(1, d, true, &mut rng);
-            for o in options() {
+            for o in options().into_iter().take(if cfg!(miri) { 2 } else { 5 }) {
                 if o.input.invalid_candidates == InvalidCandidates::Exclude && p > 3 {
                     m[2 * d] = f32::NAN; // row 2 is excluded
                 }
@@ -125,7 +142,11 @@ fn split_query_equals_single_thread_bit_for_bit() {
 #[test]
 fn split_query_equals_single_thread_for_half_storage() {
     let mut rng = StdRng::seed_from_u64(11);
-    let (p, d, k) = (150, 72, 15);
+    let (p, d, k) = if cfg!(miri) {
+        (20, 9, 4)
+    } else {
+        (150, 72, 15)
+    };
     let m = pool_with_duplicates(p, d, &mut rng);
     let q = matrix(1, d, true, &mut rng);
     let h: Vec<f16> = m.iter().map(|&x| f16::from_f32(x)).collect();
@@ -133,7 +154,7 @@ fn split_query_equals_single_thread_for_half_storage() {
     let hw: Vec<f32> = h.iter().map(|x| x.to_f32()).collect();
     let bw: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
     let mut pool = SplitPool::new(3).unwrap();
-    for o in options() {
+    for o in options().into_iter().take(if cfg!(miri) { 1 } else { 5 }) {
         let mut s = Selector::new();
         let mut ws = s.workspace(p, k);
         let half_split = format!(
@@ -160,10 +181,10 @@ fn split_query_equals_single_thread_for_half_storage() {
 #[test]
 fn batch_equals_sequential_bit_for_bit() {
     let mut rng = StdRng::seed_from_u64(3);
-    let d = 48;
-    let data: Vec<(Vec<f32>, Vec<f32>)> = (0..23)
+    let (d, queries, k) = if cfg!(miri) { (8, 5, 3) } else { (48, 23, 12) };
+    let data: Vec<(Vec<f32>, Vec<f32>)> = (0..queries)
         .map(|i| {
-            let p = 10 + (i * 7) % 60;
+            let p = if cfg!(miri) { 6 + i } else { 10 + (i * 7) % 60 };
             (
                 matrix(1, d, true, &mut rng),
                 pool_with_duplicates(p, d, &mut rng),
@@ -184,10 +205,15 @@ fn batch_equals_sequential_bit_for_bit() {
         let mut s = Selector::new();
         let want: Vec<String> = inputs
             .iter()
-            .map(|i| format!("{:?}", s.select(i, 12, method).unwrap()))
+            .map(|i| format!("{:?}", s.select(i, k, method).unwrap()))
             .collect();
-        for threads in [1, 2, 3, 8, 64] {
-            let got: Vec<String> = select_batch(&inputs, 12, method, threads)
+        let threads: &[usize] = if cfg!(miri) {
+            &[2, 8]
+        } else {
+            &[1, 2, 3, 8, 64]
+        };
+        for &threads in threads {
+            let got: Vec<String> = select_batch(&inputs, k, method, threads)
                 .into_iter()
                 .map(|r| format!("{:?}", r.unwrap()))
                 .collect();

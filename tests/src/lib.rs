@@ -7,6 +7,7 @@
 //! input error.
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod checks;
 pub mod fixture;

@@ -496,7 +496,7 @@ fn caller_slices_are_unchanged() {
         let input = Input::new(&q, &pool).with_relevance(relevance);
         for m in all_methods(policy) {
             for k in [0, 3, 12, 20] {
-                sel.select(&input, k, &m).unwrap();
+                let _ = sel.select(&input, k, &m).unwrap();
                 assert_eq!(bits(&q), q0);
                 assert_eq!(bits(&pool), p0);
                 assert_eq!(bits(&rel), r0);
@@ -506,4 +506,32 @@ fn caller_slices_are_unchanged() {
         let _ = sel.select(&input, 3, &Method::TopK(InputPolicy::default()));
         assert_eq!(bits(&pool), p0);
     }
+}
+
+/// `Error::source` is the `VectorFault` of a query or candidate error (and
+/// `None` for the others), so error reporters print the cause chain.
+#[test]
+fn error_source_is_the_vector_fault() {
+    use std::error::Error as _;
+    let (q, mut pool) = valid();
+    let d = q.len();
+    pool[2 * d + 1] = f32::NAN;
+    let e = select(&Input::new(&q, &pool), 3, &Method::default()).unwrap_err();
+    assert!(matches!(
+        e,
+        Error::Candidate {
+            row: 2,
+            fault: VectorFault::NonFinite { index: 1, value }
+        } if value.is_nan()
+    ));
+    let source = e.source().expect("a candidate error has a source");
+    assert_eq!(source.to_string(), "element 1 is not finite (NaN)");
+    assert_eq!(e.to_string(), "candidate 2: element 1 is not finite (NaN)");
+    let zero = vec![0.0f32; d];
+    let e = select(&Input::new(&zero, &pool), 3, &Method::default()).unwrap_err();
+    assert_eq!(
+        e.source().map(|s| s.to_string()).as_deref(),
+        Some("all elements are zero")
+    );
+    assert!(Error::InvalidGamma(2.0).source().is_none());
 }

@@ -129,6 +129,8 @@ fn baseline_selection_leaves_out_what_it_does_not_compute() {
             "free_size",
             "solver_iterations",
             "filled",
+            "dependent",
+            "skipped",
         ] {
             assert!(!text.contains(absent), "{method:?}: {absent} in {text}");
         }
@@ -164,6 +166,8 @@ fn pursuit_selection_keeps_every_field() {
     for field in ["residual_sq", "improvement", "fw_gap", "nu", "free_size"] {
         assert!(v["steps"][1][field].is_number(), "{field}");
     }
+    assert!(v["steps"][1]["dependent"].is_boolean());
+    assert_eq!(v["skipped"], serde_json::json!([]));
     let back: Selection = serde_json::from_value(v).unwrap();
     assert_eq!(
         (back.picks.clone(), back.stop, back.excluded.clone()),

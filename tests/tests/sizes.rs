@@ -188,10 +188,10 @@ fn workspace_from_buffers_accepts_exactly_the_scratch_size() {
         .unwrap_err();
     assert_eq!(
         err,
-        mempursuit::Error::CapacityExceeded {
-            what: mempursuit::Capacity::Pool,
+        mempursuit::Error::BufferTooShort {
+            buffer: mempursuit::ScratchBuffer::F32s,
+            len: short,
             needed: need.f32s,
-            capacity: short,
         }
     );
 }

@@ -4,7 +4,7 @@
 
 use mempursuit::{
     Capacity, Error, FixedWorkspace, Input, InputPolicy, Method, MmrOptions, PursuitOptions,
-    ScratchSize, Selection, Selector, Step, Workspace,
+    ReserveError, ScratchBuffer, ScratchSize, Selection, Selector, Step, Workspace,
 };
 use mempursuit_tests::random;
 
@@ -123,18 +123,44 @@ fn buffers_too_small() {
         let mut idx = vec![0usize; s[2]];
         let mut steps = vec![Step::default(); s[3]];
         let got = Workspace::from_buffers(10, 4, &mut f32s, &mut f64s, &mut idx, &mut steps);
-        match got {
-            Err(Error::CapacityExceeded {
-                needed, capacity, ..
-            }) => assert_eq!((needed, capacity), (sizes[short], sizes[short] - 1)),
-            other => panic!("buffer {short}: {other:?}"),
-        }
+        let buffer = [
+            ScratchBuffer::F32s,
+            ScratchBuffer::F64s,
+            ScratchBuffer::Indices,
+            ScratchBuffer::Steps,
+        ][short];
+        let e = got.unwrap_err();
+        assert_eq!(
+            e,
+            Error::BufferTooShort {
+                buffer,
+                len: sizes[short] - 1,
+                needed: sizes[short],
+            }
+        );
+        // The message says which buffer, how long it is and how long it
+        // must be.
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "workspace buffer too short: `{}` has {} elements, needs at least {}",
+                buffer.name(),
+                sizes[short] - 1,
+                sizes[short]
+            )
+        );
     }
     // Overflowing capacities.
     assert_eq!(ScratchSize::for_capacity(usize::MAX, 2), None);
     assert_eq!(ScratchSize::for_capacity(2, usize::MAX), None);
     let got = Workspace::from_buffers(usize::MAX, 2, &mut [], &mut [], &mut [], &mut []);
-    assert!(matches!(got, Err(Error::CapacityExceeded { .. })));
+    assert_eq!(
+        got.unwrap_err(),
+        Error::ScratchOverflow {
+            max_pool: usize::MAX,
+            max_budget: 2
+        }
+    );
     // A zero-capacity workspace handles the empty pool.
     let mut ws = Workspace::from_buffers(0, 0, &mut [], &mut [], &mut [], &mut []).unwrap();
     let q = [1.0f32, 0.0];
@@ -196,4 +222,53 @@ fn selector_workspace_serves_core_calls() {
     let mut sel = sel;
     let ws = sel.workspace(10, 2);
     assert!(ws.max_pool() >= 100 && ws.max_budget() >= 20);
+}
+
+/// `Debug` of the workspaces and the selector shows shape and capacity, not
+/// the thousands of floats in their buffers.
+#[test]
+fn debug_shows_shape_and_capacity_only() {
+    let mut fixed = FixedWorkspace::<64, 16>::new();
+    assert_eq!(
+        format!("{fixed:?}"),
+        "FixedWorkspace { max_pool: 64, max_budget: 16, .. }"
+    );
+    let (q, pool) = random::uniform_pool(3, 40, 8);
+    let mut ws = fixed.view();
+    let _ = Method::default()
+        .run(&Input::new(&q, &pool), 5, &mut ws)
+        .unwrap();
+    assert_eq!(
+        format!("{ws:?}"),
+        "Workspace { max_pool: 64, max_budget: 16, pool: 40, .. }"
+    );
+    let mut selector = Selector::with_capacity(200, 20);
+    let bytes = ScratchSize::for_capacity(200, 20).unwrap().bytes();
+    assert_eq!(
+        format!("{selector:?}"),
+        format!("Selector {{ max_pool: 200, max_budget: 20, bytes: {bytes}, .. }}")
+    );
+    let ws = selector.workspace(10, 3);
+    assert_eq!(
+        format!("{ws:?}"),
+        "Workspace { max_pool: 200, max_budget: 20, pool: 0, .. }"
+    );
+}
+
+/// A selector whose scratch size would overflow returns an error from the
+/// fallible calls (and changes nothing) instead of panicking.
+#[test]
+fn selector_scratch_overflow_is_an_error() {
+    let mut selector = Selector::with_capacity(8, 2);
+    let overflow = ReserveError {
+        pool: usize::MAX,
+        budget: 2,
+        bytes: None,
+    };
+    assert_eq!(selector.try_reserve(usize::MAX, 2), Err(overflow));
+    assert_eq!(selector.try_workspace(usize::MAX, 2).unwrap_err(), overflow);
+    let ws = selector.try_workspace(8, 2).unwrap();
+    assert_eq!((ws.max_pool(), ws.max_budget()), (8, 2));
+    let caught = std::panic::catch_unwind(|| Selector::with_capacity(usize::MAX, 2));
+    assert!(caught.is_err());
 }

@@ -143,7 +143,9 @@ impl From<Error> for Failure {
             | Error::InvalidMmrLambda(_)
             | Error::InvalidStopping
             | Error::InvalidOptimumTolerance(_) => ERR_OPTION,
-            Error::CapacityExceeded { .. } => ERR_CAPACITY,
+            Error::CapacityExceeded { .. }
+            | Error::BufferTooShort { .. }
+            | Error::ScratchOverflow { .. } => ERR_CAPACITY,
             _ => ERR_INPUT,
         };
         Failure(code, e.to_string())

@@ -336,8 +336,14 @@ mod tests {
 
     #[test]
     fn every_isa_matches_the_documented_order_bit_for_bit() {
-        for d in 1..41 {
+        // Under Miri (interpreted, ~1000× slower), the lengths around the
+        // 8-lane boundaries only.
+        let short = |d: &usize| !cfg!(miri) || matches!(d, 1 | 7 | 8 | 9 | 16 | 17 | 40);
+        for d in (1..41).filter(short) {
             for p in [0usize, 1, 3, 4, 5, 8, 9, 12, 13, 17, 23] {
+                if cfg!(miri) && !matches!(p, 0 | 1 | 9 | 17) {
+                    continue;
+                }
                 let m = values(p * d, (d * 100 + p) as u64);
                 let rows = &m[..p * d];
                 let q = values(d, 7 + d as u64);

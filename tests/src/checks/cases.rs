@@ -13,9 +13,9 @@ use std::fmt;
 use arbitrary::{Arbitrary, Result as ArbResult, Unstructured};
 use mempursuit::synth::{generate, FactClusterParams};
 use mempursuit::{
-    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, MmrOptions,
-    Normalization, PursuitOptions, ScratchSize, Selection, Step, Stopping, Workspace, MAX_NORM,
-    MIN_NORM, UNIT_NORM_TOLERANCE,
+    mmr, pursuit, top_k, AtPoolOptimum, DependentPicks, Error, Input, InputPolicy,
+    InvalidCandidates, MmrOptions, Normalization, PursuitOptions, ScratchSize, Selection, Step,
+    Stopping, Workspace, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 
 use super::{
@@ -541,6 +541,9 @@ impl<'a> Arbitrary<'a> for BadInputCase {
             ])?,
             optimum_tolerance: any_f64(u)?,
             input: policy,
+            // Not drawn: a draw here would shift every later field of the
+            // committed regression inputs.
+            dependent_picks: DependentPicks::Keep,
         };
         let mmr_lambda = any_f64(u)?;
         let workspace = if u.ratio(1u8, 4)? {
@@ -573,18 +576,21 @@ impl fmt::Debug for OptionsLit<'_> {
                 F64Lit(tau),
                 F64Lit(eps)
             ),
+            other => format!("Stopping::{other:?}"),
         };
         write!(
             f,
             "PursuitOptions {{ ridge: {:?}, gamma: {:?}, stopping: {stopping}, at_pool_optimum: \
              AtPoolOptimum::{:?}, optimum_tolerance: {:?}, input: InputPolicy {{ normalization: \
-             Normalization::{:?}, invalid_candidates: InvalidCandidates::{:?} }} }}",
+             Normalization::{:?}, invalid_candidates: InvalidCandidates::{:?} }}, \
+             dependent_picks: DependentPicks::{:?} }}",
             F64Lit(o.ridge),
             F64Lit(o.gamma),
             o.at_pool_optimum,
             F64Lit(o.optimum_tolerance),
             o.input.normalization,
-            o.input.invalid_candidates
+            o.input.invalid_candidates,
+            o.dependent_picks
         )
     }
 }
