@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The Python package (python/), run by .ci/run from the repository root on a
+# fresh machine with Python >= 3.9 and its venv module:
+#  1. rustfmt and clippy (-D warnings) on python/, which is its own Cargo
+#     workspace (like fuzz/), so the main workspace's steps do not cover it;
+#  2. a fresh virtual environment with maturin, numpy, pytest and mypy (its
+#     minor version pinned: new stubtest checks come with new versions) from PyPI,
+#     and `pip install ./python` (maturin builds the extension, stable ABI);
+#  3. the Rust API's reference outputs: native orders (the `mempursuit`
+#     crate's Selector on the mini fixture, synthetic pools and the
+#     embedded-check data) and `mempursuit demo`'s text;
+#  4. pytest python/tests against them (exit 5, no test collected, fails),
+#     including mypy's stubtest of the type stubs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python=${PYTHON:-python3}
+command -v "$python" >/dev/null || { echo "python: $python not found" >&2; exit 1; }
+out=target/python-ci
+venv=$out/venv
+rm -rf "$venv"
+mkdir -p "$out"
+"$python" --version
+
+echo "== python/: cargo fmt --check, cargo clippy (all targets, -D warnings)"
+export PYO3_PYTHON="$python"
+cargo fmt --manifest-path python/Cargo.toml --check
+cargo clippy --manifest-path python/Cargo.toml --locked --all-targets -- -D warnings
+
+echo "== virtual environment: maturin, numpy, pytest, mypy (stub checks)"
+"$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --upgrade pip
+"$venv/bin/python" -m pip install --quiet "maturin>=1.9.4,<2" numpy pytest "mypy>=2.4,<2.5"
+"$venv/bin/python" -m pip --version
+
+echo "== pip install ./python"
+"$venv/bin/python" -m pip install ./python
+"$venv/bin/python" -c "import mempursuit; print('mempursuit', mempursuit.__version__, mempursuit.__file__)"
+
+echo "== reference outputs of the Rust API"
+cargo run -q -p mempursuit-wasm --example native_orders -- cli/data/hotpotqa-mini > "$out/native-orders.json"
+cargo run -q -p mempursuit-cli -- demo > "$out/demo.txt"
+
+echo "== pytest python/tests"
+# Run from the repository root, so `import mempursuit` is the installed
+# package, not the sources in python/mempursuit/.
+rc=0
+MEMPURSUIT_NATIVE_ORDERS="$PWD/$out/native-orders.json" \
+  MEMPURSUIT_DEMO_OUTPUT="$PWD/$out/demo.txt" \
+  MEMPURSUIT_REQUIRE_RUST=1 \
+  "$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider || rc=$?
+if [ "$rc" -eq 5 ]; then
+  echo "python: pytest collected no tests" >&2
+  exit 1
+fi
+exit "$rc"

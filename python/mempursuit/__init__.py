@@ -1,0 +1,40 @@
+"""MemPursuit: pick the K memories that compose the query.
+
+From a query embedding and a pool of P candidate memory embeddings (the pool a
+vector store returned), MemPursuit (Feng & Fan, *Recall What Is Missing*, 2026)
+picks K memories one at a time: each pick is the candidate best aligned with
+the residual of a sparse convex reconstruction of the query from the memories
+already picked, and all weights are refit on the simplex after each pick. A
+paraphrase of a fact already picked scores low; the missing fact scores high.
+
+* :func:`select` -- one query and its pool, a :class:`Selection` back;
+* :class:`Selector` -- the same, reusing its buffers across calls;
+* :func:`select_batch` -- many (query, pool) pairs on native threads, with
+  the GIL released.
+
+Shapes: ``query`` (d,), ``candidates`` (P, d) row-major (row i = pool index
+i). float32 C-contiguous arrays are used without copying and never modified;
+other real dtypes are converted once (see :func:`select`). All similarities are
+cosines. The compiled part is ``mempursuit._mempursuit`` (Rust, PyO3); its
+type stubs are ``_mempursuit.pyi``.
+"""
+
+from ._mempursuit import (
+    METHODS,
+    STEP_FIELDS,
+    Selection,
+    Selector,
+    __version__,
+    select,
+    select_batch,
+)
+
+__all__ = [
+    "METHODS",
+    "STEP_FIELDS",
+    "Selection",
+    "Selector",
+    "__version__",
+    "select",
+    "select_batch",
+]

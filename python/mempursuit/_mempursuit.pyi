@@ -1,0 +1,144 @@
+"""Type stubs of the compiled module ``mempursuit._mempursuit``.
+
+Shapes use d (embedding dimension), P (pool size), n (number of picks, or of
+pairs in a batch). Similarities and scores are cosines (the encoder's units).
+"""
+
+from typing import Literal, Optional, Sequence, Tuple, Union, final
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import TypeAlias
+
+__all__ = ["METHODS", "STEP_FIELDS", "Selection", "Selector", "__version__", "select", "select_batch"]
+
+__version__: str
+
+_MethodName: TypeAlias = Literal["pursuit", "centroid", "topk", "mmr", "recommended"]
+_StorageName: TypeAlias = Literal["f32", "f16", "bf16", "float32", "float16", "bfloat16"]
+_AtPoolOptimum: TypeAlias = Literal["continue", "stop", "fill"]
+_NormalizationName: TypeAlias = Literal["cosine", "require_unit"]
+_DependentPicks: TypeAlias = Literal["keep", "skip"]
+_InvalidName: TypeAlias = Literal["reject", "exclude"]
+_StopReason: TypeAlias = Literal["budget", "adaptive", "pool_exhausted", "pool_optimum"]
+
+#: The accepted values of ``method=``.
+METHODS: Tuple[str, ...]
+#: (name, NumPy dtype) of each field of ``Selection.steps``, in order.
+STEP_FIELDS: Tuple[Tuple[str, str], ...]
+
+@final
+class Selection:
+    """The result of one selection (immutable; its arrays are read-only)."""
+
+    @property
+    def picks(self) -> npt.NDArray[np.int64]:
+        """int64, shape (n,): selected pool rows in entry order (never
+        re-sorted; with a fixed budget every prefix is the selection for that
+        smaller budget, not so for adaptive stopping or "recommended")."""
+    @property
+    def weights(self) -> npt.NDArray[np.float64]:
+        """float64, shape (n,): simplex weights α aligned with ``picks``
+        (≥ 0, sum 1). Shape (0,) for ``"topk"`` and ``"mmr"``."""
+    @property
+    def steps(self) -> np.ndarray:
+        """Structured array, shape (n,), fields ``STEP_FIELDS``: index (int64),
+        score (U at pick time, Eq. 9), residual_sq (L_t, cosine units
+        squared), improvement (Δ_t, Eq. 7), fw_gap (Frank–Wolfe gap g_S),
+        nu (ν_S, Eq. 14), free_size (|F|), solver_iterations (int64),
+        filled (bool), dependent (bool: already represented by the picks)."""
+    @property
+    def stop_reason(self) -> _StopReason:
+        """Why the selection ended."""
+    @property
+    def excluded(self) -> npt.NDArray[np.int64]:
+        """int64: rows skipped as unusable under ``invalid="exclude"``."""
+    @property
+    def skipped(self) -> npt.NDArray[np.int64]:
+        """int64: candidates skipped as already represented by the picks
+        under ``dependent_picks="skip"``."""
+    def __len__(self) -> int: ...
+
+def select(
+    query: npt.ArrayLike,
+    candidates: npt.ArrayLike,
+    k: int,
+    *,
+    method: _MethodName = "pursuit",
+    gamma: Optional[float] = None,
+    ridge: Optional[float] = None,
+    mmr_lambda: Optional[float] = None,
+    relevance: Optional[npt.ArrayLike] = None,
+    raw_relevance: bool = False,
+    pool_order: bool = False,
+    adaptive: bool = False,
+    at_pool_optimum: _AtPoolOptimum = "continue",
+    optimum_tolerance: Optional[float] = None,
+    dependent_picks: _DependentPicks = "keep",
+    normalization: _NormalizationName = "cosine",
+    invalid: _InvalidName = "reject",
+    storage: _StorageName = "f32",
+) -> Selection:
+    """Selects up to ``k`` memories from ``candidates`` (P, d) for ``query``
+    (d,) or (1, d). ``relevance`` (P,): the retriever's scores, used by rank
+    on the pool's cosine scale (as given with ``raw_relevance=True``).
+    float32 C-contiguous input is used without copying; other real
+    dtypes/orders are converted once with
+    ``numpy.ascontiguousarray(x, dtype=numpy.float32)``. Raises ValueError
+    (naming the row and element) or TypeError. See ``help(select)``."""
+
+def select_batch(
+    queries: Union[npt.ArrayLike, Sequence[npt.ArrayLike]],
+    pools: Union[npt.ArrayLike, Sequence[npt.ArrayLike]],
+    k: int,
+    *,
+    method: _MethodName = "pursuit",
+    gamma: Optional[float] = None,
+    ridge: Optional[float] = None,
+    mmr_lambda: Optional[float] = None,
+    relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
+    raw_relevance: bool = False,
+    pool_order: bool = False,
+    adaptive: bool = False,
+    at_pool_optimum: _AtPoolOptimum = "continue",
+    optimum_tolerance: Optional[float] = None,
+    dependent_picks: _DependentPicks = "keep",
+    normalization: _NormalizationName = "cosine",
+    invalid: _InvalidName = "reject",
+    storage: _StorageName = "f32",
+    threads: Optional[int] = None,
+) -> list[Selection]:
+    """``select`` for each (queries[i], pools[i]): queries (n, d) or n arrays
+    (d,); pools (n, P, d) or n arrays (P_i, d). Runs on ``threads`` native
+    threads (default: the CPU count) with the GIL released; results in
+    order, each identical to ``select``. Errors name the pair:
+    ``pair 4: candidate 3: ...``."""
+
+@final
+class Selector:
+    """A reusable selector: scratch buffers kept between calls (they grow to
+    the largest pool and budget seen). One call at a time per Selector."""
+
+    def __new__(cls, max_pool: int = 0, max_budget: int = 0) -> "Selector": ...
+    def select(
+        self,
+        query: npt.ArrayLike,
+        candidates: npt.ArrayLike,
+        k: int,
+        *,
+        method: _MethodName = "pursuit",
+        gamma: Optional[float] = None,
+        ridge: Optional[float] = None,
+        mmr_lambda: Optional[float] = None,
+        relevance: Optional[npt.ArrayLike] = None,
+        raw_relevance: bool = False,
+        pool_order: bool = False,
+        adaptive: bool = False,
+        at_pool_optimum: _AtPoolOptimum = "continue",
+        optimum_tolerance: Optional[float] = None,
+        dependent_picks: _DependentPicks = "keep",
+        normalization: _NormalizationName = "cosine",
+        invalid: _InvalidName = "reject",
+        storage: _StorageName = "f32",
+    ) -> Selection:
+        """Same as ``mempursuit.select``, reusing this selector's buffers."""

@@ -1,0 +1,350 @@
+"""The Python API: results, batch = single, Selector reuse, relevance modes,
+storage types, conversions, and that the caller's arrays are neither copied
+(float32 C-contiguous) nor modified."""
+
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import mempursuit
+
+S = np.float32(1 / np.sqrt(2))
+# README's example: rows 0 and 1 paraphrase fact A, row 2 states fact B.
+QUERY = np.array([S, S], np.float32)
+POOL = np.array([[0.9950, 0.0998], [0.9998, 0.0200], [0.0, 1.0]], np.float32)
+
+
+def same(a, b):
+    """Two Selections are identical in every field."""
+    assert a.picks.tolist() == b.picks.tolist()
+    assert a.weights.tolist() == b.weights.tolist()
+    assert a.steps.tobytes() == b.steps.tobytes()
+    assert a.stop_reason == b.stop_reason
+    assert a.excluded.tolist() == b.excluded.tolist()
+    assert a.skipped.tolist() == b.skipped.tolist()
+
+
+def test_readme_example():
+    sel = mempursuit.select(QUERY, POOL, 2)
+    assert sel.picks.tolist() == [0, 2]  # A, then the missing fact B
+    assert mempursuit.select(QUERY, POOL, 2, method="topk").picks.tolist() == [0, 1]
+    assert len(sel) == 2
+    assert repr(sel) == "Selection(picks=[0, 2], stop_reason='budget')"
+
+
+def test_result_fields(fixture):
+    q, pool = fixture.queries[3], fixture.pool(3)
+    sel = mempursuit.select(q, pool, 10)
+    assert sel.picks.dtype == np.int64 and sel.picks.shape == (10,)
+    assert sel.weights.dtype == np.float64 and sel.weights.shape == (10,)
+    assert np.all(sel.weights >= 0) and abs(sel.weights.sum() - 1) < 1e-12
+    steps = sel.steps
+    assert steps.dtype.names == tuple(name for name, _ in mempursuit.STEP_FIELDS)
+    assert steps.shape == (10,)
+    assert steps["index"].tolist() == sel.picks.tolist()
+    assert np.all(steps["fw_gap"] >= 0)
+    assert np.all((steps["residual_sq"] > 0) & (steps["residual_sq"] <= 1))
+    assert np.all(steps["free_size"] >= 1) and not steps["filled"].any()
+    # The first pick is the best-aligned candidate: its score is its cosine.
+    cos = pool @ q
+    assert sel.picks[0] == np.argmax(cos)
+    assert abs(steps["score"][0] - cos.max()) < 1e-6
+    assert sel.stop_reason == "budget" and sel.excluded.shape == (0,)
+    # Results are immutable.
+    for arr in (sel.picks, sel.weights, sel.steps, sel.excluded):
+        assert not arr.flags.writeable
+    with pytest.raises(AttributeError):
+        sel.picks = None
+    assert sel.steps is sel.steps  # built once
+    # Baselines have no weights.
+    top = mempursuit.select(q, pool, 10, method="topk")
+    assert top.weights.shape == (0,)
+    assert top.picks.tolist() == np.argsort(-cos, kind="stable")[:10].tolist()
+
+
+def test_stop_reasons():
+    # The query is candidate 1: after one pick the residual is 0 and the
+    # Frank-Wolfe gap too (the pool optimum).
+    # (The paper's ridge 1e-10 leaves a gap of 1e-10 there: the tolerance
+    # is raised above it.)
+    pool = np.eye(5, dtype=np.float32)
+    q = pool[1].copy()
+    sel = mempursuit.select(q, pool, 5, at_pool_optimum="stop", optimum_tolerance=1e-9)
+    assert sel.picks.tolist() == [1] and sel.stop_reason == "pool_optimum"
+    sel = mempursuit.select(q, pool, 5, adaptive=True)
+    assert sel.stop_reason == "adaptive" and sel.picks.tolist() == [1, 0, 2]
+    sel = mempursuit.select(q, pool, 4, at_pool_optimum="fill", optimum_tolerance=1e-9)
+    assert sel.stop_reason == "budget" and sel.steps["filled"].tolist() == [False, True, True, True]
+
+
+def test_dependent_picks():
+    # Rows 0 and 1 are the same memory; rows 2-4 other facts. The pursuit
+    # picks the duplicate at some point (paper mode) and flags it; with
+    # dependent_picks="skip" it spends that pick on new evidence instead.
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal((4, 16)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    pool = np.vstack([base[:1], base[:1], base[1:]])
+    q = (pool[0] + pool[2] + pool[3]).astype(np.float32)
+    keep = mempursuit.select(q, pool, 5)
+    assert sorted(keep.picks.tolist()) == [0, 1, 2, 3, 4]
+    dep = keep.steps["dependent"]
+    assert dep.sum() == 1 and keep.picks[dep].item() in (0, 1)
+    assert keep.skipped.shape == (0,)
+    skip = mempursuit.select(q, pool, 5, dependent_picks="skip")
+    assert not skip.steps["dependent"].any()
+    assert len(set(skip.picks.tolist()) & {0, 1}) == 1
+    assert skip.skipped.tolist() == [keep.picks[dep].item()]
+    assert skip.stop_reason == "pool_exhausted" and len(skip) == 4
+
+
+def test_batch_equals_single(fixture):
+    n = len(fixture.specs)
+    queries = fixture.queries  # (n, d): borrowed once, rows are the queries
+    pools = [fixture.pool(i) for i in range(n)]  # pool sizes differ
+    singles = {
+        name: [mempursuit.select(queries[i], pools[i], 10, **kw) for i in range(n)]
+        for name, kw in [("pursuit", {}), ("centroid", dict(method="centroid")), ("mmr", dict(method="mmr"))]
+    }
+    for threads in (None, 1, 2, 3):
+        for name, kw in [("pursuit", {}), ("centroid", dict(method="centroid")), ("mmr", dict(method="mmr"))]:
+            batch = mempursuit.select_batch(queries, pools, 10, threads=threads, **kw)
+            assert len(batch) == n
+            for a, b in zip(batch, singles[name]):
+                same(a, b)
+    # A sequence of queries works as well as a stacked array.
+    for a, b in zip(mempursuit.select_batch(list(queries), pools, 10), singles["pursuit"]):
+        same(a, b)
+    assert mempursuit.select_batch([], [], 5) == []
+
+
+def test_batch_equals_single_stacked_relevance_and_storage(fixture):
+    # Equal pool sizes: pools as one (n, P, d) array, relevance as (n, P).
+    n, p = 6, 24
+    pools = np.stack([fixture.pool(i)[:p] for i in range(n)])
+    rel = np.stack([np.linspace(1, 0, p, dtype=np.float32) ** (i + 1) for i in range(n)])
+    for kw in [
+        dict(relevance=rel, gamma=0.3),
+        dict(relevance=rel, raw_relevance=True, method="centroid", gamma=0.2),
+        dict(pool_order=True, method="recommended"),
+        dict(storage="f16"),
+        dict(storage="bf16"),
+    ]:
+        batch = mempursuit.select_batch(fixture.queries[:n], pools, 8, threads=2, **kw)
+        for i in range(n):
+            single_kw = dict(kw)
+            if "relevance" in kw:
+                single_kw["relevance"] = rel[i]
+            same(batch[i], mempursuit.select(fixture.queries[i], pools[i], 8, **single_kw))
+
+
+def test_selector_reuse(fixture):
+    selector = mempursuit.Selector()
+    small = mempursuit.Selector(max_pool=8, max_budget=2)
+    for i in (5, 0, 11, 0, 23):  # growing and shrinking shapes
+        for k in (3, 10, 1):
+            fresh = mempursuit.select(fixture.queries[i], fixture.pool(i), k)
+            same(selector.select(fixture.queries[i], fixture.pool(i), k), fresh)
+            same(small.select(fixture.queries[i], fixture.pool(i), k), fresh)
+
+
+def test_relevance_modes(fixture):
+    q, pool = fixture.queries[1], fixture.pool(1)
+    p = pool.shape[0]
+    scores = np.arange(p, dtype=np.float32)[::-1].copy()  # row 0 ranked first
+    # Top-K follows the retriever's scores, or the pool order.
+    for kw in (dict(relevance=scores), dict(relevance=scores, raw_relevance=True), dict(pool_order=True)):
+        assert mempursuit.select(q, pool, 5, method="topk", **kw).picks.tolist() == [0, 1, 2, 3, 4]
+    # Pool order = the pool's sorted cosines by rank = strictly decreasing
+    # scores by rank (any scale) = those cosines as raw scores.
+    cos = np.sort(pool @ q)[::-1].astype(np.float32)
+    opts = dict(method="centroid", gamma=0.3)
+    a = mempursuit.select(q, pool, 8, pool_order=True, **opts)
+    for kw in (dict(relevance=scores), dict(relevance=scores * 1000 - 7)):
+        same(mempursuit.select(q, pool, 8, **opts, **kw), a)
+    # (NumPy's cosines differ from the core's in the last bits: picks only.)
+    raw_cos = mempursuit.select(q, pool, 8, relevance=cos, raw_relevance=True, **opts)
+    assert raw_cos.picks.tolist() == a.picks.tolist()
+    # Raw scores on another scale change gamma's meaning, ranked ones do not.
+    rng = np.random.default_rng(5)
+    rrf = rng.permutation(p).astype(np.float32) / 1000  # a fused retriever's small scores
+    ranked = mempursuit.select(q, pool, 8, relevance=rrf, **opts)
+    same(mempursuit.select(q, pool, 8, relevance=rrf * 50 + 3, **opts), ranked)
+    raw = mempursuit.select(q, pool, 8, relevance=rrf, raw_relevance=True, **opts)
+    assert raw.picks.tolist() != ranked.picks.tolist()
+
+
+def test_recommended(fixture):
+    """The recommended setting: weights on the simplex, not nested, the same
+    through Selector, select and select_batch, and unit-free relevance."""
+    q, pool = fixture.queries[9], fixture.pool(9)
+    sel = mempursuit.select(q, pool, 5, method="recommended")
+    assert sel.picks.shape == (5,) and abs(sel.weights.sum() - 1) < 1e-12
+    same(mempursuit.Selector().select(q, pool, 5, method="recommended"), sel)
+    pools = [fixture.pool(i) for i in range(24)]
+    for k in (3, 10):
+        batch = mempursuit.select_batch(fixture.queries, pools, k, method="recommended", threads=2)
+        for i in range(24):
+            same(batch[i], mempursuit.select(fixture.queries[i], pools[i], k, method="recommended"))
+    rel = np.linspace(3, -1, pool.shape[0], dtype=np.float32)
+    same(
+        mempursuit.select(q, pool, 5, method="recommended", relevance=rel),
+        mempursuit.select(q, pool, 5, method="recommended", relevance=rel * 0.01),
+    )
+
+
+def bf16_round(x):
+    """float32 -> bfloat16 -> float32, round to nearest even (finite x)."""
+    bits = np.ascontiguousarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def test_storage_equals_f32_on_rounded_values(fixture):
+    for i in range(0, 24, 4):
+        q, pool = fixture.queries[i], fixture.pool(i)
+        for method in ("pursuit", "centroid", "topk", "mmr"):
+            f16 = mempursuit.select(q, pool, 10, method=method, storage="f16")
+            ref = mempursuit.select(q, pool.astype(np.float16).astype(np.float32), 10, method=method)
+            same(f16, ref)
+            # A float16 array is borrowed as is.
+            same(mempursuit.select(q, pool.astype(np.float16), 10, method=method, storage="f16"), ref)
+            bf = mempursuit.select(q, pool, 10, method=method, storage="bf16")
+            same(bf, mempursuit.select(q, bf16_round(pool), 10, method=method))
+
+
+def test_non_unit_inputs_are_cosines(fixture):
+    q, pool = fixture.queries[2], fixture.pool(2)
+    scales = np.linspace(0.5, 3, pool.shape[0], dtype=np.float32)[:, None]
+    a = mempursuit.select(q * np.float32(4), pool * scales, 10)
+    b = mempursuit.select(q, pool, 10)
+    assert a.picks.tolist() == b.picks.tolist()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: p,  # float32 C-contiguous: borrowed
+        lambda p: p.astype(np.float64),  # converted
+        lambda p: np.asfortranarray(p),  # converted
+        lambda p: p[:, :],  # a view, still C-contiguous: borrowed
+    ],
+)
+def test_input_not_modified(fixture, make):
+    q = fixture.queries[7].copy()
+    pool = make(fixture.pool(7))
+    before_pool, before_q = pool.copy(), q.copy()
+    rel = np.linspace(1, 0, pool.shape[0], dtype=np.float32)
+    before_rel = rel.copy()
+    mempursuit.select(q, pool, 10, relevance=rel, gamma=0.5)
+    mempursuit.select_batch([q], [pool], 10, relevance=[rel], gamma=0.5)
+    mempursuit.select(q, pool, 10, storage="f16")
+    np.testing.assert_array_equal(pool, before_pool)
+    np.testing.assert_array_equal(q, before_q)
+    np.testing.assert_array_equal(rel, before_rel)
+    assert pool.flags.writeable and q.flags.writeable and rel.flags.writeable
+
+
+def test_read_only_input_accepted(fixture):
+    pool = fixture.pool(4)
+    pool.setflags(write=False)
+    q = fixture.queries[4].copy()
+    q.setflags(write=False)
+    assert mempursuit.select(q, pool, 5).picks.tolist() == mempursuit.select(q.copy(), pool.copy(), 5).picks.tolist()
+
+
+# The no-copy check measures the process's peak resident memory
+# (ru_maxrss) in a fresh interpreter around one call on a 128 MiB pool.
+# A float32 C-contiguous pool must not raise the peak by more than the
+# selector's scratch (well under 1 MiB here); the same pool as float64 must
+# (the one documented conversion copy, 128 MiB), which shows that the
+# measurement sees copies.
+NO_COPY_SCRIPT = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    import mempursuit
+
+    P, d = 32768, 1024  # 128 MiB of float32
+    dtype = np.dtype(sys.argv[1])
+    rng = np.random.default_rng(0)
+    pool = np.empty((P, d), dtype)
+    for i in range(0, P, 4096):  # fill in blocks: no full-size temporary
+        pool[i:i + 4096] = rng.standard_normal((4096, d), dtype=np.float32)
+    q = rng.standard_normal(d).astype(np.float32)
+    mempursuit.select(q, pool[:8], 2)  # load everything once
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    sel = mempursuit.select(q, pool, 4)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print((after - before) * 1024)  # ru_maxrss is in KiB on Linux
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB is Linux's")
+def test_float32_input_is_not_copied():
+    def growth(dtype):
+        out = subprocess.run(
+            [sys.executable, "-c", NO_COPY_SCRIPT, dtype], capture_output=True, text=True, check=True
+        )
+        return int(out.stdout.strip())
+
+    mib = 1 << 20
+    borrowed = growth("float32")
+    assert borrowed < 16 * mib, f"float32 input raised peak memory by {borrowed / mib:.1f} MiB"
+    converted = growth("float64")  # 256 MiB pool -> one 128 MiB float32 copy
+    assert converted > 100 * mib, f"float64 input raised peak memory by only {converted / mib:.1f} MiB"
+
+
+def _max_gap_while(call):
+    """Runs `call` on a second thread while this thread keeps timestamps;
+    returns (call's duration, the largest gap between two timestamps taken
+    while it ran). A call that holds the GIL blocks this thread for its
+    whole duration."""
+    done = {}
+
+    def worker():
+        t0 = time.perf_counter()
+        call()
+        done["t"] = (t0, time.perf_counter())
+
+    th = threading.Thread(target=worker)
+    stamps = []
+    th.start()
+    while th.is_alive():
+        stamps.append(time.perf_counter())
+    th.join()
+    t0, t1 = done["t"]
+    inside = [t0] + [s for s in stamps if t0 <= s <= t1] + [t1]
+    return t1 - t0, max(b - a for a, b in zip(inside, inside[1:]))
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_gil_released_during_selection(batch):
+    rng = np.random.default_rng(3)
+    d, p, k = 256, 4000, 24
+    q = rng.standard_normal(d).astype(np.float32)
+    pool = rng.standard_normal((p, d)).astype(np.float32)
+    n = 1
+    while True:  # size the call to take >= 0.3 s on this machine
+        if batch:
+            def call():
+                mempursuit.select_batch([q] * n, [pool] * n, k, threads=1)
+        else:
+            big = np.tile(pool, (n, 1))
+
+            def call():
+                mempursuit.select(q, big, k)
+
+        t0 = time.perf_counter()
+        call()
+        if time.perf_counter() - t0 >= 0.3:
+            break
+        n *= 2
+    duration, gap = _max_gap_while(call)
+    assert gap < duration / 2, f"this thread was blocked {gap:.3f} s of a {duration:.3f} s call"

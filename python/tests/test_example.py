@@ -1,0 +1,58 @@
+"""python/examples/rerank.py reproduces the rows of `mempursuit demo` (the
+Rust CLI) on the mini fixture: MemPursuit (paper mode), the recommended
+setting, top-K and MMR, and the demo's worked example question."""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "rerank.py"
+
+
+def rows(text, name):
+    """The table rows of method `name`: [K, nine percentages] as strings
+    (the demo's confidence-interval column after them is left out)."""
+    out = []
+    for line in text.splitlines():
+        tokens = line.split()
+        if tokens and tokens[0] == name and len(tokens) >= 11 and tokens[1].isdigit():
+            out.append(tokens[1:11])
+    return out
+
+
+def example(*args):
+    run = subprocess.run([sys.executable, str(EXAMPLE), *args], capture_output=True, text=True, check=True)
+    return run.stdout
+
+
+def test_example_reproduces_demo_row(demo_output):
+    out = example()
+    demo = rows(demo_output, "MemPursuit")
+    assert [r[0] for r in demo] == ["3", "5", "10"], demo_output
+    assert rows(out, "MemPursuit") == demo
+    assert "Context:\n- " in out
+
+
+def test_example_reproduces_demo_worked_example(demo_output):
+    # The demo's first question where the recommended setting covers both
+    # gold paragraphs at K = 5 and top-K does not.
+    out = example("--method", "recommended")
+    question = re.search(r"^question \([a-z]+, id \w+\): (.*)$", demo_output, re.M).group(1)
+    assert f"Question: {question}" in out.splitlines()
+    demo = rows(demo_output, "recommended")
+    assert len(demo) == 3
+    assert rows(out, "recommended") == demo
+
+
+@pytest.mark.parametrize("method,name", [("topk", "top-K"), ("mmr", "MMR(0.5)")])
+def test_example_reproduces_demo_rows_of_other_methods(demo_output, method, name):
+    demo = rows(demo_output, name)
+    assert len(demo) == 3
+    assert rows(example("--method", method, "--k", "3"), name) == demo
+
+
+def test_example_centroid_runs():
+    assert len(rows(example("--method", "centroid", "--gamma", "0.3"), "centroid(0.3)")) == 3

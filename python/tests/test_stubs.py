@@ -1,0 +1,50 @@
+"""The type stubs (mempursuit/_mempursuit.pyi) match the compiled module:
+mypy's stubtest compares every name, signature and default of the stubs
+with the runtime objects, and a typical use type-checks under --strict.
+Runs where mypy is installed (.ci/python.sh installs it)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("mypy")
+
+USAGE = textwrap.dedent(
+    """
+    import numpy as np
+    import numpy.typing as npt
+    import mempursuit
+
+    q = np.ones(4, np.float32)
+    pool = np.eye(4, dtype=np.float32)
+    sel = mempursuit.select(q, pool, 2, method="centroid", gamma=0.5, relevance=[1, 2, 3, 4])
+    picks: npt.NDArray[np.int64] = sel.picks
+    weights: npt.NDArray[np.float64] = sel.weights
+    reason: str = sel.stop_reason
+    batch: list[mempursuit.Selection] = mempursuit.select_batch([q], [pool], 2, threads=2)
+    selector = mempursuit.Selector(max_pool=16, max_budget=4)
+    n: int = len(selector.select(q, pool, 1, storage="f16", adaptive=True))
+    """
+)
+
+
+def run(args, tmp_path):
+    # From an empty directory, so that the installed package is checked.
+    env = dict(os.environ, MYPY_CACHE_DIR=str(tmp_path / "cache"))
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+
+
+def test_stubtest(tmp_path):
+    out = run(["mypy.stubtest", "mempursuit"], tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_usage_type_checks(tmp_path):
+    (tmp_path / "usage.py").write_text(USAGE)
+    out = run(["mypy", "--strict", "usage.py"], tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
