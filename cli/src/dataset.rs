@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use mempursuit::npy::Matrix;
+use mempursuit::npy::{self, Matrix};
 
 /// One memory (a line of `memories.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,7 +180,9 @@ pub enum DatasetError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// A `.npy` file is not a 1-D or 2-D little-endian f32 array in C order.
+    /// A `.npy` file is not a 2-D float32 array in C order, or is malformed
+    /// or truncated (the message is [`mempursuit::npy::NpyError`]'s: what is
+    /// wrong and what to do).
     Npy {
         /// The file (its path or name).
         file: String,
@@ -270,50 +272,31 @@ fn read_text(path: &Path) -> Result<String, DatasetError> {
     })
 }
 
-/// Parses `.npy` bytes holding a 1-D (read as 1 × n) or 2-D f32 array in C
-/// order. `file` names the source in errors.
-///
-/// # Errors
-/// [`DatasetError::Npy`] for a malformed header, another dtype, rank or
-/// memory order, or truncated data.
-pub fn parse_npy_f32(bytes: &[u8], file: &str) -> Result<Matrix, DatasetError> {
-    let npy_err = |message: String| DatasetError::Npy {
+/// Parses `.npy` bytes holding a 2-D f32 array in C order with
+/// [`mempursuit::npy::parse_f32_matrix`] (the one `.npy` reader; a 1-D array
+/// is refused: an embedding file is N × d). `file` names the source in
+/// errors.
+fn parse_npy(bytes: &[u8], file: &str) -> Result<Matrix, DatasetError> {
+    npy::parse_f32_matrix(bytes).map_err(|e| DatasetError::Npy {
         file: file.to_string(),
-        message,
-    };
-    let npy = npyz::NpyFile::new(bytes).map_err(|e| npy_err(format!("not a .npy file ({e})")))?;
-    if npy.order() != npyz::Order::C {
-        return Err(npy_err("Fortran order is not supported".into()));
-    }
-    let shape = npy.shape().to_vec();
-    let (rows, cols) = match shape.as_slice() {
-        [n] => (1, *n as usize),
-        [r, c] => (*r as usize, *c as usize),
-        s => {
-            return Err(npy_err(format!(
-                "expected a 1-D or 2-D array, got shape {s:?}"
-            )))
-        }
-    };
-    let data: Vec<f32> = npy
-        .into_vec::<f32>()
-        .map_err(|e| npy_err(format!("not a float32 array or truncated ({e})")))?;
-    if data.len() != rows * cols {
-        return Err(npy_err(format!(
-            "holds {} values, the shape {rows} × {cols} needs {}",
-            data.len(),
-            rows * cols
-        )));
-    }
-    Ok(Matrix { data, rows, cols })
+        message: e.to_string(),
+    })
 }
 
 fn parse_jsonl<T: serde::de::DeserializeOwned>(
     text: &str,
     file: &str,
 ) -> Result<Vec<T>, DatasetError> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    // A UTF-8 byte-order mark (written by some Windows tools) is not part
+    // of the first line; blank lines at the end of the file are ignored.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let used = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    let mut out = Vec::with_capacity(used);
+    for (i, line) in lines[..used].iter().enumerate() {
         let line_no = i + 1;
         if line.trim().is_empty() {
             return Err(DatasetError::Invalid {
@@ -332,7 +315,9 @@ fn parse_jsonl<T: serde::de::DeserializeOwned>(
     Ok(out)
 }
 
-/// Parses `queries.jsonl` text: one [`QuerySpec`] per line, no empty lines.
+/// Parses `queries.jsonl` text: one [`QuerySpec`] per line, no empty lines
+/// between items. A leading UTF-8 byte-order mark and blank lines at the
+/// end are ignored.
 /// Only the syntax is checked here; [`Dataset::from_parts`] validates ids.
 ///
 /// # Errors
@@ -342,7 +327,9 @@ pub fn parse_queries(text: &str, file: &str) -> Result<Vec<QuerySpec>, DatasetEr
     parse_jsonl(text, file)
 }
 
-/// Parses `memories.jsonl` text: one [`Memory`] per line, no empty lines.
+/// Parses `memories.jsonl` text: one [`Memory`] per line, no empty lines
+/// between items (a leading byte-order mark and trailing blank lines are
+/// ignored).
 ///
 /// # Errors
 /// As [`parse_queries`].
@@ -378,11 +365,11 @@ impl Dataset {
                 .unwrap_or_default(),
         };
         let queries = parse_queries(&read_text(&paths.queries)?, &names.queries)?;
-        let memory_embeddings = parse_npy_f32(
+        let memory_embeddings = parse_npy(
             &read_bytes(&paths.memory_embeddings)?,
             &names.memory_embeddings,
         )?;
-        let query_embeddings = parse_npy_f32(
+        let query_embeddings = parse_npy(
             &read_bytes(&paths.query_embeddings)?,
             &names.query_embeddings,
         )?;
@@ -408,8 +395,8 @@ impl Dataset {
     pub fn from_bytes(bytes: DatasetBytes<'_>) -> Result<Dataset, DatasetError> {
         let names = Names::default();
         let queries = parse_queries(bytes.queries, &names.queries)?;
-        let memory_embeddings = parse_npy_f32(bytes.memory_embeddings, &names.memory_embeddings)?;
-        let query_embeddings = parse_npy_f32(bytes.query_embeddings, &names.query_embeddings)?;
+        let memory_embeddings = parse_npy(bytes.memory_embeddings, &names.memory_embeddings)?;
+        let query_embeddings = parse_npy(bytes.query_embeddings, &names.query_embeddings)?;
         let memories = match bytes.memories {
             Some(t) => Some(parse_memories(t, &names.memories)?),
             None => None,
@@ -456,6 +443,24 @@ impl Dataset {
             line,
             message,
         };
+        for (m, file) in [
+            (&memory_embeddings, &names.memory_embeddings),
+            (&query_embeddings, &names.query_embeddings),
+        ] {
+            if m.rows.checked_mul(m.cols) != Some(m.data.len()) {
+                return Err(invalid(
+                    file,
+                    None,
+                    format!(
+                        "holds {} values, but {} rows × {} columns need {}",
+                        m.data.len(),
+                        m.rows,
+                        m.cols,
+                        m.rows.saturating_mul(m.cols)
+                    ),
+                ));
+            }
+        }
         let n = memory_embeddings.rows;
         let d = memory_embeddings.cols;
         if d == 0 {
@@ -721,10 +726,122 @@ mod tests {
             w.extend([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
             w.finish().unwrap();
         }
-        let m = parse_npy_f32(&buf, "x.npy").unwrap();
+        let m = parse_npy(&buf, "x.npy").unwrap();
         assert_eq!((m.rows, m.cols), (2, 3));
         assert_eq!(m.row(1), &[4.0, 5.0, 6.0]);
-        let e = parse_npy_f32(b"not numpy", "x.npy").unwrap_err();
-        assert!(e.to_string().starts_with("x.npy: not a .npy file"));
+        let e = parse_npy(b"not numpy", "x.npy").unwrap_err();
+        assert!(e.to_string().starts_with("x.npy: not an .npy file"), "{e}");
+    }
+
+    fn npy_file(shape: &[u64], values: &[f32]) -> Vec<u8> {
+        use npyz::WriterBuilder;
+        let mut buf = Vec::new();
+        let mut w = npyz::WriteOptions::<f32>::new()
+            .default_dtype()
+            .shape(shape)
+            .writer(&mut buf)
+            .begin_nd()
+            .unwrap();
+        w.extend(values.iter().copied()).unwrap();
+        w.finish().unwrap();
+        buf
+    }
+
+    const ONE_QUERY: &str = r#"{"id":"a","pool":[0,1],"gold":[1],"gold_groups":[[1]]}"#;
+
+    #[test]
+    fn jsonl_with_byte_order_mark_and_trailing_blank_lines() {
+        let text = format!(
+            "\u{feff}{ONE_QUERY}\r\n{}\n\n  \r\n\n",
+            ONE_QUERY.replace("\"a\"", "\"b\"")
+        );
+        let q = parse_queries(&text, "queries.jsonl").unwrap();
+        assert_eq!(q.len(), 2);
+        assert_eq!((q[0].id.as_str(), q[1].id.as_str()), ("a", "b"));
+        let m = parse_memories("\u{feff}{\"id\":0,\"text\":\"x\"}\n\n", "m.jsonl").unwrap();
+        assert_eq!(m[0].text, "x");
+        // A blank line between items still breaks "line i is item i".
+        let e = parse_queries(&format!("{ONE_QUERY}\n\n{ONE_QUERY}\n"), "q.jsonl").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "q.jsonl line 2: empty line (line i must describe item i)"
+        );
+        assert!(parse_queries("", "q.jsonl").unwrap().is_empty());
+    }
+
+    #[test]
+    fn from_bytes_refuses_hostile_npy_naming_the_file() {
+        let mem = npy_file(&[2, 3], &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+        let qry = npy_file(&[1, 3], &[1.0, 0.0, 0.0]);
+        let ok = DatasetBytes {
+            memory_embeddings: &mem,
+            query_embeddings: &qry,
+            queries: ONE_QUERY,
+            memories: None,
+        };
+        assert_eq!(Dataset::from_bytes(ok).unwrap().dim(), 3);
+        // Shape (d,) for the memories: not silently one memory.
+        let vector = npy_file(&[3], &[1.0, 0.0, 0.0]);
+        let e = Dataset::from_bytes(DatasetBytes {
+            memory_embeddings: &vector,
+            ..ok
+        })
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("memories.f32.npy: expected a 2-D array (rows, d), got shape (3,)"),
+            "{msg}"
+        );
+        // Truncated memories: the count of values, named.
+        let e = Dataset::from_bytes(DatasetBytes {
+            memory_embeddings: &mem[..mem.len() - 8],
+            ..ok
+        })
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "memories.f32.npy: truncated file: header says 6 values, file holds 4 \
+             (re-save the array with np.save)"
+        );
+        // A shape whose element count wraps u64 (2^32 × 2^32): it loaded as
+        // an empty matrix of 2^32 rows before, and gathering a pool panicked.
+        let mut wrap = b"\x93NUMPY\x01\x00\x76\x00".to_vec();
+        let header =
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }";
+        wrap.extend_from_slice(format!("{header:<117}\n").as_bytes());
+        let e = Dataset::from_bytes(DatasetBytes {
+            memory_embeddings: &wrap,
+            ..ok
+        })
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("has more elements than this machine can address"),
+            "{e}"
+        );
+        // A 12-byte file announcing a 4 GiB header.
+        let e = Dataset::from_bytes(DatasetBytes {
+            query_embeddings: b"\x93NUMPY\x02\x00\xff\xff\xff\xff",
+            ..ok
+        })
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "queries.f32.npy: malformed .npy header: the preamble gives a header of 4294967295 bytes"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn from_parts_checks_the_matrix_size() {
+        let q = spec(ONE_QUERY);
+        let mut m = mat(3, 2);
+        m.data.pop();
+        let e = Dataset::from_parts(m, mat(1, 2), q, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "memories.f32.npy: holds 5 values, but 3 rows × 2 columns need 6"
+        );
     }
 }

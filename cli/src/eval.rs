@@ -649,17 +649,10 @@ pub fn evaluate(
 impl EvalReport {
     /// The report as JSON (every field of [`EvalReport`]; metrics are
     /// fractions in [0, 1]). JSON has no infinity: a pursuit ridge of
-    /// `f64::INFINITY` (centroid pursuit) is written as the string `"inf"`.
+    /// `f64::INFINITY` (centroid pursuit) is the string `"inf"`, as in the
+    /// serde form of [`Method`] (which reads it back).
     pub fn to_json(&self) -> serde_json::Value {
-        let mut v = serde_json::to_value(self).unwrap_or_default();
-        for (i, m) in self.methods.iter().enumerate() {
-            if let Method::Pursuit(o) = m.method {
-                if o.ridge == f64::INFINITY {
-                    v["methods"][i]["method"]["Pursuit"]["ridge"] = "inf".into();
-                }
-            }
-        }
-        v
+        serde_json::to_value(self).unwrap_or_default()
     }
 
     /// The metrics only, as JSON: `{ks, queries, types, relevance,

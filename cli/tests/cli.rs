@@ -423,3 +423,282 @@ fn eval_retrieves_pools_and_plots() {
     let o = run(&["eval", "--dir", FIXTURE, "--retrieve", "0"]);
     assert_clean_failure(&o, &["retrieve depth P must be at least 1"]);
 }
+
+/// `.npy` files are untrusted: the CLI refuses a hostile file with the
+/// reader's message and the path, and a candidates file of shape (d,).
+#[test]
+fn select_refuses_hostile_npy_files() {
+    let dir = scratch("hostile-npy");
+    let (q, _) = example(&dir);
+    let file = |name: &str, bytes: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.display().to_string()
+    };
+    let npy = |header: &str, data: &[u8]| {
+        let mut h = header.as_bytes().to_vec();
+        while !(10 + h.len() + 1).is_multiple_of(64) {
+            h.push(b' ');
+        }
+        h.push(b'\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+        out.extend_from_slice(&h);
+        out.extend_from_slice(data);
+        out
+    };
+    let select = |c: &str| run(&["select", "--query", &q, "--candidates", c, "-k", "2"]);
+
+    // 2^32 × 2^32 wraps to 0 elements: "selected" from 4.6e18 candidates before.
+    let wrap = file(
+        "wrap.npy",
+        &npy(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
+            &[],
+        ),
+    );
+    assert_clean_failure(
+        &select(&wrap),
+        &[
+            "wrap.npy: shape",
+            "more elements than this machine can address",
+        ],
+    );
+    // 12 bytes announcing a 4 GiB header: aborted on allocation before.
+    let huge = file("huge.npy", b"\x93NUMPY\x02\x00\xff\xff\xff\xff");
+    assert_clean_failure(
+        &select(&huge),
+        &["huge.npy: malformed .npy header", "4294967295"],
+    );
+    let short = file(
+        "short.npy",
+        &npy(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }",
+            &[0; 20],
+        ),
+    );
+    assert_clean_failure(
+        &select(&short),
+        &["short.npy: truncated file: header says 6 values, file holds 5"],
+    );
+    let f8 = file(
+        "f8.npy",
+        &npy(
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }",
+            &[0; 16],
+        ),
+    );
+    assert_clean_failure(&select(&f8), &["dtype <f8", "astype(float32)"]);
+    let fortran = file(
+        "fortran.npy",
+        &npy(
+            "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+            &[0; 16],
+        ),
+    );
+    assert_clean_failure(&select(&fortran), &["np", "ascontiguousarray"]);
+    let text = file("text.npy", b"hello");
+    assert_clean_failure(&select(&text), &["text.npy: not an .npy file"]);
+    // Shape (d,) candidates: one candidate or d of dimension 1? Refused.
+    let vector = dir.join("vector.npy");
+    write_npy(&vector, &[2], &[0.6, 0.8]);
+    assert_clean_failure(
+        &select(vector.to_str().unwrap()),
+        &["vector.npy: expected a 2-D array (rows, d), got shape (2,)"],
+    );
+}
+
+/// The CLI's JSON is the library's serde form: κ = ∞ reads back as a
+/// `Method`, and a baseline's steps carry no pursuit-only fields.
+#[test]
+fn select_json_is_the_library_serde_form() {
+    use mempursuit::{Method, PursuitOptions};
+    let dir = scratch("json");
+    let (q, c) = example(&dir);
+    let json = |extra: &[&str]| {
+        let mut args = vec![
+            "select",
+            "--query",
+            &q,
+            "--candidates",
+            &c,
+            "-k",
+            "2",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let v = json(&["--method", "centroid"]);
+    assert_eq!(v["options"]["Pursuit"]["ridge"], "inf");
+    let m: Method = serde_json::from_value(v["options"].clone()).unwrap();
+    assert_eq!(m, Method::Pursuit(PursuitOptions::centroid(0.5)));
+    let sel: mempursuit::Selection = serde_json::from_value(v.clone()).unwrap();
+    assert_eq!(sel.picks, vec![0, 2]);
+    assert_eq!(sel.weights, vec![0.5, 0.5]);
+
+    for method in ["topk", "mmr"] {
+        let v = json(&["--method", method]);
+        let text = v.to_string();
+        for absent in [
+            "fw_gap",
+            "residual_sq",
+            "nu",
+            "weights",
+            "free_size",
+            "dependent",
+            "skipped",
+        ] {
+            assert!(!text.contains(absent), "{method} JSON has {absent}: {text}");
+        }
+        let step = v["steps"][0].as_object().unwrap();
+        let keys: Vec<&str> = step.keys().map(String::as_str).collect();
+        assert_eq!(keys, vec!["index", "score"], "{method}");
+        assert!(step["score"].as_f64().unwrap() > 0.3);
+        let m: Method = serde_json::from_value(v["options"].clone()).unwrap();
+        assert!(!matches!(m, Method::Pursuit(_)));
+    }
+    let v = json(&[]);
+    assert!(v["steps"][1]["fw_gap"].is_number() && v["weights"].is_array());
+}
+
+/// The library's policies on the command line: excluding unusable rows, a
+/// notice when K > P.
+#[test]
+fn select_exposes_invalid_candidates_and_budget_notice() {
+    let dir = scratch("policies");
+    let (q, _) = example(&dir);
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let cz = dir.join("cz.npy");
+    // Row 1 is zero: one such row made the pool unusable from the CLI.
+    write_npy(&cz, &[3, 2], &[1.0, 0.0, 0.0, 0.0, s, s]);
+    let cz = cz.display().to_string();
+    let o = run(&["select", "--query", &q, "--candidates", &cz, "-k", "2"]);
+    assert_clean_failure(&o, &["candidate row 1: all elements are zero"]);
+    for method in ["pursuit", "centroid", "topk", "mmr"] {
+        let o = run(&[
+            "select",
+            "--query",
+            &q,
+            "--candidates",
+            &cz,
+            "-k",
+            "3",
+            "--method",
+            method,
+            "--invalid-candidates",
+            "exclude",
+        ]);
+        assert!(o.status.success(), "{method}: {}", stderr(&o));
+        let out = stdout(&o);
+        let order = order_line(&out);
+        assert_eq!(order.len(), 2, "{method}: {out}");
+        assert_eq!(order[0], 2, "{method}");
+        assert!(!order.contains(&1), "{method}");
+        assert!(
+            out.contains("excluded: 1 unusable candidate rows: 1"),
+            "{out}"
+        );
+        assert!(
+            out.contains("stop: pool exhausted after 2 picks"),
+            "{method}: {out}"
+        );
+        assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
+    }
+    let o = run(&[
+        "select",
+        "--query",
+        &q,
+        "--candidates",
+        &cz,
+        "-k",
+        "5",
+        "--invalid-candidates",
+        "exclude",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("mempursuit: note: budget K = 5 exceeds the pool (P = 3)"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["excluded"], serde_json::json!([1]));
+    assert_eq!(
+        v["options"]["Pursuit"]["input"]["invalid_candidates"],
+        "Exclude"
+    );
+
+    // eval: the same option; K above every pool of the fixture (≤ 60).
+    let o = run(&[
+        "eval",
+        "--dir",
+        FIXTURE,
+        "-k",
+        "200",
+        "--methods",
+        "topk",
+        "--invalid-candidates",
+        "exclude",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("note: budget K = 200 exceeds the pool of 24 of 24 queries"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["methods"][0]["method"]["TopK"]["invalid_candidates"],
+        "Exclude"
+    );
+}
+
+/// `bench --threads N` says how many threads ran (one per query at most).
+#[test]
+fn bench_reports_the_threads_it_used() {
+    let o = run(&[
+        "bench",
+        "-p",
+        "8",
+        "-d",
+        "4",
+        "-k",
+        "2",
+        "--queries",
+        "3",
+        "--rounds",
+        "1",
+        "--threads",
+        "8",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("batch on 3 threads (--threads 8: one per query at most)"),
+        "{out}"
+    );
+    let o = run(&[
+        "bench",
+        "-p",
+        "4",
+        "-d",
+        "4",
+        "-k",
+        "6",
+        "--queries",
+        "2",
+        "--rounds",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("note: budget K = 6 exceeds the smallest pool (P = 4)"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -211,6 +211,13 @@ pub struct PursuitOptions {
     /// Ridge λ of the refit (Eq. 6); κ of the [relevance-scaled
     /// family](crate#the-relevance-scaled-family). Must be ≥ 0; `f64::INFINITY` selects centroid pursuit
     /// (α = 1/|S| in closed form, no QP).
+    ///
+    /// Serde (feature `serde`): in human-readable formats such as JSON,
+    /// which have no infinity, κ = ∞ is the string `"inf"` (written and
+    /// read; `"-inf"` and `"nan"` likewise, and reading also takes
+    /// `"infinity"` in any letter case); a finite value is a number. Binary
+    /// formats carry the plain f64.
+    #[cfg_attr(feature = "serde", serde(with = "serde_extended_f64"))]
     pub ridge: f64,
     /// γ ∈ (0, 1], the weight of the reconstruction against relevance
     /// ([the relevance-scaled family](crate#the-relevance-scaled-family)).
@@ -295,5 +302,88 @@ impl PursuitOptions {
 impl Default for PursuitOptions {
     fn default() -> Self {
         Self::PAPER
+    }
+}
+
+/// Serde of an f64 that may be infinite, for human-readable formats without
+/// infinity (JSON): `+∞` is written as the string `"inf"`, `−∞` as `"-inf"`
+/// and NaN as `"nan"`; finite values as numbers. Reading accepts numbers and
+/// those strings (also `"infinity"`, `"+inf"`, any letter case). Binary
+/// formats read and write the plain f64. Used for
+/// [`PursuitOptions::ridge`], where `"inf"` is centroid pursuit (κ = ∞).
+#[cfg(feature = "serde")]
+mod serde_extended_f64 {
+    use core::fmt;
+
+    use serde::{de, Deserializer, Serializer};
+
+    /// Writes `x`: a number, or `"inf"` / `"-inf"` / `"nan"` in
+    /// human-readable formats.
+    ///
+    /// # Errors
+    /// The serializer's.
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if !s.is_human_readable() || x.is_finite() {
+            s.serialize_f64(*x)
+        } else if x.is_nan() {
+            s.serialize_str("nan")
+        } else if *x > 0.0 {
+            s.serialize_str("inf")
+        } else {
+            s.serialize_str("-inf")
+        }
+    }
+
+    struct Visitor;
+
+    impl de::Visitor<'_> for Visitor {
+        type Value = f64;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a number, \"inf\", \"-inf\" or \"nan\"")
+        }
+
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+            Ok(v)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
+            let (negative, magnitude) = match v.as_bytes().first() {
+                Some(b'-') => (true, &v[1..]),
+                Some(b'+') => (false, &v[1..]),
+                _ => (false, v),
+            };
+            if magnitude.eq_ignore_ascii_case("inf") || magnitude.eq_ignore_ascii_case("infinity") {
+                Ok(if negative {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                })
+            } else if magnitude.eq_ignore_ascii_case("nan") {
+                Ok(f64::NAN)
+            } else {
+                Err(E::invalid_value(de::Unexpected::Str(v), &self))
+            }
+        }
+    }
+
+    /// Reads a number or one of the strings above.
+    ///
+    /// # Errors
+    /// The deserializer's, or an invalid-value error for another string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        if d.is_human_readable() {
+            d.deserialize_any(Visitor)
+        } else {
+            d.deserialize_f64(Visitor)
+        }
     }
 }

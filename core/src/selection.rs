@@ -25,9 +25,12 @@ pub enum StopReason {
 /// The record of one pursuit step (paper Eqs. 5, 7, 14, 25).
 ///
 /// For the baselines ([`top_k`](crate::top_k), [`mmr`](crate::mmr)) only
-/// `index` and `score` are meaningful and every other field is 0.
+/// `index` and `score` are meaningful and every other field is 0 (the
+/// `mempursuit` crate's owned `Selection` leaves them out of its serde
+/// form). Deserializing reads a left-out field as its `Default` (0).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
 #[non_exhaustive]
 pub struct Step {
     /// Pool index (row of the candidate matrix) picked at this step.

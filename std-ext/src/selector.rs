@@ -7,13 +7,21 @@ use mempursuit_core::{
 /// An owned selection: picks in entry order, weights (empty for the
 /// baselines), one [`Step`] per pick, the stop reason, excluded rows and
 /// skipped candidates.
+///
+/// Serde (feature `serde`) writes only what the method computed: for top-K
+/// and MMR (empty `weights` with at least one pick) the fields `weights` and
+/// `skipped` are left out and each step is `{"index", "score"}` only — their
+/// `residual_sq`, `fw_gap`, `nu`, ... are not computed, and a written 0
+/// would read as a real value. Reading accepts both forms; a left-out field
+/// reads as empty / 0.
 #[derive(Debug, Clone, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[must_use]
 pub struct Selection {
     /// Pool indices in entry order.
     pub picks: Vec<usize>,
     /// Simplex weights aligned with `picks` (empty for top-K and MMR).
+    #[cfg_attr(feature = "serde", serde(default))]
     pub weights: Vec<f64>,
     /// Per-step records aligned with `picks`.
     pub steps: Vec<Step>,
@@ -26,6 +34,71 @@ pub struct Selection {
     /// [`DependentPicks::Skip`](mempursuit_core::DependentPicks::Skip)).
     #[cfg_attr(feature = "serde", serde(default))]
     pub skipped: Vec<usize>,
+}
+
+impl Selection {
+    /// Whether this is a baseline's result (top-K or MMR): picks without
+    /// weights. Its steps carry only `index` and `score`.
+    pub fn is_baseline(&self) -> bool {
+        self.weights.is_empty() && !self.picks.is_empty()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Selection {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeSeq, SerializeStruct};
+
+        /// A baseline's step: what top-K and MMR compute.
+        struct BaselineSteps<'a>(&'a [Step]);
+
+        impl serde::Serialize for BaselineSteps<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                #[derive(serde::Serialize)]
+                struct BaselineStep {
+                    index: usize,
+                    score: f64,
+                }
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for step in self.0 {
+                    seq.serialize_element(&BaselineStep {
+                        index: step.index,
+                        score: step.score,
+                    })?;
+                }
+                seq.end()
+            }
+        }
+
+        let baseline = self.is_baseline();
+        // Exhaustive on purpose: a new field fails to compile here until it
+        // is serialized too.
+        let Selection {
+            picks,
+            weights,
+            steps,
+            stop,
+            excluded,
+            skipped,
+        } = self;
+        let mut st = s.serialize_struct("Selection", if baseline { 4 } else { 6 })?;
+        st.serialize_field("picks", picks)?;
+        if baseline {
+            st.skip_field("weights")?;
+            st.serialize_field("steps", &BaselineSteps(steps))?;
+        } else {
+            st.serialize_field("weights", weights)?;
+            st.serialize_field("steps", steps)?;
+        }
+        st.serialize_field("stop", stop)?;
+        st.serialize_field("excluded", excluded)?;
+        if baseline {
+            st.skip_field("skipped")?;
+        } else {
+            st.serialize_field("skipped", skipped)?;
+        }
+        st.end()
+    }
 }
 
 impl From<SelectionView<'_>> for Selection {

@@ -30,6 +30,7 @@ use nalgebra::{DMatrix, DVector};
 use crate::reference::{qp_objective, reference_pursuit, simplex_qp, RefResult};
 
 pub mod cases;
+pub mod parsers;
 
 /// u = 2⁻²⁴, the unit round-off of f32.
 pub const F32_UNIT_ROUNDOFF: f64 = 1.0 / 16_777_216.0;

@@ -1,11 +1,12 @@
-//! Loader of the HotpotQA distractor evidence-selection fixture
-//! (`shared/data/hotpotqa-distractor/`, see its README): query and memory
+//! Loader of the HotpotQA distractor evidence-selection fixture (the
+//! committed 24-query mini fixture in `cli/data/hotpotqa-mini/`; the full
+//! 340-query one where [`full_candidates`] finds it): query and memory
 //! embeddings (all-MiniLM-L6-v2, 384-d, unit rows, `.npy` f32) and, per
 //! query, its candidate pool and gold memory ids (`queries.jsonl`).
 
 use std::path::{Path, PathBuf};
 
-use mempursuit::npy::{read_f32, Matrix};
+use mempursuit::npy::{read_f32_matrix, Matrix};
 
 /// One query of the fixture.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,8 +40,12 @@ impl Fixture {
     /// A message naming the file that is missing or malformed, or the first
     /// inconsistency (row counts, dimensions, pool ids out of range).
     pub fn load(dir: &Path) -> Result<Fixture, String> {
-        let memories = read_f32(dir.join("memories.f32.npy")).map_err(|e| e.to_string())?;
-        let query_embeddings = read_f32(dir.join("queries.f32.npy")).map_err(|e| e.to_string())?;
+        let read = |name: &str| {
+            let path = dir.join(name);
+            read_f32_matrix(&path).map_err(|e| format!("{}: {e}", path.display()))
+        };
+        let memories = read("memories.f32.npy")?;
+        let query_embeddings = read("queries.f32.npy")?;
         let text = std::fs::read_to_string(dir.join("queries.jsonl"))
             .map_err(|e| format!("{}: {e}", dir.join("queries.jsonl").display()))?;
         let ids = |v: &serde_json::Value, key: &str| -> Result<Vec<usize>, String> {
@@ -121,34 +126,50 @@ fn is_fixture_dir(d: &Path) -> bool {
 }
 
 /// Where the 24-query `mini` fixture is looked for, in order:
-/// `cli/data/hotpotqa-mini/` in the repository, then
-/// `../shared/data/hotpotqa-distractor/mini/` relative to the repository,
-/// then `/work/shared/data/hotpotqa-distractor/mini/`.
+/// `cli/data/hotpotqa-mini/` in the repository (committed), then
+/// `../shared/data/hotpotqa-distractor/mini/` relative to the repository.
 pub fn mini_candidates() -> Vec<PathBuf> {
     let root = repo_root();
     vec![
         root.join("cli/data/hotpotqa-mini"),
         root.join("../shared/data/hotpotqa-distractor/mini"),
-        PathBuf::from("/work/shared/data/hotpotqa-distractor/mini"),
     ]
 }
 
 /// Where the full 340-query fixture is looked for, in order: the directory
 /// in the environment variable `MEMPURSUIT_HOTPOTQA_DIR`, then
-/// `../shared/data/hotpotqa-distractor/` relative to the repository, then
-/// `/work/shared/data/hotpotqa-distractor/`.
+/// `../shared/data/hotpotqa-distractor/` relative to the repository.
 pub fn full_candidates() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::env::var_os("MEMPURSUIT_HOTPOTQA_DIR")
         .map(PathBuf::from)
         .into_iter()
         .collect();
-    let root = repo_root();
-    v.push(root.join("../shared/data/hotpotqa-distractor"));
-    v.push(PathBuf::from("/work/shared/data/hotpotqa-distractor"));
+    v.push(repo_root().join("../shared/data/hotpotqa-distractor"));
     v
 }
 
 /// The first directory of `candidates` that holds the fixture files.
 pub fn find(candidates: &[PathBuf]) -> Option<PathBuf> {
     candidates.iter().find(|d| is_fixture_dir(d)).cloned()
+}
+
+/// Loads the full fixture ([`full_candidates`]).
+///
+/// Tests that need it are `#[ignore = "needs the full HotpotQA fixture
+/// ..."]`: the test summary counts them as ignored, and
+/// `cargo test -p mempursuit-tests -- --ignored` runs them where the data
+/// is (CI does).
+///
+/// # Panics
+/// If it is not found or does not load, so that such a test run without
+/// the data fails instead of passing.
+pub fn full() -> Fixture {
+    let candidates = full_candidates();
+    let dir = find(&candidates).unwrap_or_else(|| {
+        panic!(
+            "the full HotpotQA fixture is not at any of {candidates:?}: \
+             set MEMPURSUIT_HOTPOTQA_DIR to its directory"
+        )
+    });
+    Fixture::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }

@@ -4,12 +4,13 @@
 //! the KKT conditions hold with λ → γκ after every refit.
 //!
 //! Inputs are the committed HotpotQA mini fixture (24 real queries,
-//! all-MiniLM-L6-v2, d = 384); the full fixture is used where it exists.
+//! all-MiniLM-L6-v2, d = 384); the tests on the full fixture are
+//! `#[ignore]`d (run them with `-- --ignored` where the data is).
 
 use mempursuit::{
     AtPoolOptimum, Input, InputPolicy, Method, PursuitOptions, Relevance, Selection, Selector,
 };
-use mempursuit_tests::fixture::{find, full_candidates, mini_candidates, Fixture};
+use mempursuit_tests::fixture::{find, full, mini_candidates, Fixture};
 
 fn mini() -> Fixture {
     let dir = find(&mini_candidates()).expect("the mini fixture is committed in cli/data");
@@ -78,16 +79,9 @@ fn kappa_1e6_and_infinity_give_the_same_orders_mini() {
 }
 
 #[test]
+#[ignore = "needs the full HotpotQA fixture (../shared/data/hotpotqa-distractor or MEMPURSUIT_HOTPOTQA_DIR)"]
 fn kappa_1e6_and_infinity_give_the_same_orders_full() {
-    let Some(dir) = find(&full_candidates()) else {
-        println!(
-            "SKIPPED: full HotpotQA fixture not found at {:?}",
-            full_candidates()
-        );
-        return;
-    };
-    let fx = Fixture::load(&dir).expect("full fixture loads");
-    assert_eq!(kappa_large_equals_centroid(&fx), 0);
+    assert_eq!(kappa_large_equals_centroid(&full()), 0);
 }
 
 /// Lowest-index-first order of `rho`, descending (top-K in ρ order).

@@ -299,6 +299,12 @@ pub fn run(args: &BenchArgs) -> CliResult {
         }
     };
     let method = args.method.method();
+    let p_min = queries
+        .iter()
+        .map(|q| q.pool.len() / q.query.len().max(1))
+        .min()
+        .unwrap_or(0);
+    crate::select::notice_budget_above_pool(args.budget, p_min, "the smallest pool");
     let mut split = if args.split > 1 {
         Some(SplitPool::new(args.split)?)
     } else {
@@ -332,11 +338,20 @@ pub fn run(args: &BenchArgs) -> CliResult {
     };
 
     let mut text = String::new();
+    // select_batch runs min(--threads, queries) threads: say how many ran,
+    // and when they outnumber the cores this process may use.
+    let used = args.threads.clamp(1, queries.len().max(1));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let mode = if args.threads > 1 {
-        format!(
-            "batch on {} threads (time per query = batch time / queries)",
-            args.threads
-        )
+        let mut m = format!("batch on {used} threads");
+        if used < args.threads {
+            let _ = write!(m, " (--threads {}: one per query at most)", args.threads);
+        }
+        if used > cores {
+            let _ = write!(m, " on {cores} available cores");
+        }
+        m.push_str(" (time per query = batch time / queries)");
+        m
     } else if args.split > 1 {
         format!("one query split over {} threads", args.split)
     } else {

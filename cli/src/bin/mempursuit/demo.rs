@@ -96,6 +96,7 @@ pub fn run(_args: &DemoArgs) -> CliResult {
         ],
         0.5,
         &[],
+        mempursuit::InputPolicy::default(),
     );
     let report = evaluate(&data, &methods, &EvalOptions::new(vec![3, 5, 10]))?;
     let mut out = String::new();

@@ -7,6 +7,7 @@ use mempursuit::{InputPolicy, Method, MmrOptions, PursuitOptions, Stopping};
 use mempursuit_cli::dataset::{Dataset, DatasetPaths};
 use mempursuit_cli::eval::{evaluate, Bootstrap, EvalOptions, NamedMethod, RelevanceMode};
 
+use crate::select::InvalidPolicy;
 use crate::{emit, CliResult};
 
 /// A selector of `mempursuit eval`.
@@ -152,6 +153,11 @@ pub struct EvalArgs {
     /// Draw evidence recall against K per method, with its 95% CI band, as SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Unusable candidate rows (zero, non-finite, norm out of range): reject
+    /// (the evaluation stops, naming the query and memory id), or exclude
+    /// them from that query's pool.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = InvalidPolicy::Reject)]
+    pub invalid_candidates: InvalidPolicy,
     /// Print the metrics as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -165,8 +171,8 @@ pub(crate) fn named_methods(
     methods: &[EvalMethod],
     mmr_lambda: f64,
     gammas: &[f64],
+    policy: InputPolicy,
 ) -> Vec<NamedMethod> {
-    let policy = InputPolicy::default();
     methods
         .iter()
         .flat_map(|m| {
@@ -186,29 +192,62 @@ pub(crate) fn named_methods(
                     input: policy,
                 }),
             ),
-            EvalMethod::Pursuit => {
-                NamedMethod::new("MemPursuit", Method::Pursuit(PursuitOptions::default()))
-            }
+            EvalMethod::Pursuit => NamedMethod::new(
+                "MemPursuit",
+                Method::Pursuit(PursuitOptions {
+                    input: policy,
+                    ..PursuitOptions::default()
+                }),
+            ),
             EvalMethod::Centroid => NamedMethod::new(
                 format!("centroid({gamma})"),
-                Method::Pursuit(PursuitOptions::centroid(gamma)),
+                Method::Pursuit(PursuitOptions {
+                    input: policy,
+                    ..PursuitOptions::centroid(gamma)
+                }),
             ),
             EvalMethod::PursuitAdaptive => NamedMethod::new(
                 "MemPursuit-adaptive",
                 Method::Pursuit(PursuitOptions {
                     stopping: Stopping::PAPER_ADAPTIVE,
+                    input: policy,
                     ..PursuitOptions::default()
                 }),
             ),
-            EvalMethod::Recommended => NamedMethod::new("recommended", Method::recommended()),
+            EvalMethod::Recommended => NamedMethod::new("recommended", Method::Recommended(policy)),
         })
         .collect()
+}
+
+/// Prints a notice (stderr) when the largest budget exceeds some pools:
+/// those queries select their whole pool at that K.
+fn notice_budget_above_pools(data: &Dataset, ks: &[usize], retrieve: Option<usize>) {
+    let k_max = ks.iter().copied().max().unwrap_or(0);
+    if let Some(p) = retrieve {
+        crate::select::notice_budget_above_pool(k_max, p, "the retrieved pools");
+        return;
+    }
+    let small = data.queries.iter().filter(|q| q.pool.len() < k_max).count();
+    if small > 0 {
+        let p_min = data.queries.iter().map(|q| q.pool.len()).min().unwrap_or(0);
+        eprintln!(
+            "mempursuit: note: budget K = {k_max} exceeds the pool of {small} of {} queries \
+             (smallest P = {p_min}): those select their whole pool at that K",
+            data.queries.len()
+        );
+    }
 }
 
 /// Runs `mempursuit eval`.
 pub fn run(args: &EvalArgs) -> CliResult {
     let (data, label) = args.data.load()?;
-    let methods = named_methods(&args.methods, args.mmr_lambda, &args.gamma);
+    let methods = named_methods(
+        &args.methods,
+        args.mmr_lambda,
+        &args.gamma,
+        args.invalid_candidates.input_policy(),
+    );
+    notice_budget_above_pools(&data, &args.k, args.data.retrieve);
     let options = EvalOptions {
         ks: args.k.clone(),
         relevance: args.data.relevance_mode(),

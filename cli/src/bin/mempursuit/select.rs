@@ -3,10 +3,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use mempursuit::npy::{self, Matrix, NpyError};
+use mempursuit::npy::{self, Matrix};
 use mempursuit::{
-    AtPoolOptimum, Error, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Relevance,
-    Selector, StopReason, Stopping,
+    AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, Method, MmrOptions,
+    PursuitOptions, Relevance, Selector, StopReason, Stopping,
 };
 
 use crate::{emit, CliResult};
@@ -26,13 +26,49 @@ pub enum SelectMethod {
     Recommended,
 }
 
+/// What happens to an unusable candidate row (zero or non-finite values, a
+/// norm outside [1e-12, 1e12]): the library's [`InvalidCandidates`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum InvalidPolicy {
+    /// Fail, naming the first such row.
+    #[default]
+    Reject,
+    /// Never select such rows; they are reported as excluded.
+    Exclude,
+}
+
+impl InvalidPolicy {
+    /// The library's input policy with this treatment of invalid rows.
+    pub(crate) fn input_policy(self) -> InputPolicy {
+        InputPolicy {
+            invalid_candidates: match self {
+                InvalidPolicy::Reject => InvalidCandidates::Reject,
+                InvalidPolicy::Exclude => InvalidCandidates::Exclude,
+            },
+            ..InputPolicy::default()
+        }
+    }
+}
+
+/// Prints a notice (stderr) when the budget exceeds the pool: the
+/// selection then holds the whole pool (fewer than K memories).
+pub(crate) fn notice_budget_above_pool(k: usize, pool: usize, what: &str) {
+    if k > pool {
+        eprintln!(
+            "mempursuit: note: budget K = {k} exceeds {what} (P = {pool}): \
+             at most {pool} memories are selected"
+        );
+    }
+}
+
 /// Arguments of `mempursuit select`.
 #[derive(Debug, clap::Args)]
 pub struct SelectArgs {
     /// Query embedding: .npy float32, shape (d) or (1, d).
     #[arg(long, value_name = "Q.npy")]
     pub query: PathBuf,
-    /// Candidate embeddings: .npy float32, shape (P, d), C order.
+    /// Candidate embeddings: .npy float32, shape (P, d), C order (2-D: one
+    /// candidate is (1, d)).
     #[arg(long, value_name = "C.npy")]
     pub candidates: PathBuf,
     /// Budget K: the number of memories to select.
@@ -66,17 +102,24 @@ pub struct SelectArgs {
     /// Candidates are in first-stage order: rho at rank k = k-th largest cosine.
     #[arg(long)]
     pub pool_order: bool,
+    /// Unusable candidate rows (zero, non-finite, norm out of range): reject
+    /// the call, or exclude them and select from the rest.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = InvalidPolicy::Reject)]
+    pub invalid_candidates: InvalidPolicy,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
-/// Reads a `.npy` file, naming the path in every error.
-pub(crate) fn read_npy(path: &Path) -> Result<Matrix, String> {
-    npy::read_f32(path).map_err(|e| match e {
-        NpyError::Io(io) => format!("{}: {io}", path.display()),
-        other => other.to_string(),
-    })
+/// Reads a `.npy` float32 file, naming the path in every error: 1-D or 2-D
+/// (`vector_ok`) or 2-D only.
+pub(crate) fn read_npy(path: &Path, vector_ok: bool) -> Result<Matrix, String> {
+    let read = if vector_ok {
+        npy::read_f32(path)
+    } else {
+        npy::read_f32_matrix(path)
+    };
+    read.map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The method and a one-line description, from the arguments.
@@ -106,7 +149,7 @@ fn method_of(args: &SelectArgs) -> Result<(Method, String), String> {
     if args.mmr_lambda.is_some() && args.method != SelectMethod::Mmr {
         return Err("--mmr-lambda applies to --method mmr only".into());
     }
-    let policy = InputPolicy::default();
+    let policy = args.invalid_candidates.input_policy();
     Ok(match args.method {
         SelectMethod::Topk => (Method::TopK(policy), "top-K".into()),
         SelectMethod::Recommended => (
@@ -138,6 +181,7 @@ fn method_of(args: &SelectArgs) -> Result<(Method, String), String> {
                     ..PursuitOptions::default()
                 }
             };
+            o.input = policy;
             if args.adaptive {
                 o.stopping = Stopping::PAPER_ADAPTIVE;
             }
@@ -199,7 +243,7 @@ fn num(x: f64) -> String {
 /// Runs `mempursuit select`.
 pub fn run(args: &SelectArgs) -> CliResult {
     let (method, desc) = method_of(args)?;
-    let q = read_npy(&args.query)?;
+    let q = read_npy(&args.query, true)?;
     if q.rows != 1 {
         return Err(format!(
             "{}: expected one query of shape (d) or (1, d), got {} × {}",
@@ -209,7 +253,7 @@ pub fn run(args: &SelectArgs) -> CliResult {
         )
         .into());
     }
-    let c = read_npy(&args.candidates)?;
+    let c = read_npy(&args.candidates, false)?;
     if c.cols != q.cols {
         return Err(format!(
             "query dimension {} ({}) differs from candidate dimension {} ({})",
@@ -222,7 +266,7 @@ pub fn run(args: &SelectArgs) -> CliResult {
     }
     let rel = match &args.relevance {
         Some(path) => {
-            let r = read_npy(path)?;
+            let r = read_npy(path, true)?;
             if r.data.len() != c.rows {
                 return Err(format!(
                     "{}: {} relevance values (shape {} × {}) but {} has {} candidates",
@@ -246,6 +290,7 @@ pub fn run(args: &SelectArgs) -> CliResult {
         (None, false) => Relevance::Similarity,
     };
     let input = Input::new(&q.data, &c.data).with_relevance(relevance);
+    notice_budget_above_pool(args.k, c.rows, "the pool");
     let sel = Selector::new()
         .select(&input, args.k, &method)
         .map_err(|e| match e {
@@ -263,24 +308,21 @@ pub fn run(args: &SelectArgs) -> CliResult {
             other => other.to_string(),
         })?;
 
-    let is_baseline = sel.weights.is_empty();
+    let is_baseline = matches!(method, Method::TopK(_) | Method::Mmr(_));
     if args.json {
+        // The options and the selection in the library's serde form (κ = ∞
+        // as "inf"; a baseline's steps without the pursuit-only fields).
         let mut v = serde_json::json!({
             "method": desc,
             "options": method,
             "pool": c.rows,
             "dim": c.cols,
             "budget": args.k,
-            "picks": sel.picks,
-            "weights": sel.weights,
-            "stop": sel.stop,
-            "steps": sel.steps,
         });
-        // JSON has no infinity: write centroid pursuit's ridge as "inf".
-        if let Method::Pursuit(o) = method {
-            if o.ridge == f64::INFINITY {
-                v["options"]["Pursuit"]["ridge"] = "inf".into();
-            }
+        if let (Some(out), serde_json::Value::Object(fields)) =
+            (v.as_object_mut(), serde_json::to_value(&sel)?)
+        {
+            out.extend(fields);
         }
         return emit(&format!("{}\n", serde_json::to_string_pretty(&v)?));
     }
@@ -303,6 +345,15 @@ pub fn run(args: &SelectArgs) -> CliResult {
         stop_text(sel.stop),
         sel.picks.len()
     )?;
+    if !sel.excluded.is_empty() {
+        let rows: Vec<String> = sel.excluded.iter().map(|r| r.to_string()).collect();
+        writeln!(
+            out,
+            "excluded: {} unusable candidate rows: {}",
+            rows.len(),
+            rows.join(" ")
+        )?;
+    }
     writeln!(out)?;
     if is_baseline {
         writeln!(out, "{:>4} {:>7} {:>13}", "step", "index", "score")?;
