@@ -1,5 +1,5 @@
-//! The baselines a user compares against (DESIGN §9): top-K and MMR, with the
-//! same input contract, workspace and result type as the pursuit.
+//! The baselines a user compares against (the paper compares with both):
+//! top-K and MMR, with the same input contract, workspace and result type as the pursuit.
 
 use crate::error::Error;
 use crate::input::{prepare, Input};

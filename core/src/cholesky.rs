@@ -10,7 +10,8 @@
 
 /// A new pivot is accepted only if pivot² > `PIVOT_TOLERANCE` · A_jj.
 ///
-/// The factored matrix is G_FF + κI + 11ᵀ (see the solver notes in the crate's README) with
+/// The factored matrix is G_FF + κI + 11ᵀ (see [near-dependent
+/// memories](crate#near-dependent-memories) in the crate docs) with
 /// diagonal ≈ 2, so this rejects a column whose augmented vector lies within
 /// about √(2e-9) ≈ 4.5e-5 of the span of the free set's: numerically, the
 /// memory is already represented. It keeps the condition number of L Lᵀ

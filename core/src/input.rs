@@ -11,8 +11,9 @@ use crate::options::{
 };
 use crate::workspace::{Workspace, AVAILABLE, EXCLUDED};
 
-/// Where the relevance ρ of the relevance-scaled family (DESIGN §11) and of
-/// the baselines' ranking comes from.
+/// Where the relevance ρ of the [relevance-scaled
+/// family](crate#the-relevance-scaled-family) and of the baselines' ranking
+/// comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Relevance<'a> {
     /// ρ = b, the query similarities (cosines). The paper's method.

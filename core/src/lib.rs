@@ -43,14 +43,50 @@
 //!   selector panics or outputs NaN.
 //!
 //! ## Layout
-//! [`pursuit`] (the method and its relevance-scaled family, DESIGN §11),
-//! [`recommended`] (centroid pursuit with a per-pool γ from a measured rule,
-//! on unit-free relevance: the setting to use without tuning),
-//! [`top_k`] and [`mmr`] (baselines) all write into a caller-owned
-//! [`Workspace`] and return a borrowed [`SelectionView`]. The refit is a primal
-//! active-set simplex QP in f64 with an incremental Cholesky factor (see the
-//! `solver` module docs for the rule on near-dependent memories); the
-//! similarity pass, the Gram rows and the score refresh are f32x8 SIMD.
+//! [`pursuit`] (the method and its [relevance-scaled
+//! family](#the-relevance-scaled-family)), [`recommended`] (centroid
+//! pursuit with a per-pool γ from a measured rule, on unit-free relevance:
+//! the setting to use without tuning), [`top_k`] and [`mmr`] (baselines)
+//! all write into a caller-owned [`Workspace`] and return a borrowed
+//! [`SelectionView`]; [`Method`] names one of them and [`Method::run`]
+//! dispatches. The refit is a primal active-set simplex QP
+//! in f64 with an incremental Cholesky factor (see [near-dependent
+//! memories](#near-dependent-memories)); the similarity pass, the Gram rows
+//! and the score refresh are SIMD ([`kernels`], with a fixed reduction
+//! order, so results are bit-identical across instruction sets, targets and
+//! thread splits). The repository's `ARCHITECTURE.md` maps the data path
+//! file by file, the invariants and where each theorem is tested.
+//!
+//! ## The relevance-scaled family
+//! Beyond the paper: with a relevance vector ρ ([`Relevance`], default
+//! ρ = b, the query cosines), γ ∈ (0, 1] ([`PursuitOptions::gamma`]) and
+//! κ ≥ 0 or ∞ ([`PursuitOptions::ridge`]), the refit and the score are
+//!
+//! ```text
+//! α_S = argmin over the simplex of (γ/2) αᵀ(G_SS + κI)α − ρ_Sᵀα
+//! U_i = ρ_i − γ Σ_{j∈S} G_ij α_j          (pick argmax U, ties to the lowest index)
+//! ```
+//!
+//! γ = 1, κ = λ, ρ = b is exactly the paper's method (Eqs. 5, 6, 9);
+//! κ = ∞ is *centroid pursuit* ([`PursuitOptions::centroid`]): α = 1/|S|,
+//! U_i = ρ_i − (γ/|S|) Σ_{j∈S} G_ij, no QP; γ → 0 is top-K in ρ order.
+//! The KKT conditions (Lemma B.1, Eq. 15) and the Frank–Wolfe certificate
+//! (Theorem B.2, Eq. 25) hold with λ → γκ; centroid pursuit has no
+//! certificate.
+//!
+//! ## Near-dependent memories
+//! Duplicates and memories on the affine hull of the picked ones make the
+//! refit degenerate. The solver factors G_FF + κI + 11ᵀ on the free set
+//! F = {j : α_j > 0} (on the simplex the extra 11ᵀ shifts the objective by
+//! a constant; the matrix is singular only for affine dependence and its
+//! diagonal is ≈ 2). A memory whose new pivot² would be at most
+//! [`PIVOT_TOLERANCE`] × its diagonal is, to working precision, already
+//! represented by F: if it violates the KKT conditions, it is exchanged for
+//! a free memory when that lowers the objective, and otherwise blocked for
+//! that refit with weight 0 (for ρ = b its KKT violation is then at most its
+//! distance to the hull, ≈ 4.5e-5, times ‖r‖). With every drop keeping α
+//! feasible and an iteration cap of 4t + 16 per refit, the weights are
+//! always on the simplex, never NaN, and no add/drop cycle runs on.
 
 #![no_std]
 // `unsafe` is allowed only in `kernels::x86` (AVX2 intrinsics behind run-time

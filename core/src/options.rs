@@ -144,8 +144,8 @@ impl Stopping {
 }
 
 /// What the pursuit does once the Frank–Wolfe gap g_S is ≤ the tolerance,
-/// i.e. the selected weights are optimal for the whole pool (DESIGN §5,
-/// Theorem B.2). Not applicable to centroid pursuit (κ = ∞), which has no
+/// i.e. the selected weights are optimal for the whole pool (Theorem B.2,
+/// Eq. 25). Not applicable to centroid pursuit (κ = ∞), which has no
 /// certificate: there this setting is ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -200,15 +200,16 @@ pub enum DependentPicks {
     Skip,
 }
 
-/// Parameters of the pursuit (DESIGN §2–§4, §11).
+/// Parameters of the pursuit (paper Eqs. 5–7; γ and κ: [the relevance-scaled
+/// family](crate#the-relevance-scaled-family)).
 ///
 /// The default is the paper's method: ridge λ = 1e-10, γ = 1, ρ = b, a fixed
 /// budget, and picking on after the pool optimum.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PursuitOptions {
-    /// Ridge λ of the refit (Eq. 6); κ of the relevance-scaled family
-    /// (DESIGN §11). Must be ≥ 0; `f64::INFINITY` selects centroid pursuit
+    /// Ridge λ of the refit (Eq. 6); κ of the [relevance-scaled
+    /// family](crate#the-relevance-scaled-family). Must be ≥ 0; `f64::INFINITY` selects centroid pursuit
     /// (α = 1/|S| in closed form, no QP).
     ///
     /// Serde (feature `serde`): in human-readable formats such as JSON,
@@ -219,7 +220,8 @@ pub struct PursuitOptions {
     #[cfg_attr(feature = "serde", serde(with = "serde_extended_f64"))]
     pub ridge: f64,
     /// γ ∈ (0, 1], the weight of the reconstruction against relevance
-    /// (DESIGN §11). 1 is the paper's method.
+    /// ([the relevance-scaled family](crate#the-relevance-scaled-family)).
+    /// 1 is the paper's method.
     pub gamma: f64,
     /// Fixed budget or adaptive stopping.
     pub stopping: Stopping,
@@ -253,9 +255,10 @@ impl PursuitOptions {
         dependent_picks: DependentPicks::Keep,
     };
 
-    /// Centroid pursuit (DESIGN §11): κ = ∞ with the given γ (a fixed γ; the
-    /// recommended setting [`recommended`](crate::recommended) sets γ per
-    /// pool and budget instead).
+    /// Centroid pursuit: κ = ∞ of the [relevance-scaled
+    /// family](crate#the-relevance-scaled-family) with the given γ (a fixed
+    /// γ; the recommended setting [`recommended`](crate::recommended) sets γ
+    /// per pool and budget instead).
     #[must_use]
     pub const fn centroid(gamma: f64) -> PursuitOptions {
         PursuitOptions {

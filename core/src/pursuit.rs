@@ -1,5 +1,7 @@
-//! The pursuit (DESIGN §2–§5, §11): greedy selection by residual alignment
-//! with a simplex-constrained refit after every pick.
+//! The pursuit (paper Eqs. 5–7, 9; certificates of Appendix B, Eqs. 14, 25;
+//! the relevance-scaled family of the crate docs): greedy selection by
+//! residual alignment with a simplex-constrained refit after every pick.
+//! ARCHITECTURE.md, “The data path”, walks through `qp_loop` step by step.
 
 use crate::cholesky::{accepts_pivot, Factor};
 use crate::error::Error;
@@ -15,7 +17,8 @@ use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED, SKIPPED};
 /// U_i = ρ_i − γ Σ_{j∈S} G_ij α_j (Eq. 9; with the defaults ρ = b, γ = 1 this
 /// is the residual alignment m_i · (q − q̂)), ties to the lowest index (Eq. 5);
 /// after each pick the weights α of all picks are refit on the simplex with
-/// ridge λ (Eq. 6; DESIGN §11 for γ, κ = λ, ρ).
+/// ridge λ (Eq. 6; see [the relevance-scaled
+/// family](crate#the-relevance-scaled-family) for γ, κ = λ and ρ).
 ///
 /// * `input`: query (d), candidates (row-major P × d, f32 or another
 ///   [`Element`] storage) and relevance; see [`Input`] and the crate docs
@@ -407,7 +410,7 @@ fn residual_sq(ws: &Workspace<'_>) -> f64 {
     (1.0 - 2.0 * ab + aga).max(0.0)
 }
 
-/// Centroid pursuit (κ = ∞, DESIGN §11): α = 1/|S|,
+/// Centroid pursuit (κ = ∞ in the relevance-scaled family): α = 1/|S|,
 /// U_i = ρ_i − (γ/|S|) Σ_{j∈S} G_ij, one Gram row per pick, no QP.
 fn centroid_loop(
     pass: &mut Passes<'_, '_>,

@@ -22,7 +22,7 @@ pub enum StopReason {
     PoolOptimum,
 }
 
-/// The record of one pursuit step (DESIGN §2, §4, §5).
+/// The record of one pursuit step (paper Eqs. 5, 7, 14, 25).
 ///
 /// For the baselines ([`top_k`](crate::top_k), [`mmr`](crate::mmr)) only
 /// `index` and `score` are meaningful and every other field is 0 (the

@@ -1,5 +1,6 @@
-//! The refit (Eq. 6; DESIGN §3, §11): a primal active-set method for the
-//! simplex QP
+//! The refit (Eq. 6; KKT conditions: Lemma B.1, Eq. 15; the family's γ, κ,
+//! ρ: crate docs, ARCHITECTURE.md “The refit”): a primal active-set method
+//! for the simplex QP
 //!
 //! ```text
 //! minimize (γ/2) αᵀ (G_SS + κ I) α − ρ_Sᵀ α   subject to α ≥ 0, 1ᵀα = 1

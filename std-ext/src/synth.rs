@@ -1,5 +1,5 @@
-//! Seeded synthetic data: the fact-cluster model of Assumption B.1
-//! (DESIGN §6), the test oracle for the coverage guarantee of Proposition 1.
+//! Seeded synthetic data: the fact-cluster model of Assumption B.1 of the
+//! paper (margin: Eq. 17), the test oracle for the coverage guarantee of Proposition 1.
 //!
 //! A query needs h ≥ 2 atomic facts. The pool holds h clusters C_1..C_h of
 //! alternative memories stating the same fact, plus distractors D.

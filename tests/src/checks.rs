@@ -363,7 +363,7 @@ pub struct RefitReport {
 }
 
 /// Checks one refit (the weights after step t = `picks.len()`), Lemma B.1
-/// with λ → γκ (DESIGN §3, §11):
+/// (Eq. 15) with λ → γκ (ARCHITECTURE.md, “The relevance-scaled family”):
 ///
 /// * α on the simplex: every α_j ≥ 0 and finite, |Σα − 1| ≤ 1e-12 (the
 ///   core renormalizes exactly; 1e-12 is f64 round-off of a short sum);

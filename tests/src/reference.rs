@@ -1,5 +1,6 @@
 //! A naive, independent f64 reference of MemPursuit, its relevance-scaled
-//! family (DESIGN §11) and the two baselines.
+//! family (ARCHITECTURE.md, “The relevance-scaled family”) and the two
+//! baselines.
 //!
 //! Nothing here shares code with `mempursuit-core`: the Gram matrix is the
 //! full P × P matrix computed in f64 from the f32 inputs (every vector first
@@ -137,7 +138,7 @@ impl Problem {
     }
 
     /// Scores `U_i = ρ_i − γ Σ_a G[i, picks[a]]·weights[a]` for every pool
-    /// index (Eq. 9 / DESIGN §11).
+    /// index (Eq. 9, with ρ and γ of the relevance-scaled family).
     pub fn scores(&self, rho: &[f64], gamma: f64, picks: &[usize], weights: &[f64]) -> Vec<f64> {
         (0..self.len())
             .map(|i| {
@@ -164,7 +165,7 @@ impl Problem {
     }
 
     /// The refit's QP on the index set `idx`: H = γ (G_SS + κ I),
-    /// c = ρ_S (DESIGN §11; γ = 1, κ = λ, ρ = b is Eq. 6 up to a constant).
+    /// c = ρ_S (γ = 1, κ = λ, ρ = b is Eq. 6 up to a constant).
     pub fn qp(&self, idx: &[usize], rho: &[f64], ridge: f64, gamma: f64) -> Qp {
         let n = idx.len();
         let h = DMatrix::from_fn(n, n, |a, c| {

@@ -1,4 +1,5 @@
-//! The relevance-scaled pursuit family (DESIGN §11): paper mode is its exact
+//! The relevance-scaled pursuit family (ARCHITECTURE.md, “The
+//! relevance-scaled family”): paper mode is its exact
 //! special case, κ → ∞ is centroid pursuit, γ → 0 is top-K in ρ order, and
 //! the KKT conditions hold with λ → γκ after every refit.
 //!

@@ -1,7 +1,8 @@
-//! Property tests of the theory (Appendix B of the paper, DESIGN §3–§6,
-//! §11), seeded and deterministic: thousands of generated cases checked by
-//! the shared code in `mempursuit_tests::checks` (the same code the fuzz
-//! targets run).
+//! Property tests of the theory (Appendix B of the paper: Lemma B.1,
+//! Theorem B.2, Proposition 1 under Assumption B.1; the relevance-scaled
+//! family of ARCHITECTURE.md), seeded and deterministic: thousands of
+//! generated cases checked by the shared code in `mempursuit_tests::checks`
+//! (the same code the fuzz targets run).
 //!
 //! # Tolerances (see `mempursuit_tests::checks` for the derivations)
 //!
@@ -115,7 +116,7 @@ fn kkt_and_certificate_after_every_refit_paper_mode() {
 
 /// The same on pools full of near duplicates, exact duplicates and affine
 /// dependencies with λ = 1e-10: the regime of the core's pivot rule
-/// (DESIGN §3). 150 paths.
+/// (`PIVOT_TOLERANCE`; ARCHITECTURE.md, “The refit”). 150 paths.
 #[test]
 fn kkt_and_certificate_on_near_duplicate_pools() {
     let mut blocked = 0;
@@ -136,7 +137,7 @@ fn kkt_and_certificate_on_near_duplicate_pools() {
     );
 }
 
-/// The relevance-scaled family (DESIGN §11): γ ∈ {0.5, 1}, κ ∈ {1e-3, 0.1,
+/// The relevance-scaled family (ARCHITECTURE.md): γ ∈ {0.5, 1}, κ ∈ {1e-3, 0.1,
 /// 1}, ρ = b, the caller's scores or the pool order; KKT with λ → γκ
 /// (α_j > 0 ⇒ U_j − γκα_j = ν, U_j = ρ_j − γ(Gα)_j), ν and the certificate
 /// after every refit. Centroid pursuit (κ = ∞): α = 1/|S|, ν = mean U and

@@ -62,6 +62,13 @@ pub(crate) fn emit(text: &str) -> CliResult {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cfg!(debug_assertions) && matches!(cli.command, Command::Bench(_)) {
+        eprintln!(
+            "mempursuit: note: this is a debug build; selections run 100-200x slower \
+             than in a release build (cargo run --release -p mempursuit-cli -- bench, \
+             or cargo install --locked --path cli)"
+        );
+    }
     let result = match &cli.command {
         Command::Select(args) => select::run(args),
         Command::Eval(args) => eval::run(args),
