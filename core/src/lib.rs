@@ -62,6 +62,7 @@ mod baselines;
 mod cholesky;
 mod error;
 mod input;
+mod int8;
 pub mod kernels;
 mod options;
 mod pursuit;
@@ -71,11 +72,13 @@ mod workspace;
 
 pub use baselines::{mmr, top_k};
 pub use cholesky::PIVOT_TOLERANCE;
-pub use error::{Capacity, Error, VectorFault};
+pub use error::{Capacity, Error, Int8Fault, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
 #[cfg(feature = "half")]
 pub use half;
 pub use input::{Input, Relevance};
+pub use int8::Int8Pool;
+pub use kernels::int8::MAX_I8_DIM;
 pub use kernels::{Element, Executor, Isa, PassJob, Serial};
 pub use options::{
     AtPoolOptimum, InputPolicy, InvalidCandidates, Normalization, PursuitOptions, Stopping,
