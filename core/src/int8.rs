@@ -223,6 +223,44 @@ impl<'a> Int8Pool<'a> {
         })
     }
 
+    /// Reassembles a pool from the slices of one built earlier by
+    /// [`quantize`](Self::quantize) or [`from_codes`](Self::from_codes)
+    /// (e.g. kept in owned buffers): the slices must be exactly those
+    /// outputs (`codes.len() = scales.len() · dim`, errors and norms as
+    /// computed there), or the certificate is void.
+    ///
+    /// # Errors
+    /// [`Error::Int8DimensionTooLarge`] for d > 133 000, [`Error::Int8Length`]
+    /// when a length does not fit P = `scales.len()` and d.
+    pub fn from_parts(
+        codes: &'a [i8],
+        scales: &'a [f32],
+        errors: &'a [f64],
+        norms: &'a [f64],
+        dim: usize,
+    ) -> Result<Int8Pool<'a>, Error> {
+        if dim > MAX_I8_DIM {
+            return Err(Error::Int8DimensionTooLarge {
+                dim,
+                max: MAX_I8_DIM,
+            });
+        }
+        let p = scales.len();
+        let pd = p.checked_mul(dim).unwrap_or(usize::MAX);
+        for (expected, found) in [(pd, codes.len()), (p, errors.len()), (p, norms.len())] {
+            if found != expected {
+                return Err(Error::Int8Length { expected, found });
+            }
+        }
+        Ok(Int8Pool {
+            codes,
+            scales,
+            errors,
+            norms,
+            dim,
+        })
+    }
+
     /// The pool size P.
     pub fn len(&self) -> usize {
         self.scales.len()

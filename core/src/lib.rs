@@ -59,8 +59,10 @@
 #![allow(clippy::needless_range_loop)]
 
 mod baselines;
+mod certified;
 mod cholesky;
 mod error;
+mod exact;
 mod input;
 mod int8;
 pub mod kernels;
@@ -71,6 +73,7 @@ mod solver;
 mod workspace;
 
 pub use baselines::{mmr, top_k};
+pub use certified::{pursuit_int8, pursuit_int8_with};
 pub use cholesky::PIVOT_TOLERANCE;
 pub use error::{Capacity, Error, Int8Fault, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
@@ -85,5 +88,5 @@ pub use options::{
     MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 pub use pursuit::{pursuit, pursuit_with};
-pub use selection::{Selection, Step, StopReason};
+pub use selection::{RefitStatus, Selection, Step, StopReason};
 pub use workspace::{FixedWorkspace, ScratchSize, Workspace};

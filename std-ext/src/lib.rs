@@ -11,8 +11,11 @@
 
 pub use mempursuit_core::*;
 
+mod int8;
 pub mod npy;
 mod selector;
+
+pub use int8::Int8Candidates;
 
 pub use selector::{Method, Selection, Selector};
 pub mod dataset;
