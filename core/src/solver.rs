@@ -181,13 +181,16 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
         }
     }
     let (nu, iterations, fell_back) = finish(ws, t, gamma, kappa, iterations, optimal_nu);
-    if fell_back {
-        exit = Exit::NonFinite;
-    }
-    // KKT check of the α returned over every selected position (u_s is
-    // current: `finish` recomputed it unless α only moved by rounding).
+    // KKT check of the α returned (u_s is current: `finish` recomputed it
+    // unless α only moved by rounding). After an optimal exit the free
+    // memories satisfy U_j − γκα_j = ν by construction (their difference is
+    // rounding noise), so only those outside F are checked; after any other
+    // exit every selected position is.
     let mut worst: Option<(usize, f64)> = None;
     for j in 0..t {
+        if exit == Exit::Optimal && !fell_back && ws.blocked[j] & IN_FREE != 0 {
+            continue;
+        }
         let v = ws.u_s[j] - gamma * kappa * ws.alpha[j] - nu;
         if worst.is_none_or(|(_, w)| v > w) {
             worst = Some((j, v));
@@ -195,6 +198,9 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
     }
     let (worst_pos, violation) = worst.map_or((0, 0.0), |(j, v)| (j, v.max(0.0)));
     let violation = if violation.is_nan() { 0.0 } else { violation };
+    if fell_back {
+        exit = Exit::NonFinite;
+    }
     let status = match exit {
         Exit::Cap => RefitStatus::IterationCap { violation },
         Exit::NonFinite => RefitStatus::NumericalFailure { violation },

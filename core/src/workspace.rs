@@ -310,9 +310,9 @@ impl<'a> Workspace<'a> {
 /// [`Workspace`] the selectors take.
 ///
 /// Its size is [`ScratchSize::bytes`] rounded up to a multiple of 8 (the
-/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 12,288 bytes on
-/// 64-bit targets and 11,712 on 32-bit ones, `FixedWorkspace<200, 20>` is
-/// 30,880 / 29,680 (table in `docs/PORTABILITY.md`). For small devices put
+/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 24,064 bytes on
+/// 64-bit targets and 23,104 on 32-bit ones, `FixedWorkspace<200, 20>` is
+/// 73,120 / 70,960 (table in `docs/PORTABILITY.md`). For small devices put
 /// it in a `static` (or a `static mut` behind a critical section) rather than
 /// on a small stack.
 #[derive(Debug, Clone)]
