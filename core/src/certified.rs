@@ -38,7 +38,7 @@ use crate::options::{AtPoolOptimum, PursuitOptions};
 use crate::pursuit::{
     argmax_available, exact_rho, pool_status, relative_improvement, AdaptiveStop,
 };
-use crate::selection::{RefitStatus, Selection, Step, StopReason};
+use crate::selection::{RefitStatus, SelectionView, Step, StopReason};
 use crate::solver::refit;
 use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED};
 
@@ -77,7 +77,7 @@ pub fn pursuit_int8<'w>(
     budget: usize,
     options: &PursuitOptions,
     ws: &'w mut Workspace<'_>,
-) -> Result<Selection<'w>, Error> {
+) -> Result<SelectionView<'w>, Error> {
     pursuit_int8_with(input, pool, budget, options, ws, &mut Serial)
 }
 
@@ -94,7 +94,7 @@ pub fn pursuit_int8_with<'w>(
     options: &PursuitOptions,
     ws: &'w mut Workspace<'_>,
     executor: &mut dyn Executor,
-) -> Result<Selection<'w>, Error> {
+) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
     let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
@@ -124,7 +124,7 @@ pub fn pursuit_int8_with<'w>(
     };
     let len = certified_loop(&ctx, k_eff, options, ws);
     let ws: &'w Workspace<'_> = ws;
-    Ok(Selection::from_workspace(ws, len, true))
+    Ok(SelectionView::from_workspace(ws, len, true))
 }
 
 /// What the loop needs besides the workspace.

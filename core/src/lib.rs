@@ -45,7 +45,7 @@
 //! ## Layout
 //! [`pursuit`] (the method and its relevance-scaled family, DESIGN §11),
 //! [`top_k`] and [`mmr`] (baselines) all write into a caller-owned
-//! [`Workspace`] and return a borrowed [`Selection`]. The refit is a primal
+//! [`Workspace`] and return a borrowed [`SelectionView`]. The refit is a primal
 //! active-set simplex QP in f64 with an incremental Cholesky factor (see the
 //! `solver` module docs for the rule on near-dependent memories); the
 //! similarity pass, the Gram rows and the score refresh are f32x8 SIMD.
@@ -66,6 +66,7 @@ mod exact;
 mod input;
 mod int8;
 pub mod kernels;
+mod method;
 mod options;
 mod pursuit;
 mod selection;
@@ -83,10 +84,11 @@ pub use input::{Input, Relevance};
 pub use int8::Int8Pool;
 pub use kernels::int8::MAX_I8_DIM;
 pub use kernels::{Element, Executor, Isa, PassJob, Serial};
+pub use method::Method;
 pub use options::{
-    AtPoolOptimum, InputPolicy, InvalidCandidates, Normalization, PursuitOptions, Stopping,
-    MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
+    AtPoolOptimum, InputPolicy, InvalidCandidates, MmrOptions, Normalization, PursuitOptions,
+    Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 pub use pursuit::{pursuit, pursuit_with};
-pub use selection::{RefitStatus, Selection, Step, StopReason};
+pub use selection::{RefitStatus, SelectionView, Step, StopReason};
 pub use workspace::{FixedWorkspace, ScratchSize, Workspace};
