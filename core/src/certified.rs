@@ -33,10 +33,11 @@ use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
 use crate::input::{prepare, Input, Relevance};
 use crate::int8::Int8Pool;
-use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Serial};
-use crate::options::{AtPoolOptimum, PursuitOptions};
+use crate::kernels::{int8::dots_i8, sealed::Rows, Executor, Serial};
+use crate::options::PursuitOptions;
 use crate::pursuit::{
-    argmax_available, exact_rho, pool_status, relative_improvement, AdaptiveStop,
+    after_step, argmax_available, exact_rho, fill_step, pool_status, refresh_scores,
+    relative_improvement, AdaptiveStop, Control,
 };
 use crate::selection::{RefitStatus, SelectionView, Step, StopReason};
 use crate::solver::refit;
@@ -112,7 +113,7 @@ pub fn pursuit_int8_with<'w>(
     }
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
-    ws.nfree = 0;
+    ws.solver.nfree = 0;
     let exact = ExactParts::new(Rows::F32(input.candidates), d, input.query, prep.q_scale);
     let similarity = matches!(input.relevance, Relevance::Similarity);
     let ctx = Ctx {
@@ -227,8 +228,8 @@ fn verify(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, i: usize, nsel: usize) -> f64 {
         ws.cached[i] = nsel;
     }
     let mut g = 0.0;
-    for &pos in &ws.free[..ws.nfree] {
-        g += ws.alpha[pos] * ws.exact_gram[pos * stride + i];
+    for &pos in &ws.solver.free[..ws.solver.nfree] {
+        g += ws.solver.alpha[pos] * ws.exact_gram[pos * stride + i];
     }
     rho - ctx.gamma * g
 }
@@ -240,16 +241,16 @@ fn certified_next(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, nsel: usize) -> (Option
     let p = ws.pool;
     let k = ws.max_budget;
     let gamma = ctx.gamma;
-    let nf = ws.nfree;
+    let nf = ws.solver.nfree;
     // ‖x̂‖² = αᵀ G_FF α (f64), Σ α_j ‖ê_j‖ and Σ α_j ‖m̃_j‖ over F.
     let (mut x2, mut ebar, mut nbar) = (0.0f64, 0.0f64, 0.0f64);
-    for &a in &ws.free[..nf] {
+    for &a in &ws.solver.free[..nf] {
         let j = ws.picks[a];
-        let al = ws.alpha[a];
+        let al = ws.solver.alpha[a];
         ebar += al * ws.err_bound[j];
         nbar += al * ws.norm_bound[j];
-        for &b in &ws.free[..nf] {
-            x2 += al * ws.alpha[b] * ws.gss[a * k + b];
+        for &b in &ws.solver.free[..nf] {
+            x2 += al * ws.solver.alpha[b] * ws.solver.gss[a * k + b];
         }
     }
     let x = libm::sqrt(x2.max(0.0) + 1e-12) * SAFE;
@@ -300,12 +301,12 @@ fn set_row_from_cache(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, t: usize, i: usize,
     let _ = verify(ctx, ws, i, t);
     for s in 0..t {
         let g = ws.exact_gram[s * stride + i];
-        ws.gss[t * k + s] = g;
-        ws.gss[s * k + t] = g;
+        ws.solver.gss[t * k + s] = g;
+        ws.solver.gss[s * k + t] = g;
     }
-    ws.gss[t * k + t] = ctx.exact.gram(ws, i, i);
-    ws.b_s[t] = ctx.exact.b(ws, i);
-    ws.rho_s[t] = rho;
+    ws.solver.gss[t * k + t] = ctx.exact.gram(ws, i, i);
+    ws.solver.b_s[t] = ctx.exact.b(ws, i);
+    ws.solver.rho_s[t] = rho;
 }
 
 /// Centroid pursuit's closed-form "refit" over the first `n` picks:
@@ -314,18 +315,20 @@ fn centroid_refit(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, n: usize) -> f64 {
     let k = ws.max_budget;
     let w = 1.0 / n as f64;
     for a in 0..n {
-        ws.alpha[a] = w;
-        ws.free[a] = a;
+        ws.solver.alpha[a] = w;
+        ws.solver.free[a] = a;
     }
-    ws.nfree = n;
+    ws.solver.nfree = n;
     let mut sum_u = 0.0;
     for s in 0..n {
-        let g: f64 = ws.gss[s * k..s * k + n].iter().sum();
-        sum_u += ws.rho_s[s] - ctx.gamma * g * w;
+        let g: f64 = ws.solver.gss[s * k..s * k + n].iter().sum();
+        sum_u += ws.solver.rho_s[s] - ctx.gamma * g * w;
     }
     sum_u * w
 }
 
+/// The loop of [`pursuit_int8`]: the phases of the f32 loop (pass, refit,
+/// residual, scores), with the int8 pass and the certified argmax.
 fn certified_loop(
     ctx: &Ctx<'_>,
     k_eff: usize,
@@ -350,51 +353,27 @@ fn certified_loop(
         ws.state[i] = SELECTED;
         ws.picks[t] = i;
         if fill {
-            ws.alpha[t] = 0.0;
-            ws.steps[t] = Step {
-                index: i,
-                score: ws.rho[i] as f64,
-                improvement: 0.0,
-                solver_iterations: 0,
-                filled: true,
-                refit: RefitStatus::Optimal,
-                verified: 0,
-                ..last
-            };
+            ws.steps[t] = fill_step(ws, t, i, &last);
             t += 1;
             next = argmax_available(&ws.rho[..p], &ws.state[..p]);
             continue;
         }
-        // The pass: the pick's int8 Gram row.
+        // Pass: the pick's int8 Gram row.
         int8_gram_row(ctx, ws, i, t);
-        // The exact small parts and the refit.
+        // Refit: exact G_SS, b_S, ρ_S, then Eq. 6 (or α = 1/|S|).
         let rho_i = exact_rho(&ctx.exact, ws, i, ctx.similarity);
         set_row_from_cache(ctx, ws, t, i, rho_i);
         let (nu, iterations, status, kkt) = if centroid {
             (centroid_refit(ctx, ws, t + 1), 0, RefitStatus::Optimal, 0.0)
         } else {
-            let r = refit(ws, t + 1, gamma, kappa);
+            let r = refit(&mut ws.solver, t + 1, gamma, kappa);
             (r.nu, r.iterations, pool_status(ws, &r), r.kkt_violation)
         };
+        // Residual: L_t (Eq. 7).
         let l_t = residual_sq(&ctx.exact, ws);
-
-        // Approximate scores Ũ = ρ̃ − Σ_{j∈F} fl32(γ α_j) G̃_j (Eq. 9), the
-        // coefficients in `acc`, then the certified argmax.
-        let nf = ws.nfree;
-        for a in 0..nf {
-            ws.acc[a] = (gamma * ws.alpha[ws.free[a]]) as f32;
-        }
-        kernels::refresh_scores(
-            &mut ws.u[..p],
-            &ws.rho[..p],
-            ws.gram,
-            ws.max_pool,
-            &ws.free[..nf],
-            &ws.acc[..nf],
-        );
-        for &j in &ws.picks[..=t] {
-            ws.u[j] = f32::NEG_INFINITY;
-        }
+        // Scores: approximate refresh, certified argmax (exact score of the
+        // next pick), certificate.
+        refresh_scores(ws, t, gamma);
         let (n_next, s_next, v_next) = certified_next(ctx, ws, t + 1);
         let gap = match n_next {
             Some(_) if centroid => s_next - nu,
@@ -410,7 +389,7 @@ fn certified_loop(
             improvement,
             fw_gap: gap,
             nu,
-            free_size: ws.nfree,
+            free_size: ws.solver.nfree,
             solver_iterations: iterations,
             filled: false,
             refit: status,
@@ -420,27 +399,22 @@ fn certified_loop(
         (next, score, verified) = (n_next, s_next, v_next);
         t += 1;
         l_prev = l_t;
-        if stop.small_step(improvement) && t < k_eff {
-            ws.stop = StopReason::Adaptive;
-            break;
-        }
-        if !centroid && gap <= options.optimum_tolerance && t < k_eff {
-            match options.at_pool_optimum {
-                AtPoolOptimum::Continue => {}
-                AtPoolOptimum::Stop => {
-                    ws.stop = StopReason::PoolOptimum;
-                    break;
-                }
-                AtPoolOptimum::FillByRelevance => {
-                    fill = true;
-                    next = argmax_available(&ws.rho[..p], &ws.state[..p]);
-                }
+        let gap = if centroid { None } else { Some(gap) };
+        match after_step(&mut stop, options, improvement, gap, t, k_eff) {
+            Control::Continue => {}
+            Control::Stop(reason) => {
+                ws.stop = reason;
+                break;
+            }
+            Control::Fill => {
+                fill = true;
+                next = argmax_available(&ws.rho[..p], &ws.state[..p]);
             }
         }
     }
     if centroid {
         let w = if t > 0 { 1.0 / t as f64 } else { 0.0 };
-        ws.alpha[..t].fill(w);
+        ws.solver.alpha[..t].fill(w);
     }
     t
 }

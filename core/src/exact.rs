@@ -159,9 +159,9 @@ impl<'a> ExactParts<'a> {
             for (rk, &qk) in r[..n].iter_mut().zip(&self.q[k0..k0 + n]) {
                 *rk = self.sigma_q * qk as f64;
             }
-            for &pos in &ws.free[..ws.nfree] {
+            for &pos in &ws.solver.free[..ws.solver.nfree] {
                 let j = ws.picks[pos];
-                let c = ws.alpha[pos] * ws.sigma[j];
+                let c = ws.solver.alpha[pos] * ws.sigma[j];
                 let start = j * d + k0;
                 match self.rows {
                     Rows::F32(m) => sub_scaled(&mut r[..n], c, &m[start..start + n]),
@@ -192,12 +192,12 @@ fn sub_scaled<T: Widen>(r: &mut [f64], c: f64, m: &[T]) {
 pub(crate) fn residual_sq(parts: &ExactParts<'_>, ws: &Workspace<'_>) -> f64 {
     let k = ws.max_budget;
     let (mut ab, mut aga) = (0.0f64, 0.0f64);
-    for &i in &ws.free[..ws.nfree] {
-        let ai = ws.alpha[i];
-        ab += ai * ws.b_s[i];
+    for &i in &ws.solver.free[..ws.solver.nfree] {
+        let ai = ws.solver.alpha[i];
+        ab += ai * ws.solver.b_s[i];
         let mut g = 0.0;
-        for &j in &ws.free[..ws.nfree] {
-            g += ws.gss[i * k + j] * ws.alpha[j];
+        for &j in &ws.solver.free[..ws.solver.nfree] {
+            g += ws.solver.gss[i * k + j] * ws.solver.alpha[j];
         }
         aga += ai * g;
     }

@@ -176,7 +176,7 @@ pub(crate) fn prepare<E: Element>(
     ws.excluded = 0;
 
     let b = &mut ws.b[..p];
-    let nsq = &mut ws.acc[..p];
+    let nsq = &mut ws.nsq[..p];
     kernels::query_pass(exec, E::view(input.candidates), d, q, b, nsq);
     let mut excluded = 0;
     for i in 0..p {
@@ -214,8 +214,8 @@ pub(crate) fn prepare<E: Element>(
         Relevance::Scores(r) => rho.copy_from_slice(r),
         Relevance::PoolOrder => {
             // Sorted valid similarities, descending, assigned to the valid
-            // rows in pool order. `acc` is free scratch here.
-            let sorted = &mut ws.acc[..p];
+            // rows in pool order.
+            let sorted = &mut ws.sorted[..p];
             let mut n = 0;
             for i in 0..p {
                 if ws.state[i] == AVAILABLE {

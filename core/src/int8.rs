@@ -246,7 +246,7 @@ impl<'a> Int8Pool<'a> {
             });
         }
         let p = scales.len();
-        let pd = p.checked_mul(dim).unwrap_or(usize::MAX);
+        let pd = p.saturating_mul(dim);
         for (expected, found) in [(pd, codes.len()), (p, errors.len()), (p, norms.len())] {
             if found != expected {
                 return Err(Error::Int8Length { expected, found });

@@ -13,9 +13,9 @@ use std::fmt;
 use arbitrary::{Arbitrary, Result as ArbResult, Unstructured};
 use mempursuit::synth::{generate, FactClusterParams};
 use mempursuit::{
-    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, Int8Candidates, InvalidCandidates, MmrOptions,
-    Normalization, PursuitOptions, ScratchSize, Selection, Step, Stopping, Workspace, MAX_NORM,
-    MIN_NORM, UNIT_NORM_TOLERANCE,
+    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, Int8Candidates,
+    InvalidCandidates, MmrOptions, Normalization, PursuitOptions, ScratchSize, Selection, Step,
+    Stopping, Workspace, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 
 use super::{
