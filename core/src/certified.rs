@@ -118,6 +118,7 @@ pub fn pursuit_int8_with<'w>(
     let similarity = matches!(input.relevance, Relevance::Similarity);
     let ctx = Ctx {
         exact,
+        rows: input.candidates,
         pool: *pool,
         similarity,
         gamma: options.gamma,
@@ -131,6 +132,8 @@ pub fn pursuit_int8_with<'w>(
 /// What the loop needs besides the workspace.
 struct Ctx<'a> {
     exact: ExactParts<'a>,
+    /// The f32 rows (P × d).
+    rows: &'a [f32],
     pool: Int8Pool<'a>,
     similarity: bool,
     gamma: f64,
@@ -255,12 +258,31 @@ fn certified_next(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, nsel: usize) -> (Option
     }
     let x = libm::sqrt(x2.max(0.0) + 1e-12) * SAFE;
     let (ebar, nbar) = (ebar * SAFE, nbar * SAFE);
+    // ‖Σ_j α_j ê_j‖ from the picks' error Gram (exact f64 dot products,
+    // each within (d + 4)·2⁻⁵² ‖ê_a‖‖ê_b‖ of the truth): usually ~ē/√|F|,
+    // never above ē (the triangle inequality); take the smaller.
+    let slack = (ctx.exact.d as f64 + 4.0) * f64::EPSILON;
+    let mut e2 = 0.0f64;
+    for &a in &ws.solver.free[..nf] {
+        let ja = ws.picks[a];
+        let ea = ws.err_bound[ja] + ws.norm_bound[ja];
+        for &b in &ws.solver.free[..nf] {
+            let jb = ws.picks[b];
+            let eb = ws.err_bound[jb] + ws.norm_bound[jb];
+            e2 += ws.solver.alpha[a]
+                * ws.solver.alpha[b]
+                * (ws.err_gram[a * k + b] + slack * ea * eb);
+        }
+    }
+    // f64 rounding of the quadratic form: |F|² terms, each ≤ α_a α_b ē-ish.
+    e2 += (nf * nf + 2) as f64 * f64::EPSILON * ebar * ebar;
+    let evec = (libm::sqrt(e2.max(0.0)) * SAFE).min(ebar);
     // f32 rounding of the refresh: |F| rounded products and subtractions,
     // the rounded coefficients fl32(γα_j) and Gram entries (2u each).
     let round = (nf as f64 + 4.0) * U32 * 1.01;
     let radius = |ws: &Workspace<'_>, i: usize| -> f64 {
         let nb = ws.norm_bound[i];
-        (gamma * (ws.err_bound[i] * x + nb * ebar)
+        (gamma * (ws.err_bound[i] * x + nb * evec)
             + ctx.rho_err
             + round * ((ws.rho[i] as f64).abs() + gamma * nb * nbar * 1.01))
             * SAFE
@@ -307,6 +329,42 @@ fn set_row_from_cache(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, t: usize, i: usize,
     ws.solver.gss[t * k + t] = ctx.exact.gram(ws, i, i);
     ws.solver.b_s[t] = ctx.exact.b(ws, i);
     ws.solver.rho_s[t] = rho;
+    for s in 0..=t {
+        let e = err_dot(ctx, ws, i, ws.picks[s]);
+        ws.err_gram[t * k + s] = e;
+        ws.err_gram[s * k + t] = e;
+    }
+}
+
+/// ê_i · ê_j = (σ_i m_i − w_i c_i) · (σ_j m_j − w_j c_j) in f64 for two
+/// picks (σ exact). Its f64 error is below (d + 4)·2⁻⁵²·(‖ê_i‖ + ‖m̃_i‖)·
+/// (‖ê_j‖ + ‖m̃_j‖) (each ê_l is rounded relative to |σ m_l| + |ê_l|, then
+/// d rounded products and sums); the caller adds that slack.
+fn err_dot(ctx: &Ctx<'_>, ws: &Workspace<'_>, i: usize, j: usize) -> f64 {
+    let d = ctx.exact.d;
+    let rows = ctx.rows;
+    let codes = ctx.pool.codes;
+    let (si, sj) = (ws.sigma[i], ws.sigma[j]);
+    let (wi, wj) = (ws.wscale[i], ws.wscale[j]);
+    let (mi, mj) = (&rows[i * d..(i + 1) * d], &rows[j * d..(j + 1) * d]);
+    let (ci, cj) = (&codes[i * d..(i + 1) * d], &codes[j * d..(j + 1) * d]);
+    // Four independent accumulators (fixed order), then the tail.
+    let body = d - d % 4;
+    let mut acc = [0.0f64; 4];
+    let mut l = 0;
+    while l < body {
+        for (r, a) in acc.iter_mut().enumerate() {
+            let ei = si * mi[l + r] as f64 - wi * ci[l + r] as f64;
+            let ej = sj * mj[l + r] as f64 - wj * cj[l + r] as f64;
+            *a += ei * ej;
+        }
+        l += 4;
+    }
+    let mut total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for l in body..d {
+        total += (si * mi[l] as f64 - wi * ci[l] as f64) * (sj * mj[l] as f64 - wj * cj[l] as f64);
+    }
+    total
 }
 
 /// Centroid pursuit's closed-form "refit" over the first `n` picks:

@@ -35,20 +35,28 @@ impl Widen for half::bf16 {
     }
 }
 
-/// Σ a_k b_k in f64, four accumulators (fixed order).
+/// Four consecutive elements widened to f64.
+#[inline(always)]
+fn load4<T: Widen>(s: &[T], k: usize) -> wide::f64x4 {
+    wide::f64x4::new([s[k].w(), s[k + 1].w(), s[k + 2].w(), s[k + 3].w()])
+}
+
+/// Σ a_k b_k in f64 (fixed order: two `f64x4` accumulators over blocks of
+/// 8, then the lanes, then the tail in order; no fused multiply-add).
 #[inline]
 fn dot<A: Widen, B: Widen>(a: &[A], b: &[B]) -> f64 {
+    use wide::f64x4;
     let n = a.len().min(b.len());
-    let body = n - n % 4;
-    let mut s = [0.0f64; 4];
+    let body = n - n % 8;
+    let (mut s0, mut s1) = (f64x4::ZERO, f64x4::ZERO);
     let mut k = 0;
     while k < body {
-        for l in 0..4 {
-            s[l] += a[k + l].w() * b[k + l].w();
-        }
-        k += 4;
+        s0 += load4(a, k) * load4(b, k);
+        s1 += load4(a, k + 4) * load4(b, k + 4);
+        k += 8;
     }
-    let mut t = (s[0] + s[1]) + (s[2] + s[3]);
+    let l = (s0 + s1).to_array();
+    let mut t = (l[0] + l[1]) + (l[2] + l[3]);
     for k in body..n {
         t += a[k].w() * b[k].w();
     }

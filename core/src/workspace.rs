@@ -30,7 +30,8 @@ pub struct ScratchSize {
     /// squared norms, sorted similarities, the Gram-row accumulator) + K_max
     /// (refresh coefficients) + K_max·P_max (the Gram rows of the picks).
     pub f32s: usize,
-    /// f64 elements: 2·K_max² (G_SS and its Cholesky factor) + 10·K_max
+    /// f64 elements: 3·K_max² (G_SS, its Cholesky factor, the Gram matrix
+    /// of the picks' int8 errors) + 10·K_max
     /// (α, ρ_S, b_S, U_S, G_SS α, the trial point, two forward-substituted
     /// right-hand sides, two solve vectors) + 5·P_max (exact scales and
     /// similarities, the per-row error radii and int8 scales of the
@@ -67,7 +68,7 @@ impl ScratchSize {
         let Some(k2) = max_budget.checked_mul(max_budget) else {
             return None;
         };
-        let Some(f64s) = (match k2.checked_mul(2) {
+        let Some(f64s) = (match k2.checked_mul(3) {
             Some(v) => v.checked_add(10 * max_budget),
             None => None,
         }) else {
@@ -182,6 +183,8 @@ pub struct Workspace<'a> {
     pub(crate) wscale: &'a mut [f64],
     // f64, K_max rows of stride P_max: exact G_{pick_s, i} (int8 pursuit)
     pub(crate) exact_gram: &'a mut [f64],
+    // f64, K_max × K_max: ê_j · ê_k of the picks' int8 errors, by position
+    pub(crate) err_gram: &'a mut [f64],
     // usize
     pub(crate) state: &'a mut [usize],
     /// Number of picks whose exact Gram entry with candidate i is cached.
@@ -277,6 +280,7 @@ impl<'a> Workspace<'a> {
             norm_bound: take(&mut f64s, p),
             wscale: take(&mut f64s, p),
             exact_gram: take(&mut f64s, k * p),
+            err_gram: take(&mut f64s, k * k),
             state: take(&mut indices, p),
             cached: take(&mut indices, p),
             picks: take(&mut indices, k),
@@ -328,9 +332,9 @@ impl<'a> Workspace<'a> {
 /// [`Workspace`] the selectors take.
 ///
 /// Its size is [`ScratchSize::bytes`] rounded up to a multiple of 8 (the
-/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 25,024 bytes on
-/// 64-bit targets and 24,064 on 32-bit ones, `FixedWorkspace<200, 20>` is
-/// 75,280 / 73,120 (table in `docs/PORTABILITY.md`). For small devices put
+/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 27,072 bytes on
+/// 64-bit targets and 26,112 on 32-bit ones, `FixedWorkspace<200, 20>` is
+/// 78,480 / 76,320 (table in `docs/PORTABILITY.md`). For small devices put
 /// it in a `static` (or a `static mut` behind a critical section) rather than
 /// on a small stack.
 #[derive(Debug, Clone)]
@@ -338,7 +342,7 @@ pub struct FixedWorkspace<const P: usize, const K: usize> {
     vec_p: [[f32; P]; 7],
     coef: [f32; K],
     gram: [[f32; P]; K],
-    mats: [[[f64; K]; K]; 2],
+    mats: [[[f64; K]; K]; 3],
     vec_k: [[f64; K]; 10],
     vec_p64: [[f64; P]; 5],
     exact_gram: [[f64; P]; K],
@@ -367,7 +371,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             vec_p: [[0.0; P]; 7],
             coef: [0.0; K],
             gram: [[0.0; P]; K],
-            mats: [[[0.0; K]; K]; 2],
+            mats: [[[0.0; K]; K]; 3],
             vec_k: [[0.0; K]; 10],
             vec_p64: [[0.0; P]; 5],
             exact_gram: [[0.0; P]; K],
@@ -380,7 +384,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
     /// The [`Workspace`] view over these buffers.
     pub fn view(&mut self) -> Workspace<'_> {
         let [b, rho, u, scale, nsq, sorted, row_acc] = &mut self.vec_p;
-        let [gss, chol] = &mut self.mats;
+        let [gss, chol, err_gram] = &mut self.mats;
         let [alpha, rho_s, b_s, u_s, g_alpha, trial, w_rho, w_one, solve_a, solve_b] =
             &mut self.vec_k;
         let [picks, free, blocked] = &mut self.idx_k;
@@ -423,6 +427,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             norm_bound,
             wscale,
             exact_gram: self.exact_gram.as_flattened_mut(),
+            err_gram: err_gram.as_flattened_mut(),
             state,
             cached,
             picks,
