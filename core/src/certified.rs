@@ -2,32 +2,63 @@
 //! (P·d bytes instead of 4·P·d) and still makes exactly the picks of the
 //! pursuit computed in f64 from the f32 rows.
 //!
+//! # What is exact
+//! The *exact pursuit* here is the pursuit of Eqs. 5, 6, 9 on the
+//! normalized rows m̂_i = σ_i m_i (σ_i = 1 for a row the input policy uses
+//! as given, else 1/‖m_i‖ in f64), with every score
+//! U_i = ρ_i − γ Σ_{j∈F} α_j m̂_i·m̂_j evaluated in f64 from the f32 rows
+//! (ρ_i = b_i = σ_i σ_q m_i·q in f64 for ρ = b; the caller's or pool-order
+//! relevance as given otherwise) and α the refit's weights (computed from
+//! G_SS, b_S in f64). The int8 pursuit returns the picks of that process:
+//! at every step the candidate with the largest exact U_i, ties to the
+//! lowest index — up to the f64 rounding of the exact scores themselves
+//! (~d·10⁻¹⁶), which is the precision of the independent f64 reference.
+//!
+//! # The bound
 //! Only the argmax of each pick needs an exact score; every other candidate
 //! only needs a proof that it cannot win. With the approximate rows
-//! m̃_i = w_i c_i (int8 codes, f32 scale) of the normalized rows
-//! m̂_i = σ_i m_i, write ê_i = m̂_i − m̃_i and x̂ = Σ_{j∈F} α_j m̂_j. The exact
-//! score (Eq. 9, relevance-scaled family) is U_i = ρ_i − γ Σ_j α_j m̂_i·m̂_j
-//! and the approximate one Ũ_i = ρ̃_i − γ Σ_j α_j m̃_i·m̃_j (the int8 Gram
-//! rows). Since m̂_i·m̂_j − m̃_i·m̃_j = ê_i·m̂_j + m̃_i·ê_j and α is on the
-//! simplex,
+//! m̃_i = w_i c_i (int8 codes c_i, w_i = σ_i s_i rounded to f32), write
+//! ê_i = m̂_i − m̃_i and x̂ = Σ_{j∈F} α_j m̂_j. The approximate score is
+//! Ũ_i = fl32(ρ̃_i − Σ_j fl32(γα_j) G̃_ij) with the int8 Gram rows
+//! G̃_ij = fl32((c_i·c_j) w_i w_j) (the integer dot is exact). Since
+//! m̂_i·m̂_j − m̃_i·m̃_j = ê_i·m̂_j + m̃_i·ê_j and α ≥ 0,
 //!
 //! ```text
-//! |U_i − Ũ_i| ≤ γ (‖ê_i‖ ‖x̂‖ + ‖m̃_i‖ Σ_j α_j ‖ê_j‖) + |ρ_i − ρ̃_i| + rounding
+//! |U_i − Ũ_i| ≤ γ (‖ê_i‖ ‖x̂‖ + ‖m̃_i‖ ‖Σ_j α_j ê_j‖) + |ρ_i − ρ̃_i| + rounding_i  =: B_i
 //! ```
 //!
-//! which does not grow with |S|. The code uses rigorous upper bounds of
-//! every factor (ARCHITECTURE.md, "Certified int8 pursuit", derives each,
-//! including the f32 rounding of the approximate computation itself), then
-//! takes L = max_i (Ũ_i − B_i) over the available candidates and computes
-//! the exact U_i in f64 for every candidate with Ũ_i + B_i ≥ L; the pick is
-//! the argmax of those exact values, ties to the lowest index. Any
-//! candidate left out has U_i ≤ Ũ_i + B_i < L ≤ U of the candidate that
-//! attains L, so the pick is the exact argmax.
+//! which does not grow with |S|. Each factor is replaced by a rigorous
+//! upper bound:
+//! * ‖ê_i‖ ≤ σ_i E_i + (2⁻²⁴ + 10⁻¹²) σ_i (‖m_i‖ + E_i), with E_i and ‖m_i‖
+//!   computed once in f64 and rounded up ([`Int8Pool`]); ‖m̃_i‖ ≤ σ_i‖m_i‖ +
+//!   ‖ê_i‖;
+//! * ‖x̂‖² = αᵀ G_FF α from the exact G_SS (plus 10⁻¹² before the root);
+//! * ‖Σ_j α_j ê_j‖² = Σ_{jk} α_j α_k ê_j·ê_k from the exact Gram matrix of
+//!   the picks' errors (one f64 dot per pair, each with slack
+//!   (d + 4)·2⁻⁵²·(‖ê_j‖ + ‖m̃_j‖)(‖ê_k‖ + ‖m̃_k‖)), and never more than
+//!   Σ_j α_j ‖ê_j‖;
+//! * |ρ_i − ρ̃_i| for ρ = b: the f32 query pass against f64, ≤ ‖m_i‖‖q‖ ·
+//!   [(d/8 + 12)·1.01·2⁻²⁴·s_i s_q + |s_i s_q − σ_i σ_q| + 2.01·2⁻²⁴ s_i s_q]
+//!   (lane-blocked f32 dot of the fixed reduction order, f32 scales s);
+//!   0 for the caller's relevance;
+//! * rounding_i ≤ (|F| + 4)·1.01·2⁻²⁴·(|ρ̃_i| + γ ‖m̃_i‖ Σ_j α_j ‖m̃_j‖): the
+//!   f32 score refresh (|F| rounded products and subtractions) and the f32
+//!   rounding of the coefficients and Gram entries;
+//! * the whole radius is multiplied by 1 + 10⁻⁹ and increased by 10⁻¹⁵ to
+//!   cover the f64 evaluation of the bound itself (and to make exact ties
+//!   overlap).
 //!
-//! Exact scores use b_i − γ Σ_j α_j G_ij with the exact G_ij of a verified
-//! candidate cached per pick (one f64 dot product per verified candidate
-//! and new pick): no d-sized buffer, so the workspace keeps its (P, K)
-//! shape.
+//! # The certified argmax
+//! L = max_i (Ũ_i − B_i) over the available candidates; every candidate
+//! with Ũ_i + B_i ≥ L is *verified*: its exact U_i is computed in f64 as
+//! ρ_i − γ Σ_j α_j G_ij with the exact G_ij of that candidate against each
+//! pick cached (one f64 dot product per verified candidate and new pick; no
+//! d-sized buffer, so the workspace keeps its (P, K) shape). The pick is the
+//! argmax of the verified exact values, ties to the lowest index. A
+//! candidate left out has U_i ≤ Ũ_i + B_i < L ≤ U_m for the candidate m
+//! attaining L (which is verified), so the pick is the exact argmax, and its
+//! exact score is the maximum over all unselected candidates: the
+//! Frank–Wolfe gap of every step is exact too.
 
 use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
