@@ -11,9 +11,9 @@
 //! result, bit for bit; there is no reduction order to keep.
 //!
 //! # Dispatch
-//! [`dots_i8`] is the one entry point. It picks an instruction-set specific
+//! `dots_i8` is the one entry point. It picks an instruction-set specific
 //! kernel when one is available and falls back to the portable scalar
-//! kernel [`dots_i8_portable`] otherwise; a SIMD variant plugs in by
+//! kernel `dots_i8_portable` otherwise; a SIMD variant plugs in by
 //! adding one arm below (same signature, same exact result).
 
 /// The largest d for which an int8 dot product is exact in i32 (module
