@@ -114,6 +114,8 @@ impl<'a, E> Input<'a, E> {
 pub(crate) struct Prepared {
     pub pool: usize,
     pub dim: usize,
+    /// The query's scale (1 for a near-unit query, else 1/‖q‖ in f32).
+    pub q_scale: f32,
 }
 
 /// Classifies a vector from its f32 squared norm, re-checking in f64 when the
@@ -210,7 +212,7 @@ pub(crate) fn prepare<E: Element>(
     ws.skipped = 0;
 
     let b = &mut ws.b[..p];
-    let nsq = &mut ws.acc[..p];
+    let nsq = &mut ws.nsq[..p];
     kernels::query_pass(exec, E::view(input.candidates), d, q, b, nsq);
     let mut excluded = 0;
     for i in 0..p {
@@ -248,8 +250,8 @@ pub(crate) fn prepare<E: Element>(
         Relevance::Scores(r) => rho.copy_from_slice(r),
         Relevance::PoolOrder => {
             // Sorted valid similarities, descending, assigned to the valid
-            // rows in pool order. `acc` is free scratch here.
-            let sorted = &mut ws.acc[..p];
+            // rows in pool order.
+            let sorted = &mut ws.sorted[..p];
             let n = sorted_valid_desc(b, &ws.state[..p], sorted);
             let mut r = 0;
             for i in 0..p {
@@ -263,12 +265,12 @@ pub(crate) fn prepare<E: Element>(
             debug_assert_eq!(r, n);
         }
         Relevance::RankedScores(scores) => {
-            // `acc`: the valid cosines, descending; `u`: the valid scores,
-            // descending (both free scratch here). Each block of equal
+            // `sorted`: the valid cosines, descending; `u`: the valid scores,
+            // descending (free scratch before the first pick). Each block of equal
             // scores spans ranks lo..hi; its cosines are replaced by their
             // mean, then row i reads the value at the first rank of its
             // score (a binary search), so no index buffer is needed.
-            let cos = &mut ws.acc[..p];
+            let cos = &mut ws.sorted[..p];
             let n = sorted_valid_desc(b, &ws.state[..p], cos);
             let sorted = &mut ws.u[..p];
             sorted_valid_desc(scores, &ws.state[..p], sorted);
@@ -296,5 +298,9 @@ pub(crate) fn prepare<E: Element>(
             }
         }
     }
-    Ok(Prepared { pool: p, dim: d })
+    Ok(Prepared {
+        pool: p,
+        dim: d,
+        q_scale,
+    })
 }

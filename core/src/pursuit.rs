@@ -5,11 +5,12 @@
 
 use crate::cholesky::{accepts_pivot, Factor};
 use crate::error::Error;
-use crate::input::{prepare, Input};
+use crate::exact::{residual_sq, ExactParts};
+use crate::input::{prepare, Input, Relevance};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, DependentPicks, PursuitOptions, Stopping};
-use crate::selection::{SelectionView, Step, StopReason};
-use crate::solver::refit;
+use crate::selection::{RefitStatus, SelectionView, Step, StopReason};
+use crate::solver::{refit, Refit};
 use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED, SKIPPED};
 
 /// Runs MemPursuit: picks up to `budget` (K) memories from the pool, one at a
@@ -68,16 +69,21 @@ pub fn pursuit_with<'w, E: Element>(
     let (p, d) = (prep.pool, prep.dim);
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
-    ws.nfree = 0;
+    ws.solver.nfree = 0;
+    let rows = E::view(input.candidates);
     let mut pass = Passes {
-        rows: E::view(input.candidates),
+        rows,
         d,
         exec: executor,
     };
+    ws.sigma[..p].fill(f64::NAN);
+    ws.b_exact[..p].fill(f64::NAN);
+    let exact = ExactParts::new(rows, d, input.query, prep.q_scale);
+    let similarity = matches!(input.relevance, Relevance::Similarity);
     let len = if options.is_centroid() {
         centroid_loop(&mut pass, k_eff, options, ws)
     } else {
-        qp_loop(&mut pass, k_eff, options, ws)
+        qp_loop(&mut pass, &exact, similarity, k_eff, options, ws)
     };
     let ws: &'w Workspace<'_> = ws;
     Ok(SelectionView::from_workspace(ws, len, true))
@@ -133,7 +139,7 @@ pub(crate) fn gram_row_into(
 /// 0/0 or ±x/0; no change at a zero residual counts as no improvement (0)
 /// and an overflow saturates at ±f64::MAX (the comparison with a finite τ is
 /// unchanged).
-fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
+pub(crate) fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
     let q = (l_prev - l_t) / l_prev.max(eps);
     if q.is_nan() {
         0.0
@@ -143,15 +149,15 @@ fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
 }
 
 /// Adaptive stopping (Eq. 7): counts consecutive steps with Δ_t ≤ τ.
-struct AdaptiveStop {
-    eps: f64,
+pub(crate) struct AdaptiveStop {
+    pub(crate) eps: f64,
     tau: f64,
     patience: u32,
     small: u32,
 }
 
 impl AdaptiveStop {
-    fn new(options: &PursuitOptions) -> Self {
+    pub(crate) fn new(options: &PursuitOptions) -> Self {
         let (eps, tau, patience) = match options.stopping {
             Stopping::FixedBudget => (1e-12, f64::NEG_INFINITY, u32::MAX),
             Stopping::Adaptive { tau, patience, eps } => (eps, tau, patience),
@@ -165,7 +171,7 @@ impl AdaptiveStop {
     }
 
     /// Records Δ_t; true once `patience` consecutive steps were small.
-    fn small_step(&mut self, improvement: f64) -> bool {
+    pub(crate) fn small_step(&mut self, improvement: f64) -> bool {
         if improvement <= self.tau {
             self.small += 1;
         } else {
@@ -178,9 +184,9 @@ impl AdaptiveStop {
 /// U_i in f64 from the stored Gram rows of the free set.
 fn score64(ws: &Workspace<'_>, i: usize, gamma: f64) -> f64 {
     let mut g = 0.0;
-    for a in 0..ws.nfree {
-        let j = ws.free[a];
-        g += ws.alpha[j] * ws.gram_row(j)[i] as f64;
+    for a in 0..ws.solver.nfree {
+        let j = ws.solver.free[a];
+        g += ws.solver.alpha[j] * ws.gram_row(j)[i] as f64;
     }
     ws.rho[i] as f64 - gamma * g
 }
@@ -233,16 +239,16 @@ fn represented(
             return true;
         }
     }
-    let nf = ws.nfree;
+    let nf = ws.solver.nfree;
     if nf == 0 {
         return false;
     }
     let mut f = Factor {
-        l: ws.chol,
+        l: ws.solver.chol,
         stride: ws.max_budget,
         n: nf,
     };
-    let (gram, free) = (&*ws.gram, &*ws.free);
+    let (gram, free) = (&*ws.gram, &*ws.solver.free);
     let p2 = f.pivot_sq(|a| gram[free[a] * stride + i] as f64 + 1.0, a_ii);
     !accepts_pivot(p2, a_ii)
 }
@@ -257,33 +263,30 @@ fn skip(ws: &mut Workspace<'_>, i: usize) {
     ws.u[i] = f32::NEG_INFINITY;
 }
 
+/// The paper's loop and its relevance-scaled family (κ < ∞), one pick per
+/// iteration in four phases: the pass (the pick's Gram row), the exact
+/// small parts and the refit, the residual, and the score refresh that
+/// chooses the next pick and gives the step's certificate.
 fn qp_loop(
     pass: &mut Passes<'_, '_>,
+    exact: &ExactParts<'_>,
+    similarity: bool,
     k_eff: usize,
     options: &PursuitOptions,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let p = ws.pool;
-    let k = ws.max_budget;
     let (gamma, kappa) = (options.gamma, options.ridge);
     let skip_dependent = options.dependent_picks == DependentPicks::Skip;
     let mut stop = AdaptiveStop::new(options);
-    let mut l_prev = 1.0f64;
+    let mut l_prev = exact.qq;
     let mut fill = false;
     // Positions 0..stored have their Gram row in `gram` (all but the
     // relevance-fill picks).
     let mut stored = 0;
     let mut last = Step::default();
     let mut next = argmax_available(&ws.rho[..p], &ws.state[..p]);
-    if ws.excluded > 0 {
-        // Excluded candidates score −∞ in every refresh (`argmax_scores`);
-        // ρ is not read for them otherwise.
-        for (r, &s) in ws.rho[..p].iter_mut().zip(&ws.state[..p]) {
-            if s == EXCLUDED {
-                *r = f32::NEG_INFINITY;
-            }
-        }
-    }
+    mask_excluded(ws);
     let mut t = 0;
     while t < k_eff {
         let Some(i) = next else {
@@ -300,20 +303,16 @@ fn qp_loop(
             }
             ws.state[i] = SELECTED;
             ws.picks[t] = i;
-            ws.alpha[t] = 0.0;
             ws.steps[t] = Step {
-                index: i,
-                score: ws.rho[i] as f64,
-                improvement: 0.0,
-                solver_iterations: 0,
-                filled: true,
                 dependent,
-                ..last
+                ..fill_step(ws, t, i, &last)
             };
             t += 1;
             next = argmax_available(&ws.rho[..p], &ws.state[..p]);
             continue;
         }
+        // Pass: the pick's Gram row (f32), for the score refresh and the
+        // duplicate check.
         gram_row_into(pass, i, t, ws);
         let g_ii = ws.gram[t * ws.max_pool + i];
         let dependent = represented(pass, ws, i, g_ii, (t, t), kappa);
@@ -324,42 +323,20 @@ fn qp_loop(
         }
         ws.state[i] = SELECTED;
         ws.picks[t] = i;
-        let score = if t == 0 {
-            ws.rho[i] as f64
-        } else {
-            score64(ws, i, gamma)
-        };
-        for j in 0..t {
-            let g = ws.gram[t * ws.max_pool + ws.picks[j]] as f64;
-            ws.gss[t * k + j] = g;
-            ws.gss[j * k + t] = g;
-        }
-        ws.gss[t * k + t] = ws.gram[t * ws.max_pool + i] as f64;
-        ws.rho_s[t] = ws.rho[i] as f64;
-        ws.b_s[t] = ws.b[i] as f64;
-        let r = refit(ws, t + 1, gamma, kappa);
-        let l_t = residual_sq(ws);
-
-        // Score refresh (Eq. 9) for the next pick and the certificate.
-        // U = ρ − Σ_{j∈F} (γ α_j) G_j in one pass; the coefficients go to
-        // `acc`, which the QP path does not otherwise use.
-        let nf = ws.nfree;
-        for a in 0..nf {
-            ws.acc[a] = (gamma * ws.alpha[ws.free[a]]) as f32;
-        }
-        kernels::refresh_scores(
-            &mut ws.u[..p],
-            &ws.rho[..p],
-            ws.gram,
-            ws.max_pool,
-            &ws.free[..nf],
-            &ws.acc[..nf],
-        );
-        for &j in &ws.picks[..=t] {
-            ws.u[j] = f32::NEG_INFINITY;
-        }
+        // Refit: G_SS, b_S and ρ_S in f64 from the rows, then Eq. 6.
+        let rho_i = exact_rho(exact, ws, i, similarity);
+        let score = if t == 0 { rho_i } else { score64(ws, i, gamma) };
+        set_exact_row(exact, ws, t, i, rho_i);
+        let r = refit(&mut ws.solver, t + 1, gamma, kappa);
+        // Residual: L_t (Eq. 7).
+        let l_t = residual_sq(exact, ws);
+        // Scores (Eq. 9) for the next pick, and the certificate (Eq. 25).
+        refresh_scores(ws, t, gamma);
         next = argmax_scores(&ws.u[..p], &ws.state[..p]);
-        let gap = next.map_or(0.0, |n| (score64(ws, n, gamma) - r.nu).max(0.0));
+        let gap = next
+            .map_or(0.0, |n| score64(ws, n, gamma) - r.nu)
+            .max(r.kkt_violation)
+            .max(0.0);
         let improvement = relative_improvement(l_prev, l_t, stop.eps);
         last = Step {
             index: i,
@@ -368,46 +345,162 @@ fn qp_loop(
             improvement,
             fw_gap: gap,
             nu: r.nu,
-            free_size: ws.nfree,
+            free_size: ws.solver.nfree,
             solver_iterations: r.iterations,
             filled: false,
             dependent,
+            refit: pool_status(ws, &r),
+            verified: 0,
         };
         ws.steps[t] = last;
         t += 1;
         l_prev = l_t;
-        if stop.small_step(improvement) && t < k_eff {
-            ws.stop = StopReason::Adaptive;
-            break;
-        }
-        if gap <= options.optimum_tolerance && t < k_eff {
-            match options.at_pool_optimum {
-                AtPoolOptimum::Continue => {}
-                AtPoolOptimum::Stop => {
-                    ws.stop = StopReason::PoolOptimum;
-                    break;
-                }
-                AtPoolOptimum::FillByRelevance => {
-                    fill = true;
-                    stored = t;
-                    next = argmax_available(&ws.rho[..p], &ws.state[..p]);
-                }
+        match after_step(&mut stop, options, improvement, Some(gap), t, k_eff) {
+            Control::Continue => {}
+            Control::Stop(reason) => {
+                ws.stop = reason;
+                break;
+            }
+            Control::Fill => {
+                fill = true;
+                stored = t;
+                next = argmax_available(&ws.rho[..p], &ws.state[..p]);
             }
         }
     }
     t
 }
 
-/// L = ‖q − Σ α_j m_j‖² = 1 − 2 αᵀ b_S + αᵀ G_SS α over the free set, in
-/// O(|F|) from the G_SS α that the refit leaves in `trial`.
-fn residual_sq(ws: &Workspace<'_>) -> f64 {
-    let mut ab = 0.0;
-    let mut aga = 0.0;
-    for &i in &ws.free[..ws.nfree] {
-        ab += ws.alpha[i] * ws.b_s[i];
-        aga += ws.alpha[i] * ws.trial[i];
+/// Excluded candidates score −∞ in every refresh (`argmax_scores`); ρ is
+/// not read for them otherwise.
+pub(crate) fn mask_excluded(ws: &mut Workspace<'_>) {
+    if ws.excluded > 0 {
+        let p = ws.pool;
+        for (r, &s) in ws.rho[..p].iter_mut().zip(&ws.state[..p]) {
+            if s == EXCLUDED {
+                *r = f32::NEG_INFINITY;
+            }
+        }
     }
-    (1.0 - 2.0 * ab + aga).max(0.0)
+}
+
+/// The record of a pick made by relevance fill after the pool optimum
+/// (α and the refit unchanged; the new memory has weight 0).
+pub(crate) fn fill_step(ws: &mut Workspace<'_>, t: usize, i: usize, last: &Step) -> Step {
+    ws.solver.alpha[t] = 0.0;
+    Step {
+        index: i,
+        score: ws.rho[i] as f64,
+        improvement: 0.0,
+        solver_iterations: 0,
+        filled: true,
+        refit: RefitStatus::Optimal,
+        verified: 0,
+        ..*last
+    }
+}
+
+/// The score refresh of Eq. 9 into `u`: U = ρ − Σ_{j∈F} fl32(γ α_j) G_j in
+/// one pass over the stored Gram rows (coefficients in `coef`); the first
+/// `t + 1` picks get −∞.
+pub(crate) fn refresh_scores(ws: &mut Workspace<'_>, t: usize, gamma: f64) {
+    let p = ws.pool;
+    let nf = ws.solver.nfree;
+    for a in 0..nf {
+        ws.coef[a] = (gamma * ws.solver.alpha[ws.solver.free[a]]) as f32;
+    }
+    kernels::refresh_scores(
+        &mut ws.u[..p],
+        &ws.rho[..p],
+        ws.gram,
+        ws.max_pool,
+        &ws.solver.free[..nf],
+        &ws.coef[..nf],
+    );
+    for &j in &ws.picks[..=t] {
+        ws.u[j] = f32::NEG_INFINITY;
+    }
+}
+
+/// What the loop does after recording a step.
+pub(crate) enum Control {
+    Continue,
+    Stop(StopReason),
+    /// Take the remaining picks in ρ order.
+    Fill,
+}
+
+/// Adaptive stopping (Eq. 7) and, when `gap` is given (κ < ∞), the
+/// pool-optimum rule, after `t` picks of `k_eff`.
+pub(crate) fn after_step(
+    stop: &mut AdaptiveStop,
+    options: &PursuitOptions,
+    improvement: f64,
+    gap: Option<f64>,
+    t: usize,
+    k_eff: usize,
+) -> Control {
+    if stop.small_step(improvement) && t < k_eff {
+        return Control::Stop(StopReason::Adaptive);
+    }
+    match gap {
+        Some(g) if g <= options.optimum_tolerance && t < k_eff => match options.at_pool_optimum {
+            AtPoolOptimum::Continue => Control::Continue,
+            AtPoolOptimum::Stop => Control::Stop(StopReason::PoolOptimum),
+            AtPoolOptimum::FillByRelevance => Control::Fill,
+        },
+        _ => Control::Continue,
+    }
+}
+
+/// ρ_i of the exact small parts: b_i in f64 for ρ = b, else the caller's
+/// (or the pool-order) relevance as given.
+pub(crate) fn exact_rho(
+    exact: &ExactParts<'_>,
+    ws: &mut Workspace<'_>,
+    i: usize,
+    similarity: bool,
+) -> f64 {
+    if similarity {
+        exact.b(ws, i)
+    } else {
+        ws.rho[i] as f64
+    }
+}
+
+/// Row and column `t` of G_SS, b_S[t] and ρ_S[t] for pick `i` (pool
+/// index), in f64 from the rows: the refit's inputs are exact to f64
+/// rounding, so whether a near-duplicate counts as dependent is decided by
+/// the geometry, not by f32 rounding of its Gram entries.
+pub(crate) fn set_exact_row(
+    exact: &ExactParts<'_>,
+    ws: &mut Workspace<'_>,
+    t: usize,
+    i: usize,
+    rho_i: f64,
+) {
+    let k = ws.max_budget;
+    for j in 0..t {
+        let pj = ws.picks[j];
+        let g = exact.gram(ws, i, pj);
+        ws.solver.gss[t * k + j] = g;
+        ws.solver.gss[j * k + t] = g;
+    }
+    ws.solver.gss[t * k + t] = exact.gram(ws, i, i);
+    ws.solver.b_s[t] = exact.b(ws, i);
+    ws.solver.rho_s[t] = rho_i;
+}
+
+/// The refit's status with a blocked memory's position mapped to its pool
+/// index.
+pub(crate) fn pool_status(ws: &Workspace<'_>, r: &Refit) -> RefitStatus {
+    match r.status {
+        RefitStatus::Blocked { index, violation } => RefitStatus::Blocked {
+            index: ws.picks[index],
+            violation,
+        },
+        s => s,
+    }
 }
 
 /// Centroid pursuit (κ = ∞ in the relevance-scaled family): α = 1/|S|,
@@ -424,7 +517,7 @@ fn centroid_loop(
     let mut l_prev = 1.0f64;
     // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
     let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
-    ws.acc[..p].fill(0.0);
+    ws.row_acc[..p].fill(0.0);
     ws.u[..p].copy_from_slice(&ws.rho[..p]);
     let mut t = 0;
     while t < k_eff {
@@ -436,13 +529,13 @@ fn centroid_loop(
         ws.state[i] = SELECTED;
         ws.picks[t] = i;
         gram_row_into(pass, i, 0, ws);
-        total += 2.0 * ws.acc[i] as f64 + ws.gram[i] as f64;
-        kernels::add_assign(&mut ws.acc[..p], &ws.gram[..p]);
+        total += 2.0 * ws.row_acc[i] as f64 + ws.gram[i] as f64;
+        kernels::add_assign(&mut ws.row_acc[..p], &ws.gram[..p]);
         sum_b += ws.b[i] as f64;
         sum_rho += ws.rho[i] as f64;
         let n = (t + 1) as f64;
         ws.u[..p].copy_from_slice(&ws.rho[..p]);
-        kernels::sub_scaled(&mut ws.u[..p], (gamma / n) as f32, &ws.acc[..p]);
+        kernels::sub_scaled(&mut ws.u[..p], (gamma / n) as f32, &ws.row_acc[..p]);
         let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
         let mean_u = sum_rho / n - gamma * total / (n * n);
         let gap =
@@ -459,6 +552,8 @@ fn centroid_loop(
             solver_iterations: 0,
             filled: false,
             dependent: false,
+            refit: RefitStatus::Optimal,
+            verified: 0,
         };
         t += 1;
         l_prev = l_t;
@@ -468,7 +563,7 @@ fn centroid_loop(
         }
     }
     let w = if t > 0 { 1.0 / t as f64 } else { 0.0 };
-    ws.alpha[..t].fill(w);
+    ws.solver.alpha[..t].fill(w);
     t
 }
 

@@ -31,6 +31,7 @@
 //! SSE2 / simd128 / NEON halves).
 
 mod exec;
+pub mod int8;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86;
