@@ -31,6 +31,14 @@
 //! SSE2 / simd128 / NEON halves).
 
 mod exec;
+// The int8 pass on x86-64 (AVX-512 VNNI, AVX-VNNI, AVX2) and WASM simd128.
+// Until the certified int8 pursuit calls it, only the tests do.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[allow(dead_code)]
+pub(crate) mod int8_wasm;
+#[cfg(target_arch = "x86_64")]
+#[allow(dead_code)]
+pub(crate) mod int8_x86;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86;
