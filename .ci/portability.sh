@@ -69,9 +69,9 @@ echo "== wasm package (release, simd128)"
 bash wasm/build.sh
 
 echo "== native reference orders"
-cargo run -q -p mempursuit-wasm --example native_orders -- std-ext/data/hotpotqa-mini > target/native-orders.json
+cargo run -q -p mempursuit-wasm --example native_orders -- cli/data/hotpotqa-mini > target/native-orders.json
 
 echo "== wasm/check.mjs (Node.js)"
-node wasm/check.mjs --native target/native-orders.json --fixture std-ext/data/hotpotqa-mini "${qemu_args[@]}"
+node wasm/check.mjs --native target/native-orders.json --fixture cli/data/hotpotqa-mini "${qemu_args[@]}"
 node wasm/example.mjs > /dev/null
 echo "portability: ok"

@@ -5,9 +5,9 @@
 # repository root on an otherwise idle machine; takes a few minutes.
 # Optional: DATA=path/to/hotpotqa-distractor for the fixture agreement.
 set -euo pipefail
-cargo build --release -p mempursuit --bin mempursuit
+cargo build --release -p mempursuit-cli --bin mempursuit
 RUSTFLAGS="-C target-cpu=native" CARGO_TARGET_DIR=target/native \
-    cargo build --release -p mempursuit --bin mempursuit
+    cargo build --release -p mempursuit-cli --bin mempursuit
 B=target/release/mempursuit
 N=target/native/release/mempursuit
 # One line per run: median / mean / p95 / min of each timed row, and the ratio.

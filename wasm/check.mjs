@@ -6,8 +6,8 @@
 // checks the 32-bit sizes of docs/PORTABILITY.md on this real 32-bit target.
 //
 //   bash wasm/build.sh
-//   cargo run -p mempursuit-wasm --example native_orders -- std-ext/data/hotpotqa-mini > target/native-orders.json
-//   node wasm/check.mjs [--native target/native-orders.json] [--fixture std-ext/data/hotpotqa-mini]
+//   cargo run -p mempursuit-wasm --example native_orders -- cli/data/hotpotqa-mini > target/native-orders.json
+//   node wasm/check.mjs [--native target/native-orders.json] [--fixture cli/data/hotpotqa-mini]
 //                       [--wasm wasm/pkg-tmp/mempursuit_wasm.wasm] [--qemu-output FILE]
 //
 // --qemu-output: the output of the embedded-check firmware under
@@ -26,7 +26,7 @@ const opt = (name, fallback) => {
   return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
 };
 const nativePath = opt('native', 'target/native-orders.json');
-const fixtureDir = opt('fixture', 'std-ext/data/hotpotqa-mini');
+const fixtureDir = opt('fixture', 'cli/data/hotpotqa-mini');
 const wasmPath = opt('wasm', DEFAULT_WASM_URL);
 
 /** Reads a little-endian f32 C-order .npy file (format 1.0 or 2.0). */

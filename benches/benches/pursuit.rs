@@ -22,7 +22,7 @@ use mempursuit::half::{bf16, f16};
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
-    mmr, pursuit, top_k, Input, InputPolicy, Method, PursuitOptions, Selector, Stopping,
+    mmr, pursuit, top_k, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Selector, Stopping,
 };
 use mempursuit_benches::{grid_from_env, naive, roofline, Case, Problem};
 
@@ -99,7 +99,18 @@ fn bench_case(c: &mut Criterion, case: Case, naive_too: bool) {
     });
     g.bench_function(id("mmr"), |b| {
         let mut ws = selector.workspace(p, k);
-        b.iter(|| mmr(black_box(&input), k, 0.5, &policy, &mut ws).map(|s| s.len()))
+        b.iter(|| {
+            mmr(
+                black_box(&input),
+                k,
+                &MmrOptions {
+                    lambda: 0.5,
+                    input: policy,
+                },
+                &mut ws,
+            )
+            .map(|s| s.len())
+        })
     });
     g.bench_function(id("pursuit_f16"), |b| {
         let mut ws = selector.workspace(p, k);

@@ -4,9 +4,9 @@
 use crate::error::Error;
 use crate::input::{prepare, Input};
 use crate::kernels::{Element, Serial};
-use crate::options::InputPolicy;
+use crate::options::{InputPolicy, MmrOptions};
 use crate::pursuit::{argmax_available, gram_row_into, Passes};
-use crate::selection::{Selection, Step, StopReason};
+use crate::selection::{SelectionView, Step, StopReason};
 use crate::workspace::{Workspace, SELECTED};
 
 /// Top-K: the pool in relevance order (ρ = b, the cosine to the query, unless
@@ -21,7 +21,7 @@ pub fn top_k<'w, E: Element>(
     budget: usize,
     policy: &InputPolicy,
     ws: &'w mut Workspace<'_>,
-) -> Result<Selection<'w>, Error> {
+) -> Result<SelectionView<'w>, Error> {
     let prep = prepare(input, budget, policy, ws, &mut Serial)?;
     let p = prep.pool;
     let k_eff = budget.min(p);
@@ -37,7 +37,7 @@ pub fn top_k<'w, E: Element>(
         t += 1;
     }
     let ws: &'w Workspace<'_> = ws;
-    Ok(Selection::from_workspace(ws, t, false))
+    Ok(SelectionView::from_workspace(ws, t, false))
 }
 
 /// Maximal marginal relevance (Carbonell & Goldstein 1998): each pick is
@@ -53,14 +53,12 @@ pub fn top_k<'w, E: Element>(
 pub fn mmr<'w, E: Element>(
     input: &Input<'_, E>,
     budget: usize,
-    lambda: f64,
-    policy: &InputPolicy,
+    options: &MmrOptions,
     ws: &'w mut Workspace<'_>,
-) -> Result<Selection<'w>, Error> {
-    if !(0.0..=1.0).contains(&lambda) {
-        return Err(Error::InvalidMmrLambda(lambda));
-    }
-    let prep = prepare(input, budget, policy, ws, &mut Serial)?;
+) -> Result<SelectionView<'w>, Error> {
+    options.validate()?;
+    let lambda = options.lambda;
+    let prep = prepare(input, budget, &options.input, ws, &mut Serial)?;
     let (p, d) = (prep.pool, prep.dim);
     let mut pass = Passes {
         rows: E::view(input.candidates),
@@ -98,7 +96,7 @@ pub fn mmr<'w, E: Element>(
         }
     }
     let ws: &'w Workspace<'_> = ws;
-    Ok(Selection::from_workspace(ws, t, false))
+    Ok(SelectionView::from_workspace(ws, t, false))
 }
 
 /// Marks candidate `i` selected as pick `t` with its baseline score.

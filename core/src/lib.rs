@@ -45,7 +45,7 @@
 //! ## Layout
 //! [`pursuit`] (the method and its relevance-scaled family, DESIGN §11),
 //! [`top_k`] and [`mmr`] (baselines) all write into a caller-owned
-//! [`Workspace`] and return a borrowed [`Selection`]. The refit is a primal
+//! [`Workspace`] and return a borrowed [`SelectionView`]. The refit is a primal
 //! active-set simplex QP in f64 with an incremental Cholesky factor (see the
 //! `solver` module docs for the rule on near-dependent memories); the
 //! similarity pass, the Gram rows and the score refresh are f32x8 SIMD.
@@ -63,6 +63,7 @@ mod cholesky;
 mod error;
 mod input;
 pub mod kernels;
+mod method;
 mod options;
 mod pursuit;
 mod selection;
@@ -77,10 +78,11 @@ pub use error::{Capacity, Error, VectorFault};
 pub use half;
 pub use input::{Input, Relevance};
 pub use kernels::{Element, Executor, Isa, PassJob, Serial};
+pub use method::Method;
 pub use options::{
-    AtPoolOptimum, InputPolicy, InvalidCandidates, Normalization, PursuitOptions, Stopping,
-    MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
+    AtPoolOptimum, InputPolicy, InvalidCandidates, MmrOptions, Normalization, PursuitOptions,
+    Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 pub use pursuit::{pursuit, pursuit_with};
-pub use selection::{Selection, Step, StopReason};
+pub use selection::{SelectionView, Step, StopReason};
 pub use workspace::{FixedWorkspace, ScratchSize, Workspace};

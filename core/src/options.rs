@@ -46,7 +46,7 @@ pub enum InvalidCandidates {
     #[default]
     Reject,
     /// Such rows are never selected; the result lists them
-    /// ([`Selection::excluded`](crate::Selection::excluded)).
+    /// ([`SelectionView::excluded`](crate::SelectionView::excluded)).
     Exclude,
 }
 
@@ -58,6 +58,56 @@ pub struct InputPolicy {
     pub normalization: Normalization,
     /// Treatment of unusable candidate rows.
     pub invalid_candidates: InvalidCandidates,
+}
+
+/// Parameters of maximal marginal relevance ([`mmr`](crate::mmr);
+/// Carbonell & Goldstein 1998).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MmrOptions {
+    /// λ_mmr ∈ [0, 1]: the weight of relevance against the maximum
+    /// similarity to the picks; 1 is top-K, smaller diversifies more (the
+    /// paper's baseline uses 0.5).
+    pub lambda: f64,
+    /// Input policy.
+    pub input: InputPolicy,
+}
+
+impl MmrOptions {
+    /// λ_mmr = 0.5, the paper's MMR baseline, with the default input policy.
+    pub const PAPER: MmrOptions = MmrOptions {
+        lambda: 0.5,
+        input: InputPolicy {
+            normalization: Normalization::Cosine,
+            invalid_candidates: InvalidCandidates::Reject,
+        },
+    };
+
+    /// MMR with trade-off `lambda` and the default input policy.
+    pub const fn new(lambda: f64) -> MmrOptions {
+        MmrOptions {
+            lambda,
+            ..Self::PAPER
+        }
+    }
+
+    /// Checks λ_mmr; [`mmr`](crate::mmr) calls this before any work.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMmrLambda`] unless 0 ≤ λ_mmr ≤ 1.
+    pub fn validate(&self) -> Result<(), Error> {
+        if (0.0..=1.0).contains(&self.lambda) {
+            Ok(())
+        } else {
+            Err(Error::InvalidMmrLambda(self.lambda))
+        }
+    }
+}
+
+impl Default for MmrOptions {
+    fn default() -> Self {
+        Self::PAPER
+    }
 }
 
 /// When the pursuit stops before the budget.

@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::input::{prepare, Input};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, PursuitOptions, Stopping};
-use crate::selection::{Selection, Step, StopReason};
+use crate::selection::{SelectionView, Step, StopReason};
 use crate::solver::refit;
 use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED};
 
@@ -40,7 +40,7 @@ pub fn pursuit<'w, E: Element>(
     budget: usize,
     options: &PursuitOptions,
     ws: &'w mut Workspace<'_>,
-) -> Result<Selection<'w>, Error> {
+) -> Result<SelectionView<'w>, Error> {
     pursuit_with(input, budget, options, ws, &mut Serial)
 }
 
@@ -58,7 +58,7 @@ pub fn pursuit_with<'w, E: Element>(
     options: &PursuitOptions,
     ws: &'w mut Workspace<'_>,
     executor: &mut dyn Executor,
-) -> Result<Selection<'w>, Error> {
+) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
     let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
@@ -76,7 +76,7 @@ pub fn pursuit_with<'w, E: Element>(
         qp_loop(&mut pass, k_eff, options, ws)
     };
     let ws: &'w Workspace<'_> = ws;
-    Ok(Selection::from_workspace(ws, len, true))
+    Ok(SelectionView::from_workspace(ws, len, true))
 }
 
 /// Lowest-index argmax of `values` over available candidates.

@@ -61,7 +61,7 @@ pub struct Step {
 /// Copy what you need out of it before the next call on the same workspace
 /// (the `mempursuit` crate's owned `Selection` does this).
 #[derive(Debug, Clone, Copy)]
-pub struct Selection<'w> {
+pub struct SelectionView<'w> {
     pub(crate) picks: &'w [usize],
     pub(crate) weights: &'w [f64],
     pub(crate) steps: &'w [Step],
@@ -70,9 +70,9 @@ pub struct Selection<'w> {
     pub(crate) stop: StopReason,
 }
 
-impl<'w> Selection<'w> {
+impl<'w> SelectionView<'w> {
     pub(crate) fn from_workspace(ws: &'w Workspace<'_>, len: usize, with_weights: bool) -> Self {
-        Selection {
+        SelectionView {
             picks: &ws.picks[..len],
             weights: if with_weights { &ws.alpha[..len] } else { &[] },
             steps: &ws.steps[..len],

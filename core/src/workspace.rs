@@ -117,7 +117,7 @@ impl ScratchSize {
 
 /// A view over caller-owned scratch memory of fixed capacity (P_max, K_max).
 ///
-/// Results of a selector borrow from it (see [`Selection`](crate::Selection)).
+/// Results of a selector borrow from it (see [`SelectionView`](crate::SelectionView)).
 #[derive(Debug)]
 pub struct Workspace<'a> {
     pub(crate) max_pool: usize,

@@ -3,21 +3,31 @@
 //! MemPursuit (Feng & Fan, *Recall What Is Missing*, 2026) for Rust services
 //! and tools: everything of the `no_std` core [`mempursuit_core`]
 //! (re-exported here) plus a heap-backed reusable [`Selector`] with owned
-//! [`Selection`] results, `.npy` input ([`npy`]), the evaluation of
-//! selectors on evidence-selection datasets ([`dataset`], [`eval`]) and the
-//! `mempursuit` command-line program.
+//! [`Selection`] results, `.npy` input ([`npy`], feature `npy`, on by
+//! default), threads ([`parallel`]) and the seeded fact-cluster generator
+//! ([`synth`], feature `synth`).
+//!
+//! The command-line program and the dataset evaluation live in the
+//! `mempursuit-cli` crate, so this library pulls in no argument parser or
+//! JSON library.
+//!
+//! # Features
+//! * `npy` (default): [`npy`], reading f32 matrices from `.npy` files (`npyz`).
+//! * `serde`: `Serialize`/`Deserialize` for the options and results.
+//! * `half`: f16 / bf16 candidate storage ([`Input::with_storage`]).
+//! * `synth`: [`synth`], the seeded fact-cluster generator (`rand`).
 
 #![warn(missing_docs)]
 
 pub use mempursuit_core::*;
 
+#[cfg(feature = "npy")]
 pub mod npy;
 mod selector;
 
-pub use selector::{Method, Selection, Selector};
-pub mod dataset;
-pub mod eval;
+pub use selector::{Selection, Selector};
 pub mod parallel;
+#[cfg(feature = "synth")]
 pub mod synth;
 
 /// The examples of README.md, compiled and run as doctests.

@@ -39,10 +39,10 @@ use std::time::{Duration, Instant};
 
 use mempursuit_core::kernels::MAX_PARTS;
 use mempursuit_core::{
-    pursuit_with, Element, Error, Executor, Input, PassJob, PursuitOptions, Workspace,
+    pursuit_with, Element, Error, Executor, Input, Method, PassJob, PursuitOptions, Workspace,
 };
 
-use crate::selector::{Method, Selection, Selector};
+use crate::selector::{Selection, Selector};
 
 /// How long an idle worker spins (reacting within ~100 ns) before it
 /// parks (reacting within a few µs, using no CPU).
@@ -195,7 +195,7 @@ impl SplitPool {
         budget: usize,
         options: &PursuitOptions,
         ws: &'w mut Workspace<'_>,
-    ) -> Result<mempursuit_core::Selection<'w>, Error> {
+    ) -> Result<mempursuit_core::SelectionView<'w>, Error> {
         pursuit_with(input, budget, options, ws, self)
     }
 }
@@ -327,22 +327,6 @@ const _: () = {
     assert_send::<PassJob<'static>>();
 };
 
-/// Runs `method` on `input` with budget K in `selector`'s workspace and
-/// returns an owned result: [`Selector::select`] for any candidate storage.
-///
-/// # Errors
-/// The core's input errors ([`Error`]).
-pub fn select_with<E: Element>(
-    selector: &mut Selector,
-    input: &Input<'_, E>,
-    budget: usize,
-    method: &Method,
-) -> Result<Selection, Error> {
-    let pool = input.pool_size().unwrap_or(0);
-    let mut ws = selector.workspace(pool, budget.min(pool));
-    Ok(method.run(input, budget, &mut ws)?.into())
-}
-
 /// Runs `method` with budget K on every input on `threads` scoped threads
 /// (clamped to ≥ 1 and to the number of inputs), one [`Selector`] per
 /// thread, and returns the results in input order. Each result is
@@ -365,7 +349,7 @@ pub fn select_batch<E: Element>(
         let mut selector = Selector::new();
         return inputs
             .iter()
-            .map(|input| select_with(&mut selector, input, budget, method))
+            .map(|input| selector.select(input, budget, method))
             .collect();
     }
     let next = AtomicUsize::new(0);
@@ -380,7 +364,7 @@ pub fn select_batch<E: Element>(
                         let Some(input) = inputs.get(i) else {
                             break;
                         };
-                        done.push((i, select_with(&mut selector, input, budget, method)));
+                        done.push((i, selector.select(input, budget, method)));
                     }
                     done
                 })

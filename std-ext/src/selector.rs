@@ -1,50 +1,8 @@
 //! A heap-backed, reusable workspace and owned results.
 
 use mempursuit_core::{
-    mmr, pursuit, top_k, Element, Error, Input, InputPolicy, PursuitOptions, ScratchSize, Step,
-    StopReason, Workspace,
+    Element, Error, Input, Method, ScratchSize, SelectionView, Step, StopReason, Workspace,
 };
-
-/// Which selector to run, with its parameters.
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum Method {
-    /// MemPursuit or a member of its relevance-scaled family
-    /// ([`mempursuit_core::pursuit`]).
-    Pursuit(PursuitOptions),
-    /// Top-K by relevance ([`mempursuit_core::top_k`]).
-    TopK(InputPolicy),
-    /// MMR with trade-off λ_mmr ∈ [0, 1] ([`mempursuit_core::mmr`]).
-    Mmr {
-        /// λ_mmr: 1 = top-K, smaller = more diverse (paper: 0.5).
-        lambda: f64,
-        /// Input policy.
-        input: InputPolicy,
-    },
-}
-
-impl Method {
-    /// Runs this selector on `input` with budget K in the caller's
-    /// workspace, allocating nothing: the core call behind
-    /// [`Selector::select`] (which then copies the result out). The result
-    /// borrows `ws`.
-    ///
-    /// # Errors
-    /// The core's errors ([`Error`]), including
-    /// [`Error::CapacityExceeded`] when `ws` is smaller than (P, min(K, P)).
-    pub fn run<'w, E: Element>(
-        &self,
-        input: &Input<'_, E>,
-        budget: usize,
-        ws: &'w mut Workspace<'_>,
-    ) -> Result<mempursuit_core::Selection<'w>, Error> {
-        match self {
-            Method::Pursuit(o) => pursuit(input, budget, o, ws),
-            Method::TopK(p) => top_k(input, budget, p, ws),
-            Method::Mmr { lambda, input: p } => mmr(input, budget, *lambda, p, ws),
-        }
-    }
-}
 
 /// An owned selection: picks in entry order, weights (empty for the
 /// baselines), one [`Step`] per pick, the stop reason and excluded rows.
@@ -63,8 +21,8 @@ pub struct Selection {
     pub excluded: Vec<usize>,
 }
 
-impl From<mempursuit_core::Selection<'_>> for Selection {
-    fn from(s: mempursuit_core::Selection<'_>) -> Self {
+impl From<SelectionView<'_>> for Selection {
+    fn from(s: SelectionView<'_>) -> Self {
         Selection {
             picks: s.picks().to_vec(),
             weights: s.weights().to_vec(),
@@ -137,7 +95,7 @@ impl Selector {
     }
 
     /// A core [`Workspace`] over these buffers, grown to hold (`pool`,
-    /// `budget`) first: call the core's [`pursuit`], [`top_k`] or [`mmr`]
+    /// `budget`) first: call [`Method::run`] or the core's [`pursuit`](mempursuit_core::pursuit), [`top_k`](mempursuit_core::top_k) or [`mmr`](mempursuit_core::mmr)
     /// on it for a call that allocates nothing.
     pub fn workspace(&mut self, pool: usize, budget: usize) -> Workspace<'_> {
         self.reserve(pool, budget);
@@ -152,14 +110,15 @@ impl Selector {
         .expect("buffers sized by ScratchSize::for_capacity")
     }
 
-    /// Runs `method` on `input` with budget K and returns an owned result.
+    /// Runs `method` on `input` (candidates in any [`Element`] storage) with
+    /// budget K and returns an owned result.
     ///
     /// # Errors
     /// The core's input errors ([`Error`]); capacity is never exceeded since
     /// the buffers grow to fit.
-    pub fn select(
+    pub fn select<E: Element>(
         &mut self,
-        input: &Input<'_>,
+        input: &Input<'_, E>,
         budget: usize,
         method: &Method,
     ) -> Result<Selection, Error> {

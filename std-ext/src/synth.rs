@@ -74,7 +74,8 @@
 //! # Reproducibility
 //!
 //! The generator is deterministic for a given seed, parameter set and
-//! version of `rand` ([`StdRng`] may change between `rand` releases).
+//! version of this crate: it draws from ChaCha12 (`chacha20::ChaCha12Rng`,
+//! named rather than `rand`'s `StdRng`, which may change between releases).
 //!
 //! ```
 //! use mempursuit::synth::{generate, FactClusterParams, Label};
@@ -89,8 +90,8 @@
 //! # Ok::<(), mempursuit::Error>(())
 //! ```
 
+use chacha20::ChaCha12Rng;
 use mempursuit_core::Input;
-use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_distr::StandardNormal;
@@ -404,7 +405,7 @@ fn dot32(a: &[f32], b: &[f32]) -> f64 {
     a.iter().zip(b).map(|(&x, &y)| x as f64 * y as f64).sum()
 }
 
-fn gaussian(rng: &mut StdRng, d: usize) -> Vec<f64> {
+fn gaussian(rng: &mut ChaCha12Rng, d: usize) -> Vec<f64> {
     (0..d)
         .map(|_| rng.sample::<f64, _>(StandardNormal))
         .collect()
@@ -425,7 +426,7 @@ fn orthonormalize(mut v: Vec<f64>, basis: &[Vec<f64>]) -> Option<Vec<f64>> {
 }
 
 /// A random unit vector orthogonal to the orthonormal `basis`.
-fn random_orthogonal(rng: &mut StdRng, d: usize, basis: &[Vec<f64>]) -> Vec<f64> {
+fn random_orthogonal(rng: &mut ChaCha12Rng, d: usize, basis: &[Vec<f64>]) -> Vec<f64> {
     loop {
         if let Some(v) = orthonormalize(gaussian(rng, d), basis) {
             return v;
@@ -487,7 +488,7 @@ fn to_unit_f32(v: &[f64]) -> Vec<f32> {
 /// [`SynthError`] for parameters out of range or geometrically infeasible.
 pub fn generate(params: &FactClusterParams, seed: u64) -> Result<FactClusterInstance, SynthError> {
     params.validate()?;
-    let mut rng = StdRng::seed_from_u64(seed);
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
     let h = params.facts();
     let d = params.dim;
 

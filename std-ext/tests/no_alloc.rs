@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use mempursuit::half::f16;
 use mempursuit::parallel::SplitPool;
-use mempursuit::{mmr, pursuit, top_k, Input, InputPolicy, PursuitOptions, Selector, Stopping};
+use mempursuit::{
+    mmr, pursuit, top_k, Input, InputPolicy, MmrOptions, PursuitOptions, Selector, Stopping,
+};
 
 struct Counting;
 
@@ -121,13 +123,37 @@ fn selections_allocate_nothing_once_the_workspace_exists() {
                 .picks(),
         );
         sink(top_k(&input, k, &policy, &mut ws).unwrap().picks());
-        sink(mmr(&input, k, 0.5, &policy, &mut ws).unwrap().picks());
+        sink(
+            mmr(
+                &input,
+                k,
+                &MmrOptions {
+                    lambda: 0.5,
+                    input: policy,
+                },
+                &mut ws,
+            )
+            .unwrap()
+            .picks(),
+        );
         sink(
             pursuit(&input16, k, &PursuitOptions::default(), &mut ws)
                 .unwrap()
                 .picks(),
         );
-        sink(mmr(&input16, k, 0.5, &policy, &mut ws).unwrap().picks());
+        sink(
+            mmr(
+                &input16,
+                k,
+                &MmrOptions {
+                    lambda: 0.5,
+                    input: policy,
+                },
+                &mut ws,
+            )
+            .unwrap()
+            .picks(),
+        );
         for _ in 0..5 {
             sink(
                 split

@@ -4,10 +4,10 @@
 //! prints every f64 exactly and tells -0.0 from 0.0).
 
 use mempursuit::half::{bf16, f16};
-use mempursuit::parallel::{select_batch, select_with, SplitPool};
+use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
-    pursuit, AtPoolOptimum, Input, InputPolicy, InvalidCandidates, Method, Normalization,
-    PursuitOptions, Selector, Stopping,
+    pursuit, AtPoolOptimum, Input, InputPolicy, InvalidCandidates, Method, MmrOptions,
+    Normalization, PursuitOptions, Selector, Stopping,
 };
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -175,10 +175,10 @@ fn batch_equals_sequential_bit_for_bit() {
         Method::Pursuit(PursuitOptions::default()),
         Method::Pursuit(PursuitOptions::centroid(0.5)),
         Method::TopK(InputPolicy::default()),
-        Method::Mmr {
+        Method::Mmr(MmrOptions {
             lambda: 0.5,
             input: InputPolicy::default(),
-        },
+        }),
     ];
     for method in &methods {
         let mut s = Selector::new();
@@ -201,12 +201,5 @@ fn batch_equals_sequential_bit_for_bit() {
     let out = select_batch(&with_bad, 5, &methods[0], 2);
     assert!(out[4].is_err());
     assert!(out.iter().enumerate().all(|(i, r)| (i == 4) == r.is_err()));
-    // select_with on f32 is Selector::select.
-    let mut s1 = Selector::new();
-    let mut s2 = Selector::new();
-    assert_eq!(
-        select_with(&mut s1, &inputs[0], 7, &methods[0]).unwrap(),
-        s2.select(&inputs[0], 7, &methods[0]).unwrap()
-    );
     assert!(select_batch::<f32>(&[], 5, &methods[0], 4).is_empty());
 }

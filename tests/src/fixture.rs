@@ -121,13 +121,13 @@ fn is_fixture_dir(d: &Path) -> bool {
 }
 
 /// Where the 24-query `mini` fixture is looked for, in order:
-/// `std-ext/data/hotpotqa-mini/` in the repository, then
+/// `cli/data/hotpotqa-mini/` in the repository, then
 /// `../shared/data/hotpotqa-distractor/mini/` relative to the repository,
 /// then `/work/shared/data/hotpotqa-distractor/mini/`.
 pub fn mini_candidates() -> Vec<PathBuf> {
     let root = repo_root();
     vec![
-        root.join("std-ext/data/hotpotqa-mini"),
+        root.join("cli/data/hotpotqa-mini"),
         root.join("../shared/data/hotpotqa-distractor/mini"),
         PathBuf::from("/work/shared/data/hotpotqa-distractor/mini"),
     ]

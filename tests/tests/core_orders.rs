@@ -3,8 +3,8 @@
 //! the pool optimum.
 
 use mempursuit::{
-    mmr, pursuit, top_k, AtPoolOptimum, FixedWorkspace, Input, InputPolicy, Method, PursuitOptions,
-    Selection, Selector, StopReason, Stopping,
+    mmr, pursuit, top_k, AtPoolOptimum, FixedWorkspace, Input, InputPolicy, Method, MmrOptions,
+    PursuitOptions, Selection, Selector, StopReason, Stopping,
 };
 use mempursuit_tests::fixture::{self, Fixture};
 use mempursuit_tests::random;
@@ -25,10 +25,10 @@ fn paper() -> Method {
 }
 
 fn mmr_method(lambda: f64) -> Method {
-    Method::Mmr {
+    Method::Mmr(MmrOptions {
         lambda,
         input: InputPolicy::default(),
-    }
+    })
 }
 
 fn topk() -> Method {
@@ -497,7 +497,7 @@ fn core_functions_on_a_fixed_workspace_equal_the_selector() {
         .unwrap()
         .into();
     assert_eq!(b, select(&q, &pool, 16, topk()));
-    let c: Selection = mmr(&input, 16, 0.5, &InputPolicy::default(), &mut ws)
+    let c: Selection = mmr(&input, 16, &MmrOptions::new(0.5), &mut ws)
         .unwrap()
         .into();
     assert_eq!(c, select(&q, &pool, 16, mmr_method(0.5)));

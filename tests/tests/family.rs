@@ -11,7 +11,7 @@ use mempursuit::{
 use mempursuit_tests::fixture::{find, full_candidates, mini_candidates, Fixture};
 
 fn mini() -> Fixture {
-    let dir = find(&mini_candidates()).expect("the mini fixture is committed in std-ext/data");
+    let dir = find(&mini_candidates()).expect("the mini fixture is committed in cli/data");
     Fixture::load(&dir).expect("mini fixture loads")
 }
 

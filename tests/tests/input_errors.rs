@@ -3,7 +3,7 @@
 //! under `Cosine`), and that nothing the caller passed is modified.
 
 use mempursuit::{
-    AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, Method, Normalization,
+    AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, Method, MmrOptions, Normalization,
     PursuitOptions, Relevance, Selection, Selector, StopReason, Stopping, VectorFault, MAX_NORM,
     MIN_NORM,
 };
@@ -29,10 +29,10 @@ fn all_methods(policy: InputPolicy) -> Vec<Method> {
             ..PursuitOptions::centroid(0.5)
         }),
         Method::TopK(policy),
-        Method::Mmr {
+        Method::Mmr(MmrOptions {
             lambda: 0.5,
             input: policy,
-        },
+        }),
     ]
 }
 
@@ -287,10 +287,10 @@ fn invalid_ridge_gamma_lambda_stopping_tolerance() {
         let got = select(
             &Input::new(&q, &pool),
             3,
-            &Method::Mmr {
+            &Method::Mmr(MmrOptions {
                 lambda,
                 input: InputPolicy::default(),
-            },
+            }),
         );
         assert!(
             matches!(got, Err(Error::InvalidMmrLambda(_))),

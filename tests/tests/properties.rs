@@ -80,7 +80,7 @@ fn near_duplicate_pool(seed: u64, p: usize, d: usize) -> (Vec<f32>, Vec<f32>) {
 
 fn mini() -> Fixture {
     let dir = fixture::find(&fixture::mini_candidates())
-        .expect("the HotpotQA mini fixture (std-ext/data/hotpotqa-mini or shared/data)");
+        .expect("the HotpotQA mini fixture (cli/data/hotpotqa-mini or shared/data)");
     Fixture::load(&dir).expect("loadable mini fixture")
 }
 

@@ -263,7 +263,7 @@ fn pursuit_with_caller_relevance_agrees_with_reference() {
 
 fn mini() -> Fixture {
     let dir = fixture::find(&fixture::mini_candidates())
-        .expect("the mini fixture (std-ext/data/hotpotqa-mini or shared mini/) is required");
+        .expect("the mini fixture (cli/data/hotpotqa-mini or shared mini/) is required");
     Fixture::load(&dir).expect("mini fixture loads")
 }
 

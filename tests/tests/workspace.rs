@@ -3,8 +3,8 @@
 //! small, and reuse across calls of different shapes and methods.
 
 use mempursuit::{
-    mmr, pursuit, top_k, Capacity, Error, FixedWorkspace, Input, InputPolicy, Method,
-    PursuitOptions, ScratchSize, Selection, Selector, Step, Workspace,
+    Capacity, Error, FixedWorkspace, Input, InputPolicy, Method, MmrOptions, PursuitOptions,
+    ScratchSize, Selection, Selector, Step, Workspace,
 };
 use mempursuit_tests::random;
 
@@ -20,11 +20,7 @@ fn run_on(
     m: &Method,
 ) -> Result<Selection, Error> {
     let input = Input::new(q, pool);
-    Ok(match m {
-        Method::Pursuit(o) => pursuit(&input, k, o, ws)?.into(),
-        Method::TopK(p) => top_k(&input, k, p, ws)?.into(),
-        Method::Mmr { lambda, input: p } => mmr(&input, k, *lambda, p, ws)?.into(),
-    })
+    Ok(m.run(&input, k, ws)?.into())
 }
 
 fn methods() -> [Method; 4] {
@@ -32,10 +28,10 @@ fn methods() -> [Method; 4] {
         Method::Pursuit(PursuitOptions::default()),
         Method::Pursuit(PursuitOptions::centroid(0.5)),
         Method::TopK(InputPolicy::default()),
-        Method::Mmr {
+        Method::Mmr(MmrOptions {
             lambda: 0.5,
             input: InputPolicy::default(),
-        },
+        }),
     ]
 }
 

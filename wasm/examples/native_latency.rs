@@ -14,7 +14,7 @@
 
 mod common;
 
-use mempursuit::{mmr, pursuit, top_k, Input, InputPolicy, PursuitOptions, Selector};
+use mempursuit::{mmr, pursuit, top_k, Input, InputPolicy, MmrOptions, PursuitOptions, Selector};
 use std::time::Instant;
 
 const SEED: u32 = 9000;
@@ -61,7 +61,15 @@ fn main() -> Result<(), mempursuit::Error> {
                     "pursuit" => pursuit(&input, K, &paper, &mut ws)?,
                     "centroid" => pursuit(&input, K, &centroid, &mut ws)?,
                     "topk" => top_k(&input, K, &policy, &mut ws)?,
-                    _ => mmr(&input, K, 0.5, &policy, &mut ws)?,
+                    _ => mmr(
+                        &input,
+                        K,
+                        &MmrOptions {
+                            lambda: 0.5,
+                            input: policy,
+                        },
+                        &mut ws,
+                    )?,
                 };
                 let elapsed = start.elapsed().as_secs_f64() * 1e6;
                 if round == 0 {

@@ -3,7 +3,7 @@
 //! Runs the selectors natively (the `mempursuit` crate's heap-backed
 //! `Selector`, default build) on
 //! 1. every query of a HotpotQA fixture folder (default: the committed
-//!    `std-ext/data/hotpotqa-mini`, 24 queries) at K = 10, and
+//!    `cli/data/hotpotqa-mini`, 24 queries) at K = 10, and
 //! 2. eight seeded synthetic pools (P = 200, K = 20, d = 384, random unit
 //!    vectors that `wasm/synthetic.mjs` regenerates bit for bit),
 //!
@@ -18,7 +18,7 @@
 
 mod common;
 
-use mempursuit::{npy, Input, InputPolicy, Method, PursuitOptions, Selector};
+use mempursuit::{npy, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Selector};
 use serde_json::{json, Value};
 use std::error::Error;
 use std::path::PathBuf;
@@ -54,10 +54,10 @@ fn methods() -> [(&'static str, Method); 4] {
         ("topk", Method::TopK(InputPolicy::default())),
         (
             "mmr",
-            Method::Mmr {
+            Method::Mmr(MmrOptions {
                 lambda: 0.5,
                 input: InputPolicy::default(),
-            },
+            }),
         ),
     ]
 }
@@ -86,7 +86,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let dir = PathBuf::from(
         std::env::args()
             .nth(1)
-            .unwrap_or_else(|| "std-ext/data/hotpotqa-mini".into()),
+            .unwrap_or_else(|| "cli/data/hotpotqa-mini".into()),
     );
     let memories = npy::read_f32(dir.join("memories.f32.npy"))?;
     let queries = npy::read_f32(dir.join("queries.f32.npy"))?;

@@ -40,7 +40,7 @@
 #![warn(missing_docs)]
 
 use mempursuit_core::{
-    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates,
+    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, MmrOptions,
     Normalization, PursuitOptions, Relevance, ScratchSize, Step, StopReason, Stopping, Workspace,
 };
 
@@ -345,7 +345,15 @@ unsafe fn run_inner(sel: &mut MpSelector, which: Which, c: &Call) -> Result<i32,
             pursuit(&input, c.budget, &options, &mut ws)
         }
         Which::TopK => top_k(&input, c.budget, &input_policy, &mut ws),
-        Which::Mmr { lambda } => mmr(&input, c.budget, lambda, &input_policy, &mut ws),
+        Which::Mmr { lambda } => mmr(
+            &input,
+            c.budget,
+            &MmrOptions {
+                lambda,
+                input: input_policy,
+            },
+            &mut ws,
+        ),
     };
     let s = result?;
     let n = s.len();

@@ -13,7 +13,7 @@ use std::fmt;
 use arbitrary::{Arbitrary, Result as ArbResult, Unstructured};
 use mempursuit::synth::{generate, FactClusterParams};
 use mempursuit::{
-    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates,
+    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, MmrOptions,
     Normalization, PursuitOptions, ScratchSize, Selection, Step, Stopping, Workspace, MAX_NORM,
     MIN_NORM, UNIT_NORM_TOLERANCE,
 };
@@ -651,7 +651,16 @@ impl BadInputCase {
             match which {
                 0 => pursuit(&input, self.budget, &self.options, ws).map(Into::into),
                 1 => top_k(&input, self.budget, &policy, ws).map(Into::into),
-                _ => mmr(&input, self.budget, self.mmr_lambda, &policy, ws).map(Into::into),
+                _ => mmr(
+                    &input,
+                    self.budget,
+                    &MmrOptions {
+                        lambda: self.mmr_lambda,
+                        input: policy,
+                    },
+                    ws,
+                )
+                .map(Into::into),
             }
         };
         match self.workspace {

@@ -3,7 +3,7 @@
 //! * `mempursuit select`: pick K memories for one query from `.npy`
 //!   embeddings and print the order, weights and per-step record;
 //! * `mempursuit eval`: evidence recall / coverage of several selectors on a
-//!   dataset folder ([`mempursuit::dataset`], [`mempursuit::eval`]);
+//!   dataset folder ([`mempursuit_cli::dataset`], [`mempursuit_cli::eval`]);
 //! * `mempursuit demo`: the same on the built-in HotpotQA mini fixture
 //!   (CC BY-SA 4.0), with one worked example;
 //! * `mempursuit bench`: per-query latency.

@@ -1,5 +1,5 @@
 //! Evaluation numbers on the committed HotpotQA mini fixture
-//! (`std-ext/data/hotpotqa-mini/`, 24 queries: 16 bridge, 8 comparison).
+//! (`cli/data/hotpotqa-mini/`, 24 queries: 16 bridge, 8 comparison).
 //!
 //! The expected values were obtained once by running `evaluate` on the
 //! fixture (debug build, x86-64) with the methods below at K = 3, 5, 10, 20
@@ -11,12 +11,12 @@
 //! top-K from scratch. Coverage is asserted as exact query counts (out of
 //! 24); recall to 1e-12.
 
-use mempursuit::dataset::{Dataset, QuerySpec};
-use mempursuit::eval::{
+use mempursuit::npy::Matrix;
+use mempursuit::{InputPolicy, Method, MmrOptions, PursuitOptions, Stopping};
+use mempursuit_cli::dataset::{Dataset, QuerySpec};
+use mempursuit_cli::eval::{
     evaluate, score_query, EvalOptions, EvalReport, NamedMethod, RelevanceMode,
 };
-use mempursuit::npy::Matrix;
-use mempursuit::{InputPolicy, Method, PursuitOptions, Stopping};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini");
 
@@ -30,10 +30,10 @@ fn methods() -> Vec<NamedMethod> {
         NamedMethod::new("top-K", Method::TopK(p)),
         NamedMethod::new(
             "MMR(0.5)",
-            Method::Mmr {
+            Method::Mmr(MmrOptions {
                 lambda: 0.5,
                 input: p,
-            },
+            }),
         ),
         NamedMethod::new("MemPursuit", Method::Pursuit(PursuitOptions::default())),
         NamedMethod::new(

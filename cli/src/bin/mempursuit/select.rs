@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use mempursuit::npy::{self, Matrix, NpyError};
 use mempursuit::{
-    AtPoolOptimum, Error, Input, InputPolicy, Method, PursuitOptions, Relevance, Selector,
-    StopReason, Stopping,
+    AtPoolOptimum, Error, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Relevance,
+    Selector, StopReason, Stopping,
 };
 
 use crate::{emit, CliResult};
@@ -105,10 +105,10 @@ fn method_of(args: &SelectArgs) -> Result<(Method, String), String> {
         SelectMethod::Mmr => {
             let lambda = args.mmr_lambda.unwrap_or(0.5);
             (
-                Method::Mmr {
+                Method::Mmr(MmrOptions {
                     lambda,
                     input: policy,
-                },
+                }),
                 format!("MMR (lambda_mmr {lambda})"),
             )
         }

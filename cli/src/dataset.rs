@@ -2,7 +2,7 @@
 //! evidence, plus the embeddings of queries and memories.
 //!
 //! A dataset is four files, the layout of the HotpotQA fixture shipped in
-//! `std-ext/data/hotpotqa-mini/`:
+//! `cli/data/hotpotqa-mini/`:
 //!
 //! | file | content |
 //! | --- | --- |
@@ -16,22 +16,19 @@
 //! embedding row per query, equal dimensions, relevance aligned with the
 //! pool) and reports the first problem with the file, the 1-based line and
 //! the offending id. Vector norms are not checked here: the selectors check
-//! them per call ([`crate::Error`]).
+//! them per call ([`mempursuit::Error`]).
 //!
 //! ```
-//! use mempursuit::dataset::Dataset;
+//! use mempursuit_cli::dataset::Dataset;
 //! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini");
 //! let data = Dataset::load_dir(dir)?;
 //! assert_eq!((data.queries.len(), data.dim()), (24, 384));
 //! let mut pool = Vec::new();
 //! data.gather_pool(0, &mut pool); // P × d, row-major
 //! assert_eq!(pool.len(), data.queries[0].pool.len() * data.dim());
-//! # Ok::<(), mempursuit::dataset::DatasetError>(())
+//! # Ok::<(), mempursuit_cli::dataset::DatasetError>(())
 //! ```
 //!
-//! Available with the `cli` feature (on by default), which brings in
-//! `serde_json`.
-#![cfg(feature = "cli")]
 
 use std::collections::HashSet;
 use std::fmt;
@@ -39,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::npy::Matrix;
+use mempursuit::npy::Matrix;
 
 /// One memory (a line of `memories.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

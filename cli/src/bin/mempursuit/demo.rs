@@ -1,13 +1,13 @@
 //! `mempursuit demo`: the built-in HotpotQA mini fixture, evaluated, and one
 //! worked example.
 //!
-//! The fixture (`std-ext/data/hotpotqa-mini/`, CC BY-SA 4.0, see its
+//! The fixture (`cli/data/hotpotqa-mini/`, CC BY-SA 4.0, see its
 //! README.md) is embedded in the binary, so the demo needs no files.
 
 use std::fmt::Write as _;
 
-use mempursuit::dataset::{Dataset, DatasetBytes, QuerySpec};
-use mempursuit::eval::{evaluate, score_query, EvalOptions};
+use mempursuit_cli::dataset::{Dataset, DatasetBytes, QuerySpec};
+use mempursuit_cli::eval::{evaluate, score_query, EvalOptions};
 
 use crate::eval::{named_methods, EvalMethod};
 use crate::{emit, CliResult};
@@ -25,7 +25,7 @@ const EXAMPLE_K: usize = 5;
 pub struct DemoArgs {}
 
 /// The embedded fixture, parsed and validated.
-pub(crate) fn fixture() -> Result<Dataset, mempursuit::dataset::DatasetError> {
+pub(crate) fn fixture() -> Result<Dataset, mempursuit_cli::dataset::DatasetError> {
     Dataset::from_bytes(DatasetBytes {
         memory_embeddings: MEMORY_EMBEDDINGS,
         query_embeddings: QUERY_EMBEDDINGS,
@@ -103,7 +103,7 @@ pub fn run(_args: &DemoArgs) -> CliResult {
         "MemPursuit demo on the built-in fixture: HotpotQA v1 dev (distractor setting), mini subset:\n\
          {} multi-hop questions, {} sentence memories, all-MiniLM-L6-v2 embeddings (d = {}).\n\
          Data: HotpotQA (Yang et al., EMNLP 2018) and Wikipedia, CC BY-SA 4.0; adapted, see\n\
-         std-ext/data/hotpotqa-mini/README.md. Pools: all sentences of each question's 10 paragraphs.\n\
+         cli/data/hotpotqa-mini/README.md. Pools: all sentences of each question's 10 paragraphs.\n\
          MemPursuit = paper mode (ridge 1e-10, gamma 1); centroid(0.5) = centroid pursuit, gamma 0.5.\n",
         data.queries.len(),
         data.memory_embeddings.rows,

@@ -13,11 +13,13 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use mempursuit::dataset::Dataset;
 use mempursuit::half::{bf16, f16};
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
-use mempursuit::{Element, Input, InputPolicy, Method, PursuitOptions, Selector, Stopping};
+use mempursuit::{
+    Element, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Selector, Stopping,
+};
+use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -104,7 +106,7 @@ impl BenchMethod {
             }),
             BenchMethod::Centroid => Method::Pursuit(PursuitOptions::centroid(0.5)),
             BenchMethod::Topk => Method::TopK(input),
-            BenchMethod::Mmr => Method::Mmr { lambda: 0.5, input },
+            BenchMethod::Mmr => Method::Mmr(MmrOptions { lambda: 0.5, input }),
         }
     }
 }

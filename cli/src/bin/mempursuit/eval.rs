@@ -3,9 +3,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use mempursuit::dataset::{Dataset, DatasetPaths};
-use mempursuit::eval::{evaluate, EvalOptions, NamedMethod, RelevanceMode};
-use mempursuit::{InputPolicy, Method, PursuitOptions, Stopping};
+use mempursuit::{InputPolicy, Method, MmrOptions, PursuitOptions, Stopping};
+use mempursuit_cli::dataset::{Dataset, DatasetPaths};
+use mempursuit_cli::eval::{evaluate, EvalOptions, NamedMethod, RelevanceMode};
 
 use crate::{emit, CliResult};
 
@@ -87,10 +87,10 @@ pub(crate) fn named_methods(
             EvalMethod::Topk => NamedMethod::new("top-K", Method::TopK(policy)),
             EvalMethod::Mmr => NamedMethod::new(
                 format!("MMR({mmr_lambda})"),
-                Method::Mmr {
+                Method::Mmr(MmrOptions {
                     lambda: mmr_lambda,
                     input: policy,
-                },
+                }),
             ),
             EvalMethod::Pursuit => {
                 NamedMethod::new("MemPursuit", Method::Pursuit(PursuitOptions::default()))

@@ -17,9 +17,9 @@
 //!   (`gold_groups`, e.g. each gold paragraph) represented by ≥ 1 pick.
 //!
 //! ```
-//! use mempursuit::dataset::Dataset;
-//! use mempursuit::eval::{evaluate, EvalOptions, NamedMethod};
-//! use mempursuit::{InputPolicy, Method, PursuitOptions};
+//! use mempursuit_cli::dataset::Dataset;
+//! use mempursuit_cli::eval::{evaluate, EvalOptions, NamedMethod};
+//! use mempursuit_cli::mempursuit::{InputPolicy, Method, PursuitOptions};
 //!
 //! let data = Dataset::load_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini"))?;
 //! let methods = [
@@ -33,8 +33,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Available with the `cli` feature (on by default).
-#![cfg(feature = "cli")]
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::{self, Write as _};
@@ -42,7 +40,7 @@ use std::fmt::{self, Write as _};
 use serde::Serialize;
 
 use crate::dataset::{Dataset, QuerySpec};
-use crate::{Error, Input, Method, Relevance, Selector, Stopping};
+use mempursuit::{Error, Input, Method, Relevance, Selector, Stopping};
 
 /// A selector with a display name (the table's row label and the key of its
 /// picks in the selections output).

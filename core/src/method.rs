@@ -1,0 +1,99 @@
+//! One selector call with its parameters: [`Method`] names the method
+//! (MemPursuit and its family, top-K, MMR) and [`Method::run`] is the single
+//! dispatch to the core's functions, shared by the `mempursuit` crate's
+//! `Selector`, its thread-split path, the WebAssembly and Python bindings
+//! and the benchmarks.
+
+use crate::baselines::{mmr, top_k};
+use crate::error::Error;
+use crate::input::Input;
+use crate::kernels::{Element, Executor, Serial};
+use crate::options::{InputPolicy, MmrOptions, PursuitOptions};
+use crate::pursuit::pursuit_with;
+use crate::selection::SelectionView;
+use crate::workspace::Workspace;
+
+/// Which selector to run, with its parameters.
+///
+/// ```
+/// use mempursuit_core::{FixedWorkspace, Input, Method, PursuitOptions};
+/// let s = core::f32::consts::FRAC_1_SQRT_2;
+/// let (query, pool) = ([s, s], [0.9950f32, 0.0998, 0.9998, 0.0200, 0.0, 1.0]);
+/// let mut storage = FixedWorkspace::<8, 4>::new();
+/// let mut ws = storage.view();
+/// let method = Method::Pursuit(PursuitOptions::default());
+/// let sel = method.run(&Input::new(&query, &pool), 2, &mut ws)?;
+/// assert_eq!(sel.picks(), &[0, 2]);
+/// # Ok::<(), mempursuit_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Method {
+    /// MemPursuit (Eqs. 5, 6, 9) or a member of its relevance-scaled family
+    /// ([`pursuit`](crate::pursuit)).
+    Pursuit(PursuitOptions),
+    /// Top-K by relevance ([`top_k`](crate::top_k)).
+    TopK(InputPolicy),
+    /// Maximal marginal relevance ([`mmr`](crate::mmr)).
+    Mmr(MmrOptions),
+}
+
+impl Default for Method {
+    /// The paper's method, `Method::Pursuit(PursuitOptions::PAPER)`.
+    fn default() -> Self {
+        Method::Pursuit(PursuitOptions::PAPER)
+    }
+}
+
+impl Method {
+    /// Runs this selector on `input` with budget K in the caller's
+    /// workspace, allocating nothing. The result borrows `ws`.
+    ///
+    /// # Errors
+    /// The selector's errors ([`Error`]), including
+    /// [`Error::CapacityExceeded`] when `ws` is smaller than (P, min(K, P)).
+    pub fn run<'w, E: Element>(
+        &self,
+        input: &Input<'_, E>,
+        budget: usize,
+        ws: &'w mut Workspace<'_>,
+    ) -> Result<SelectionView<'w>, Error> {
+        self.run_with(input, budget, ws, &mut Serial)
+    }
+
+    /// [`Method::run`] with the pursuit's passes over the candidate matrix
+    /// cut into row ranges that `executor` may run on several threads (see
+    /// [`Executor`]); bit-identical to [`Method::run`]. Top-K and MMR run
+    /// serially.
+    ///
+    /// # Errors
+    /// As [`Method::run`].
+    pub fn run_with<'w, E: Element>(
+        &self,
+        input: &Input<'_, E>,
+        budget: usize,
+        ws: &'w mut Workspace<'_>,
+        executor: &mut dyn Executor,
+    ) -> Result<SelectionView<'w>, Error> {
+        match self {
+            Method::Pursuit(o) => pursuit_with(input, budget, o, ws, executor),
+            Method::TopK(p) => top_k(input, budget, p, ws),
+            Method::Mmr(o) => mmr(input, budget, o, ws),
+        }
+    }
+
+    /// The input policy of this method.
+    pub fn input_policy(&self) -> InputPolicy {
+        match self {
+            Method::Pursuit(o) => o.input,
+            Method::TopK(p) => *p,
+            Method::Mmr(o) => o.input,
+        }
+    }
+
+    /// Whether the selection carries simplex weights (the pursuit family
+    /// does; top-K and MMR do not).
+    pub fn has_weights(&self) -> bool {
+        matches!(self, Method::Pursuit(_))
+    }
+}
