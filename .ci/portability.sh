@@ -68,8 +68,8 @@ fi
 echo "== wasm package (release, simd128)"
 bash wasm/build.sh
 
-echo "== native reference orders"
-cargo run -q -p mempursuit-wasm --example native_orders -- cli/data/hotpotqa-mini > target/native-orders.json
+echo "== native reference orders (strict-order: the unfused kernels, the same bits as wasm and the firmware)"
+cargo run -q -p mempursuit-wasm --features mempursuit-core/strict-order --example native_orders -- cli/data/hotpotqa-mini > target/native-orders.json
 
 echo "== wasm/check.mjs (Node.js)"
 node wasm/check.mjs --native target/native-orders.json --fixture cli/data/hotpotqa-mini "${qemu_args[@]}"
