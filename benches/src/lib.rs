@@ -3,6 +3,7 @@
 //! naive baseline (full P × P Gram, dense QP re-solved from scratch at every
 //! step, scalar code), shared by the criterion benches and the tests.
 
+pub mod external;
 pub mod naive;
 
 use mempursuit::kernels::{row_dots, Isa};

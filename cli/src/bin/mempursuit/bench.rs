@@ -5,7 +5,10 @@
 //! core selector on a reused workspace, as a latency-bound service would
 //! call it; the owned `Selection` is not built). With `--roofline` the same
 //! run also times K + 1 plain
-//! matrix–vector passes over each pool (the roofline of a budget-K query);
+//! matrix–vector passes over each pool (the roofline of a budget-K query),
+//! and, in a build with the `openblas` / `faer` features, the same K + 1
+//! passes with OpenBLAS's SGEMV / faer's matrix–vector product (f32
+//! storage);
 //! with a reduced-precision `--storage` it reports how often the picks
 //! differ from the f32 picks.
 
@@ -90,7 +93,9 @@ pub struct BenchArgs {
     /// Split each query's passes over N threads (pursuit methods only).
     #[arg(long, default_value_t = 1)]
     pub split: usize,
-    /// Also time the roofline: K + 1 plain matrix–vector passes per query.
+    /// Also time the roofline: K + 1 plain matrix–vector passes per query
+    /// (and with the external libraries of a build with the `openblas` /
+    /// `faer` features, f32 storage only).
     #[arg(long)]
     pub roofline: bool,
 }
@@ -150,21 +155,37 @@ fn stats(mut samples: Vec<f64>) -> Stats {
     }
 }
 
-/// Per-query seconds of the selection, the picks of the last round, and
-/// per-query seconds of the roofline (if asked for).
-type Timed = (Vec<f64>, Vec<Vec<usize>>, Option<Vec<f64>>);
+/// K + 1 passes by an external library: (candidates, d, K, out) → sink.
+type Passes = fn(&[f32], usize, usize, &mut [f32]) -> f32;
+
+/// The external libraries of this build (features `openblas`, `faer`).
+fn externals() -> Vec<(&'static str, Passes)> {
+    #[cfg(any(feature = "openblas", feature = "faer"))]
+    return mempursuit_benches::external::available();
+    #[cfg(not(any(feature = "openblas", feature = "faer")))]
+    Vec::new()
+}
+
+/// Per-query seconds of the selection, the picks of the last round,
+/// per-query seconds of the roofline (if asked for) and of each external
+/// library's passes (in the order of `externals`).
+type Timed = (Vec<f64>, Vec<Vec<usize>>, Option<Vec<f64>>, Vec<Vec<f64>>);
 
 /// Times `method` on every query, round after round (round 0 is an untimed
 /// warm-up). With `--roofline` each round is followed by a roofline round
 /// over the same queries, so both see the same machine conditions and the
 /// same cache state (each query's pool is evicted from L2 by the others
 /// before it comes round again when the pools exceed the L2 cache).
-/// Batch mode gives one sample per round: batch time / queries.
+/// Batch mode gives one sample per round: batch time / queries. `ext`
+/// (with `--roofline`): external passes to time after the roofline in each
+/// round, on `pools` (the f32 pools of `inputs`).
 fn measure<E: Element>(
     inputs: &[Input<'_, E>],
     args: &BenchArgs,
     method: &Method,
     mut split: Option<&mut SplitPool>,
+    ext: &[(&'static str, Passes)],
+    pools: &[&[f32]],
 ) -> Result<Timed, Box<dyn std::error::Error>> {
     let k = args.budget;
     let mut samples = Vec::with_capacity(args.rounds * inputs.len());
@@ -181,6 +202,7 @@ fn measure<E: Element>(
     let mut out = vec![0.0f32; max_pool];
     let isa = Isa::detect();
     let mut sink = 0.0f32;
+    let mut ext_samples = vec![Vec::with_capacity(args.rounds * inputs.len()); ext.len()];
     if split.is_some() && !matches!(method, Method::Pursuit(_)) {
         return Err("--split applies to the pursuit methods only".into());
     }
@@ -244,10 +266,24 @@ fn measure<E: Element>(
                     roof.push(t.elapsed().as_secs_f64());
                 }
             }
+            // The same passes by each external library, same pools.
+            for ((_, passes), times) in ext.iter().zip(ext_samples.iter_mut()) {
+                for (input, pool) in inputs.iter().zip(pools) {
+                    let (p, d) = (input.pool_size().unwrap_or(0), input.dim());
+                    if p == 0 {
+                        continue;
+                    }
+                    let t = Instant::now();
+                    sink += passes(pool, d, k.min(p), &mut out[..p]);
+                    if timed {
+                        times.push(t.elapsed().as_secs_f64());
+                    }
+                }
+            }
         }
     }
     std::hint::black_box(sink);
-    Ok((samples, picks, roof))
+    Ok((samples, picks, roof, ext_samples))
 }
 
 fn convert<E>(queries: &[Query], f: impl Fn(f32) -> E) -> Vec<Vec<E>> {
@@ -309,8 +345,10 @@ pub fn run(args: &BenchArgs) -> CliResult {
         .iter()
         .map(|q| Input::new(&q.query, &q.pool))
         .collect();
-    let (samples, picks, roof) = match args.storage {
-        Storage::F32 => measure(&f32_inputs, args, &method, split.as_mut())?,
+    let ext = externals();
+    let f32_pools: Vec<&[f32]> = queries.iter().map(|q| q.pool.as_slice()).collect();
+    let (samples, picks, roof, ext_samples) = match args.storage {
+        Storage::F32 => measure(&f32_inputs, args, &method, split.as_mut(), &ext, &f32_pools)?,
         Storage::F16 => {
             let pools = convert(&queries, f16::from_f32);
             let inputs: Vec<Input<'_, f16>> = queries
@@ -318,7 +356,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 .zip(&pools)
                 .map(|(q, m)| Input::with_storage(&q.query, m))
                 .collect();
-            measure(&inputs, args, &method, split.as_mut())?
+            measure(&inputs, args, &method, split.as_mut(), &[], &[])?
         }
         Storage::Bf16 => {
             let pools = convert(&queries, bf16::from_f32);
@@ -327,7 +365,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 .zip(&pools)
                 .map(|(q, m)| Input::with_storage(&q.query, m))
                 .collect();
-            measure(&inputs, args, &method, split.as_mut())?
+            measure(&inputs, args, &method, split.as_mut(), &[], &[])?
         }
     };
 
@@ -369,12 +407,36 @@ pub fn run(args: &BenchArgs) -> CliResult {
             "| roofline (K+1 passes) | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
             r.median, r.mean, r.p95, r.min, r.n
         )?;
+        let mut best: Option<(&str, Stats)> = None;
+        for ((name, _), times) in ext.iter().zip(ext_samples) {
+            if times.is_empty() {
+                continue;
+            }
+            let e = stats(times);
+            writeln!(
+                text,
+                "| {name} (K+1 passes) | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+                e.median, e.mean, e.p95, e.min, e.n
+            )?;
+            if best.as_ref().is_none_or(|(_, b)| e.median < b.median) {
+                best = Some((name, e));
+            }
+        }
         writeln!(
             text,
             "\nselection / roofline: {:.3} (medians), {:.3} (minima)",
             s.median / r.median,
             s.min / r.min
         )?;
+        if let Some((name, e)) = best {
+            writeln!(
+                text,
+                "selection / {name} (the faster external library): {:.3} (medians), {:.3} (minima); roofline / {name}: {:.3}",
+                s.median / e.median,
+                s.min / e.min,
+                r.median / e.median
+            )?;
+        }
     }
     if args.storage != Storage::F32 {
         // Agreement with the f32 picks (single-threaded, same method).
