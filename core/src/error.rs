@@ -43,6 +43,30 @@ pub enum Capacity {
     Budget,
 }
 
+/// What is wrong with one row of an int8 candidate matrix
+/// ([`Int8Pool`](crate::Int8Pool)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Int8Fault {
+    /// The f32 row holds NaN or ±∞ at `index`.
+    NonFinite {
+        /// 0-based element index within the row.
+        index: usize,
+        /// The offending value.
+        value: f32,
+    },
+    /// Code −128 at `index`: codes must be in −127..=127 (so that an i32
+    /// dot product of d ≤ 133 000 codes cannot overflow); clamp it to −127.
+    CodeOutOfRange {
+        /// 0-based element index within the row.
+        index: usize,
+    },
+    /// The row's scale is negative, NaN or ±∞.
+    InvalidScale {
+        /// The offending scale.
+        value: f32,
+    },
+}
+
 /// Every error a selector can return.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Error {
@@ -92,6 +116,30 @@ pub enum Error {
     InvalidStopping,
     /// The pool-optimum tolerance is negative or NaN.
     InvalidOptimumTolerance(f64),
+    /// An int8 buffer is shorter than the pool needs (codes: P·d; scales,
+    /// errors, norms: P), or an [`Int8Pool`](crate::Int8Pool) does not
+    /// match the input's P and d.
+    Int8Length {
+        /// The length needed.
+        expected: usize,
+        /// The length given.
+        found: usize,
+    },
+    /// d exceeds the largest dimension for which int8 dot products are
+    /// exact in i32 (127² · d < 2³¹): use the f32 pursuit.
+    Int8DimensionTooLarge {
+        /// The dimension d.
+        dim: usize,
+        /// The largest supported d (133 000).
+        max: usize,
+    },
+    /// Row `row` of an int8 candidate matrix is unusable.
+    Int8Row {
+        /// 0-based row.
+        row: usize,
+        /// What is wrong with it.
+        fault: Int8Fault,
+    },
     /// A shape does not fit the workspace.
     CapacityExceeded {
         /// Which buffer.
@@ -125,6 +173,23 @@ impl fmt::Display for VectorFault {
     }
 }
 
+impl fmt::Display for Int8Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Int8Fault::NonFinite { index, value } => {
+                write!(f, "element {index} is not finite ({value})")
+            }
+            Int8Fault::CodeOutOfRange { index } => write!(
+                f,
+                "code {index} is -128; codes must be in -127..=127 (clamp it to -127)"
+            ),
+            Int8Fault::InvalidScale { value } => {
+                write!(f, "scale {value} must be finite and >= 0")
+            }
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -154,6 +219,15 @@ impl fmt::Display for Error {
             Error::InvalidOptimumTolerance(v) => {
                 write!(f, "pool-optimum tolerance {v} must be finite and >= 0")
             }
+            Error::Int8Length { expected, found } => write!(
+                f,
+                "int8 buffer has {found} entries but the pool needs {expected}"
+            ),
+            Error::Int8DimensionTooLarge { dim, max } => write!(
+                f,
+                "dimension {dim} exceeds {max}, the largest d with exact int8 dot products; use the f32 pursuit"
+            ),
+            Error::Int8Row { row, fault } => write!(f, "int8 candidate {row}: {fault}"),
             Error::CapacityExceeded {
                 what,
                 needed,

@@ -94,6 +94,8 @@ impl<'a, E> Input<'a, E> {
 pub(crate) struct Prepared {
     pub pool: usize,
     pub dim: usize,
+    /// The query's scale (1 for a near-unit query, else 1/‖q‖ in f32).
+    pub q_scale: f32,
 }
 
 /// Classifies a vector from its f32 squared norm, re-checking in f64 when the
@@ -233,5 +235,9 @@ pub(crate) fn prepare<E: Element>(
             }
         }
     }
-    Ok(Prepared { pool: p, dim: d })
+    Ok(Prepared {
+        pool: p,
+        dim: d,
+        q_scale,
+    })
 }

@@ -59,9 +59,12 @@
 #![allow(clippy::needless_range_loop)]
 
 mod baselines;
+mod certified;
 mod cholesky;
 mod error;
+mod exact;
 mod input;
+mod int8;
 pub mod kernels;
 mod method;
 mod options;
@@ -71,12 +74,15 @@ mod solver;
 mod workspace;
 
 pub use baselines::{mmr, top_k};
+pub use certified::{pursuit_int8, pursuit_int8_with};
 pub use cholesky::PIVOT_TOLERANCE;
-pub use error::{Capacity, Error, VectorFault};
+pub use error::{Capacity, Error, Int8Fault, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
 #[cfg(feature = "half")]
 pub use half;
 pub use input::{Input, Relevance};
+pub use int8::Int8Pool;
+pub use kernels::int8::MAX_I8_DIM;
 pub use kernels::{Element, Executor, Isa, PassJob, Serial};
 pub use method::Method;
 pub use options::{
@@ -84,5 +90,5 @@ pub use options::{
     Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 pub use pursuit::{pursuit, pursuit_with};
-pub use selection::{SelectionView, Step, StopReason};
+pub use selection::{RefitStatus, SelectionView, Step, StopReason};
 pub use workspace::{FixedWorkspace, ScratchSize, Workspace};

@@ -2,11 +2,12 @@
 //! with a simplex-constrained refit after every pick.
 
 use crate::error::Error;
-use crate::input::{prepare, Input};
+use crate::exact::{residual_sq, ExactParts};
+use crate::input::{prepare, Input, Relevance};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, PursuitOptions, Stopping};
-use crate::selection::{SelectionView, Step, StopReason};
-use crate::solver::refit;
+use crate::selection::{RefitStatus, SelectionView, Step, StopReason};
+use crate::solver::{refit, Refit};
 use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED};
 
 /// Runs MemPursuit: picks up to `budget` (K) memories from the pool, one at a
@@ -65,15 +66,20 @@ pub fn pursuit_with<'w, E: Element>(
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
     ws.nfree = 0;
+    let rows = E::view(input.candidates);
     let mut pass = Passes {
-        rows: E::view(input.candidates),
+        rows,
         d,
         exec: executor,
     };
+    ws.sigma[..p].fill(f64::NAN);
+    ws.b_exact[..p].fill(f64::NAN);
+    let exact = ExactParts::new(rows, d, input.query, prep.q_scale);
+    let similarity = matches!(input.relevance, Relevance::Similarity);
     let len = if options.is_centroid() {
         centroid_loop(&mut pass, k_eff, options, ws)
     } else {
-        qp_loop(&mut pass, k_eff, options, ws)
+        qp_loop(&mut pass, &exact, similarity, k_eff, options, ws)
     };
     let ws: &'w Workspace<'_> = ws;
     Ok(SelectionView::from_workspace(ws, len, true))
@@ -129,7 +135,7 @@ pub(crate) fn gram_row_into(
 /// 0/0 or ±x/0; no change at a zero residual counts as no improvement (0)
 /// and an overflow saturates at ±f64::MAX (the comparison with a finite τ is
 /// unchanged).
-fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
+pub(crate) fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
     let q = (l_prev - l_t) / l_prev.max(eps);
     if q.is_nan() {
         0.0
@@ -139,15 +145,15 @@ fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
 }
 
 /// Adaptive stopping (Eq. 7): counts consecutive steps with Δ_t ≤ τ.
-struct AdaptiveStop {
-    eps: f64,
+pub(crate) struct AdaptiveStop {
+    pub(crate) eps: f64,
     tau: f64,
     patience: u32,
     small: u32,
 }
 
 impl AdaptiveStop {
-    fn new(options: &PursuitOptions) -> Self {
+    pub(crate) fn new(options: &PursuitOptions) -> Self {
         let (eps, tau, patience) = match options.stopping {
             Stopping::FixedBudget => (1e-12, f64::NEG_INFINITY, u32::MAX),
             Stopping::Adaptive { tau, patience, eps } => (eps, tau, patience),
@@ -161,7 +167,7 @@ impl AdaptiveStop {
     }
 
     /// Records Δ_t; true once `patience` consecutive steps were small.
-    fn small_step(&mut self, improvement: f64) -> bool {
+    pub(crate) fn small_step(&mut self, improvement: f64) -> bool {
         if improvement <= self.tau {
             self.small += 1;
         } else {
@@ -183,12 +189,13 @@ fn score64(ws: &Workspace<'_>, i: usize, gamma: f64) -> f64 {
 
 fn qp_loop(
     pass: &mut Passes<'_, '_>,
+    exact: &ExactParts<'_>,
+    similarity: bool,
     k_eff: usize,
     options: &PursuitOptions,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let p = ws.pool;
-    let k = ws.max_budget;
     let (gamma, kappa) = (options.gamma, options.ridge);
     let mut stop = AdaptiveStop::new(options);
     let mut l_prev = 1.0f64;
@@ -226,22 +233,14 @@ fn qp_loop(
             next = argmax_available(&ws.rho[..p], &ws.state[..p]);
             continue;
         }
-        let score = if t == 0 {
-            ws.rho[i] as f64
-        } else {
-            score64(ws, i, gamma)
-        };
+        // The pass: the pick's Gram row (f32), for the score refresh.
         gram_row_into(pass, i, t, ws);
-        for j in 0..t {
-            let g = ws.gram[t * ws.max_pool + ws.picks[j]] as f64;
-            ws.gss[t * k + j] = g;
-            ws.gss[j * k + t] = g;
-        }
-        ws.gss[t * k + t] = ws.gram[t * ws.max_pool + i] as f64;
-        ws.rho_s[t] = ws.rho[i] as f64;
-        ws.b_s[t] = ws.b[i] as f64;
+        // The exact small parts: G_SS, b_S and ρ_S in f64 from the rows.
+        let rho_i = exact_rho(exact, ws, i, similarity);
+        let score = if t == 0 { rho_i } else { score64(ws, i, gamma) };
+        set_exact_row(exact, ws, t, i, rho_i);
         let r = refit(ws, t + 1, gamma, kappa);
-        let l_t = residual_sq(ws);
+        let l_t = residual_sq(exact, ws);
 
         // Score refresh (Eq. 9) for the next pick and the certificate.
         // U = ρ − Σ_{j∈F} (γ α_j) G_j in one pass; the coefficients go to
@@ -262,7 +261,10 @@ fn qp_loop(
             ws.u[j] = f32::NEG_INFINITY;
         }
         next = argmax_scores(&ws.u[..p], &ws.state[..p]);
-        let gap = next.map_or(0.0, |n| (score64(ws, n, gamma) - r.nu).max(0.0));
+        let gap = next
+            .map_or(0.0, |n| score64(ws, n, gamma) - r.nu)
+            .max(r.kkt_violation)
+            .max(0.0);
         let improvement = relative_improvement(l_prev, l_t, stop.eps);
         last = Step {
             index: i,
@@ -274,6 +276,8 @@ fn qp_loop(
             free_size: ws.nfree,
             solver_iterations: r.iterations,
             filled: false,
+            refit: pool_status(ws, &r),
+            verified: 0,
         };
         ws.steps[t] = last;
         t += 1;
@@ -299,16 +303,54 @@ fn qp_loop(
     t
 }
 
-/// L = ‖q − Σ α_j m_j‖² = 1 − 2 αᵀ b_S + αᵀ G_SS α over the free set, in
-/// O(|F|) from the G_SS α that the refit leaves in `trial`.
-fn residual_sq(ws: &Workspace<'_>) -> f64 {
-    let mut ab = 0.0;
-    let mut aga = 0.0;
-    for &i in &ws.free[..ws.nfree] {
-        ab += ws.alpha[i] * ws.b_s[i];
-        aga += ws.alpha[i] * ws.trial[i];
+/// ρ_i of the exact small parts: b_i in f64 for ρ = b, else the caller's
+/// (or the pool-order) relevance as given.
+pub(crate) fn exact_rho(
+    exact: &ExactParts<'_>,
+    ws: &mut Workspace<'_>,
+    i: usize,
+    similarity: bool,
+) -> f64 {
+    if similarity {
+        exact.b(ws, i)
+    } else {
+        ws.rho[i] as f64
     }
-    (1.0 - 2.0 * ab + aga).max(0.0)
+}
+
+/// Row and column `t` of G_SS, b_S[t] and ρ_S[t] for pick `i` (pool
+/// index), in f64 from the rows: the refit's inputs are exact to f64
+/// rounding, so whether a near-duplicate counts as dependent is decided by
+/// the geometry, not by f32 rounding of its Gram entries.
+pub(crate) fn set_exact_row(
+    exact: &ExactParts<'_>,
+    ws: &mut Workspace<'_>,
+    t: usize,
+    i: usize,
+    rho_i: f64,
+) {
+    let k = ws.max_budget;
+    for j in 0..t {
+        let pj = ws.picks[j];
+        let g = exact.gram(ws, i, pj);
+        ws.gss[t * k + j] = g;
+        ws.gss[j * k + t] = g;
+    }
+    ws.gss[t * k + t] = exact.gram(ws, i, i);
+    ws.b_s[t] = exact.b(ws, i);
+    ws.rho_s[t] = rho_i;
+}
+
+/// The refit's status with a blocked memory's position mapped to its pool
+/// index.
+pub(crate) fn pool_status(ws: &Workspace<'_>, r: &Refit) -> RefitStatus {
+    match r.status {
+        RefitStatus::Blocked { index, violation } => RefitStatus::Blocked {
+            index: ws.picks[index],
+            violation,
+        },
+        s => s,
+    }
 }
 
 /// Centroid pursuit (κ = ∞, DESIGN §11): α = 1/|S|,
@@ -359,6 +401,8 @@ fn centroid_loop(
             free_size: t + 1,
             solver_iterations: 0,
             filled: false,
+            refit: RefitStatus::Optimal,
+            verified: 0,
         };
         t += 1;
         l_prev = l_t;

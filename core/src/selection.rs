@@ -22,6 +22,42 @@ pub enum StopReason {
     PoolOptimum,
 }
 
+/// How the refit of one pursuit step ended (Eq. 6). Every status leaves α
+/// on the simplex (α ≥ 0, Σα = 1, no NaN); only [`RefitStatus::Optimal`]
+/// guarantees that it is the minimizer. The Frank–Wolfe gap of the step
+/// ([`Step::fw_gap`]) is a valid bound for the α returned whatever the status.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum RefitStatus {
+    /// The KKT conditions (Eq. 15) hold on the selected set to the solver's
+    /// tolerance (also every closed-form refit: the first pick, centroid
+    /// pursuit, relevance fill).
+    #[default]
+    Optimal,
+    /// The active-set iteration cap (4t + 16) ended the refit.
+    IterationCap {
+        /// Largest KKT violation max_{j∈S} (U_j − γκα_j − ν) ≥ 0 of the α
+        /// returned.
+        violation: f64,
+    },
+    /// A selected memory whose column is numerically dependent on the free
+    /// set (pivot² ≤ [`PIVOT_TOLERANCE`](crate::PIVOT_TOLERANCE) · A_jj)
+    /// could not enter it and keeps α = 0 although its score exceeds ν.
+    Blocked {
+        /// Pool index of the most violating blocked memory.
+        index: usize,
+        /// Its KKT violation U_j − ν > 0.
+        violation: f64,
+    },
+    /// An equality solve produced a non-finite value; the refit stopped at
+    /// the last feasible α.
+    NumericalFailure {
+        /// Largest KKT violation of the α returned.
+        violation: f64,
+    },
+}
+
 /// The record of one pursuit step (DESIGN §2, §4, §5).
 ///
 /// For the baselines ([`top_k`](crate::top_k), [`mmr`](crate::mmr)) only
@@ -40,8 +76,11 @@ pub struct Step {
     pub residual_sq: f64,
     /// Δ_t = (L_{t−1} − L_t) / max(L_{t−1}, ε) (Eq. 7).
     pub improvement: f64,
-    /// Frank–Wolfe gap g_S = max(0, max_{i∉S} U_i − ν_S) after the refit
-    /// (Theorem B.2, Eq. 25): 0 ≤ J(S) − F* ≤ g_S. For centroid pursuit
+    /// Frank–Wolfe gap g_S = max(0, max_i U_i − ν_S) after the refit,
+    /// the maximum over every candidate, selected or not (Theorem B.2,
+    /// Eq. 25; for a selected memory j its U_j − γκα_j, so a selected
+    /// memory of weight 0 that violates KKT counts): 0 ≤ J(α) − F* ≤ g_S
+    /// for the α returned, whatever [`refit`](Self::refit) says. For centroid pursuit
     /// (κ = ∞) the diagnostic g̃_S = max_{i∉S} U_i − mean_{j∈S} U_j, which is
     /// no certificate and may be negative.
     pub fw_gap: f64,
@@ -54,6 +93,13 @@ pub struct Step {
     pub solver_iterations: u32,
     /// Whether this pick was made by relevance fill after the pool optimum.
     pub filled: bool,
+    /// How this step's refit ended.
+    pub refit: RefitStatus,
+    /// Candidates whose score was computed exactly (in f64 from their f32
+    /// rows) to certify this pick: those whose int8 score interval reached
+    /// the best lower bound ([`pursuit_int8`](crate::pursuit_int8); ≥ 1
+    /// there). 0 for the f32 pursuit and the baselines.
+    pub verified: u32,
 }
 
 /// A view of the result, borrowed from the [`Workspace`] that computed it.

@@ -35,6 +35,7 @@
 //! is always on the simplex, free of NaN, and no add/drop cycle can run on.
 
 use crate::cholesky::{Factor, PIVOT_TOLERANCE};
+use crate::selection::RefitStatus;
 use crate::workspace::Workspace;
 
 const IN_FREE: usize = 1;
@@ -46,6 +47,21 @@ pub(crate) struct Refit {
     /// ν_S = Σ α_j U_j − γκ‖α‖².
     pub nu: f64,
     pub iterations: u32,
+    /// How the refit ended; a [`RefitStatus::Blocked`] `index` is a
+    /// *position* in S here (the pursuit maps it to the pool index).
+    pub status: RefitStatus,
+    /// max(0, max_{j∈S} (U_j − γκα_j) − ν): the selected memories' part of
+    /// the Frank–Wolfe gap (0 at an exact optimum; > 0 for a blocked memory
+    /// or a capped refit).
+    pub kkt_violation: f64,
+}
+
+/// How the active-set loop ended.
+#[derive(Clone, Copy, PartialEq)]
+enum Exit {
+    Optimal,
+    Cap,
+    NonFinite,
 }
 
 /// Refits α over the first `t` selected positions. Position t−1 is new and
@@ -93,8 +109,10 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
     // (skipping one equality solve per pursuit step).
     let mut warm = t > 1;
     let mut optimal_nu = None;
+    let mut exit = Exit::Optimal;
     loop {
         if iterations >= cap {
+            exit = Exit::Cap;
             break;
         }
         iterations += 1;
@@ -121,6 +139,7 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             }
             scores(ws, t, gamma, kappa)
         } else {
+            exit = Exit::NonFinite;
             break;
         };
         // Most violating selected memory outside F (lowest position on ties).
@@ -161,7 +180,42 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             reset_forward(ws);
         }
     }
-    finish(ws, t, gamma, kappa, iterations, optimal_nu)
+    let (nu, iterations, fell_back) = finish(ws, t, gamma, kappa, iterations, optimal_nu);
+    // KKT check of the α returned (u_s is current: `finish` recomputed it
+    // unless α only moved by rounding). After an optimal exit the free
+    // memories satisfy U_j − γκα_j = ν by construction (their difference is
+    // rounding noise), so only those outside F are checked; after any other
+    // exit every selected position is.
+    let mut worst: Option<(usize, f64)> = None;
+    for j in 0..t {
+        if exit == Exit::Optimal && !fell_back && ws.blocked[j] & IN_FREE != 0 {
+            continue;
+        }
+        let v = ws.u_s[j] - gamma * kappa * ws.alpha[j] - nu;
+        if worst.is_none_or(|(_, w)| v > w) {
+            worst = Some((j, v));
+        }
+    }
+    let (worst_pos, violation) = worst.map_or((0, 0.0), |(j, v)| (j, v.max(0.0)));
+    let violation = if violation.is_nan() { 0.0 } else { violation };
+    if fell_back {
+        exit = Exit::NonFinite;
+    }
+    let status = match exit {
+        Exit::Cap => RefitStatus::IterationCap { violation },
+        Exit::NonFinite => RefitStatus::NumericalFailure { violation },
+        Exit::Optimal if violation > add_tol * (1.0 + nu.abs()) => RefitStatus::Blocked {
+            index: worst_pos,
+            violation,
+        },
+        Exit::Optimal => RefitStatus::Optimal,
+    };
+    Refit {
+        nu,
+        iterations,
+        status,
+        kkt_violation: violation,
+    }
 }
 
 /// What one equality-constrained solve on the free set did.
@@ -257,7 +311,7 @@ fn equality_step(
     })
 }
 
-/// Puts α exactly on the simplex and returns the refit's report.
+/// Puts α exactly on the simplex and returns ν and the iteration count.
 ///
 /// `optimal_nu` is ν when the loop ended on an optimal α whose scores are
 /// current; the renormalization then moves α by rounding only (|Σα − 1| is
@@ -269,7 +323,7 @@ fn finish(
     kappa: f64,
     iterations: u32,
     optimal_nu: Option<f64>,
-) -> Refit {
+) -> (f64, u32, bool) {
     // Exact simplex: clear round-off negatives (none are expected) and
     // renormalize the free weights.
     let mut sum = 0.0;
@@ -280,12 +334,14 @@ fn finish(
         }
         sum += ws.alpha[j];
     }
-    if sum > 0.0 {
+    let fell_back = !(sum > 0.0);
+    if !fell_back {
         for a in 0..ws.nfree {
             ws.alpha[ws.free[a]] /= sum;
         }
     } else {
-        // Unreachable in exact arithmetic; fall back to the first free memory.
+        // Unreachable in exact arithmetic; fall back to the first free
+        // memory (reported as a numerical failure).
         let j = ws.free[0];
         ws.alpha[j] = 1.0;
     }
@@ -294,7 +350,7 @@ fn finish(
         _ => scores(ws, t, gamma, kappa),
     };
     ws.nu = nu;
-    Refit { nu, iterations }
+    (nu, iterations, fell_back)
 }
 
 /// Enters a KKT-violating memory `j` (U_j − ν = `violation` > 0) whose

@@ -28,10 +28,13 @@ pub struct ScratchSize {
     /// f32 elements: 5·P_max (similarities, relevance, scores, norms'
     /// scales, one accumulator row) + K_max·P_max (the Gram rows of the picks).
     pub f32s: usize,
-    /// f64 elements: 2·K_max² (G_SS and its Cholesky factor) + 7·K_max.
+    /// f64 elements: 2·K_max² (G_SS and its Cholesky factor) + 7·K_max
+    /// + 5·P_max (exact scales and similarities, the per-row error radii
+    /// and int8 scales of the certified int8 pursuit) + K_max·P_max (its
+    /// cache of exact Gram entries).
     pub f64s: usize,
-    /// usize elements: P_max (candidate states) + 3·K_max (picks, free set,
-    /// blocked flags).
+    /// usize elements: 2·P_max (candidate states, exact-cache fill) +
+    /// 3·K_max (picks, free set, blocked flags).
     pub indices: usize,
     /// [`Step`] records: K_max.
     pub steps: usize,
@@ -60,7 +63,16 @@ impl ScratchSize {
         }) else {
             return None;
         };
-        let Some(indices) = max_pool.checked_add(3 * max_budget) else {
+        let Some(f64s) = (match f64s.checked_add(gram) {
+            Some(v) => v.checked_add(p5),
+            None => None,
+        }) else {
+            return None;
+        };
+        let Some(indices) = (match max_pool.checked_mul(2) {
+            Some(v) => v.checked_add(3 * max_budget),
+            None => None,
+        }) else {
             return None;
         };
         let size = ScratchSize {
@@ -141,8 +153,24 @@ pub struct Workspace<'a> {
     pub(crate) x: &'a mut [f64],
     pub(crate) y: &'a mut [f64],
     pub(crate) trial: &'a mut [f64],
+    // f64, P_max each: exact small parts (f32 and int8 pursuit) and the
+    // certified int8 pursuit's per-row data
+    /// σ_i in f64 (1 for a near-unit row, else 1/‖m_i‖); NaN = not computed.
+    pub(crate) sigma: &'a mut [f64],
+    /// b_i = σ_i σ_q (m_i · q) in f64; NaN = not computed.
+    pub(crate) b_exact: &'a mut [f64],
+    /// Upper bound of ‖σ_i m_i − w_i c_i‖ (int8 pursuit).
+    pub(crate) err_bound: &'a mut [f64],
+    /// Upper bound of ‖w_i c_i‖ (int8 pursuit).
+    pub(crate) norm_bound: &'a mut [f64],
+    /// w_i = σ_i s_i rounded to f32: the approximate row is w_i c_i.
+    pub(crate) wscale: &'a mut [f64],
+    // f64, K_max rows of stride P_max: exact G_{pick_s, i} (int8 pursuit)
+    pub(crate) exact_gram: &'a mut [f64],
     // usize
     pub(crate) state: &'a mut [usize],
+    /// Number of picks whose exact Gram entry with candidate i is cached.
+    pub(crate) cached: &'a mut [usize],
     pub(crate) picks: &'a mut [usize],
     pub(crate) free: &'a mut [usize],
     pub(crate) blocked: &'a mut [usize],
@@ -221,7 +249,14 @@ impl<'a> Workspace<'a> {
             x: take(&mut f64s, k),
             y: take(&mut f64s, k),
             trial: take(&mut f64s, k),
+            sigma: take(&mut f64s, p),
+            b_exact: take(&mut f64s, p),
+            err_bound: take(&mut f64s, p),
+            norm_bound: take(&mut f64s, p),
+            wscale: take(&mut f64s, p),
+            exact_gram: take(&mut f64s, k * p),
             state: take(&mut indices, p),
+            cached: take(&mut indices, p),
             picks: take(&mut indices, k),
             free: take(&mut indices, k),
             blocked: take(&mut indices, k),
@@ -275,9 +310,9 @@ impl<'a> Workspace<'a> {
 /// [`Workspace`] the selectors take.
 ///
 /// Its size is [`ScratchSize::bytes`] rounded up to a multiple of 8 (the
-/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 12,288 bytes on
-/// 64-bit targets and 11,712 on 32-bit ones, `FixedWorkspace<200, 20>` is
-/// 30,880 / 29,680 (table in `docs/PORTABILITY.md`). For small devices put
+/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 24,064 bytes on
+/// 64-bit targets and 23,104 on 32-bit ones, `FixedWorkspace<200, 20>` is
+/// 73,120 / 70,960 (table in `docs/PORTABILITY.md`). For small devices put
 /// it in a `static` (or a `static mut` behind a critical section) rather than
 /// on a small stack.
 #[derive(Debug, Clone)]
@@ -286,7 +321,9 @@ pub struct FixedWorkspace<const P: usize, const K: usize> {
     gram: [[f32; P]; K],
     mats: [[[f64; K]; K]; 2],
     vec_k: [[f64; K]; 7],
-    state: [usize; P],
+    vec_p64: [[f64; P]; 5],
+    exact_gram: [[f64; P]; K],
+    state: [[usize; P]; 2],
     idx_k: [[usize; K]; 3],
     steps: [Step; K],
 }
@@ -304,13 +341,17 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             free_size: 0,
             solver_iterations: 0,
             filled: false,
+            refit: crate::selection::RefitStatus::Optimal,
+            verified: 0,
         };
         FixedWorkspace {
             vec_p: [[0.0; P]; 5],
             gram: [[0.0; P]; K],
             mats: [[[0.0; K]; K]; 2],
             vec_k: [[0.0; K]; 7],
-            state: [0; P],
+            vec_p64: [[0.0; P]; 5],
+            exact_gram: [[0.0; P]; K],
+            state: [[0; P]; 2],
             idx_k: [[0; K]; 3],
             steps: [ZERO_STEP; K],
         }
@@ -322,6 +363,8 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
         let [gss, chol] = &mut self.mats;
         let [alpha, rho_s, b_s, u_s, x, y, trial] = &mut self.vec_k;
         let [picks, free, blocked] = &mut self.idx_k;
+        let [sigma, b_exact, err_bound, norm_bound, wscale] = &mut self.vec_p64;
+        let [state, cached] = &mut self.state;
         Workspace {
             max_pool: P,
             max_budget: K,
@@ -340,7 +383,14 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             x,
             y,
             trial,
-            state: &mut self.state,
+            sigma,
+            b_exact,
+            err_bound,
+            norm_bound,
+            wscale,
+            exact_gram: self.exact_gram.as_flattened_mut(),
+            state,
+            cached,
             picks,
             free,
             blocked,

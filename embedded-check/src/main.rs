@@ -38,13 +38,13 @@ const D: usize = 384;
 // The 32-bit column of the size table in docs/PORTABILITY.md, on the real
 // target (tests/tests/sizes.rs computes it by formula on the host).
 const _: () = assert!(size_of::<usize>() == 4);
-const _: () = assert!(size_of::<Step>() == 56);
-const _: () = assert!(size_of::<FixedWorkspace<32, 8>>() == 3_808);
-const _: () = assert!(size_of::<FixedWorkspace<64, 16>>() == 11_712);
-const _: () = assert!(size_of::<FixedWorkspace<128, 16>>() == 17_344);
-const _: () = assert!(size_of::<FixedWorkspace<200, 20>>() == 29_680);
-const _: () = assert!(size_of::<FixedWorkspace<500, 50>>() == 158_200);
-const _: () = assert!(size_of::<FixedWorkspace<1000, 100>>() == 596_400);
+const _: () = assert!(size_of::<Step>() == 80);
+const _: () = assert!(size_of::<FixedWorkspace<32, 8>>() == 7_456);
+const _: () = assert!(size_of::<FixedWorkspace<64, 16>>() == 23_104);
+const _: () = assert!(size_of::<FixedWorkspace<128, 16>>() == 39_744);
+const _: () = assert!(size_of::<FixedWorkspace<200, 20>>() == 70_960);
+const _: () = assert!(size_of::<FixedWorkspace<500, 50>>() == 381_400);
+const _: () = assert!(size_of::<FixedWorkspace<1000, 100>>() == 1_442_800);
 
 /// xorshift32: deterministic stand-in embeddings in [-1, 1) (not unit norm;
 /// the default cosine policy normalizes on the fly).
@@ -64,7 +64,7 @@ static mut PICKS: [u32; 2 * K] = [u32::MAX; 2 * K];
 #[entry]
 fn main() -> ! {
     // `#[entry]` turns these into `&'static mut` references: the workspace
-    // (11.4 KiB) and the pool (96 KiB) live in .bss, not on the stack.
+    // (22.6 KiB) and the pool (96 KiB) live in .bss, not on the stack.
     static mut WORKSPACE: FixedWorkspace<P, K> = FixedWorkspace::new();
     static mut POOL: [f32; P * D] = [0.0; P * D];
     static mut QUERY: [f32; D] = [0.0; D];

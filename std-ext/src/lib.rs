@@ -21,11 +21,14 @@
 
 pub use mempursuit_core::*;
 
+mod int8;
 #[cfg(feature = "npy")]
 pub mod npy;
 mod selector;
 
 pub use selector::{Selection, Selector};
+
+pub use int8::Int8Candidates;
 pub mod parallel;
 #[cfg(feature = "synth")]
 pub mod synth;

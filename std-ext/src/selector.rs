@@ -126,4 +126,24 @@ impl Selector {
         let mut ws = self.workspace(pool, budget.min(pool));
         Ok(method.run(input, budget, &mut ws)?.into())
     }
+
+    /// The certified int8 pursuit ([`pursuit_int8`](mempursuit_core::pursuit_int8))
+    /// on `input` with the int8 copy `pool` of its candidates: the picks of
+    /// the pursuit computed in f64 from the f32 rows, with every pick's pass
+    /// reading int8 codes. `options` as for [`Method::Pursuit`].
+    ///
+    /// # Errors
+    /// The core's input errors, and [`Error::Int8Length`] when `pool` does
+    /// not have the input's shape.
+    pub fn select_int8(
+        &mut self,
+        input: &Input<'_>,
+        pool: &crate::Int8Candidates,
+        budget: usize,
+        options: &mempursuit_core::PursuitOptions,
+    ) -> Result<Selection, Error> {
+        let p = input.pool_size().unwrap_or(0);
+        let mut ws = self.workspace(p, budget.min(p));
+        Ok(mempursuit_core::pursuit_int8(input, &pool.view(), budget, options, &mut ws)?.into())
+    }
 }

@@ -11,7 +11,7 @@
 //! the random pools and the mini fixture: max |Δα|·μ ≈ 1.0e-7, max |Δα| ≈
 //! 1.1e-6 at μ = 0.034, max |Δν| ≈ 2e-7, max |ΔL| ≈ 3e-7.)
 
-use mempursuit::{Input, Method, PursuitOptions, Relevance, Selection, Selector};
+use mempursuit::{Input, Int8Candidates, Method, PursuitOptions, Relevance, Selection, Selector};
 use mempursuit_tests::fixture::{self, Fixture};
 use mempursuit_tests::random;
 use mempursuit_tests::reference::{
@@ -138,9 +138,40 @@ fn iterative_qp_on_near_duplicate_columns() {
     }
 }
 
+/// The storage a pursuit runs on.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Storage {
+    F32,
+    /// The certified int8 pursuit on the pool quantized by `Int8Candidates`.
+    I8,
+}
+
 fn run(sel: &mut Selector, q: &[f32], pool: &[f32], k: usize, o: PursuitOptions) -> Selection {
     sel.select(&Input::new(q, pool), k, &Method::Pursuit(o))
         .expect("valid input")
+}
+
+fn run_on(
+    storage: Storage,
+    sel: &mut Selector,
+    q: &[f32],
+    pool: &[f32],
+    k: usize,
+    o: PursuitOptions,
+) -> Selection {
+    match storage {
+        Storage::F32 => run(sel, q, pool, k, o),
+        Storage::I8 => {
+            let i8pool = Int8Candidates::quantize(pool, q.len()).expect("quantizes");
+            let got = sel
+                .select_int8(&Input::new(q, pool), &i8pool, k, &o)
+                .expect("valid input");
+            for st in &got.steps {
+                assert!(st.verified >= 1 || st.filled, "every int8 pick is verified");
+            }
+            got
+        }
+    }
 }
 
 /// Compares every step: the budget-t run's final weights are the refit
@@ -153,12 +184,27 @@ fn assert_agrees(
     options: PursuitOptions,
     reference: &RefResult,
 ) {
+    for storage in [Storage::F32, Storage::I8] {
+        assert_agrees_on(storage, label, q, pool, k, options, reference);
+    }
+}
+
+fn assert_agrees_on(
+    storage: Storage,
+    label: &str,
+    q: &[f32],
+    pool: &[f32],
+    k: usize,
+    options: PursuitOptions,
+    reference: &RefResult,
+) {
+    let label = &format!("{label} ({storage:?})");
     let mut sel = Selector::new();
     let pb = Problem::new(q, pool, q.len());
-    let full = run(&mut sel, q, pool, k, options);
+    let full = run_on(storage, &mut sel, q, pool, k, options);
     assert_eq!(full.picks, reference.picks, "{label}: picks");
     for (t, rs) in reference.steps.iter().enumerate() {
-        let part = run(&mut sel, q, pool, t + 1, options);
+        let part = run_on(storage, &mut sel, q, pool, t + 1, options);
         assert_eq!(part.picks, full.picks[..=t], "{label}: nested prefix {t}");
         let cs = &part.steps[t];
         let mu = face_curvature(
@@ -258,6 +304,12 @@ fn pursuit_with_caller_relevance_agrees_with_reference() {
         for (a, b) in got.weights.iter().zip(&last.weights) {
             assert!((a - b).abs() <= TOL);
         }
+        let i8pool = Int8Candidates::quantize(&pool, 12).unwrap();
+        let got = sel.select_int8(&input, &i8pool, 10, &o).unwrap();
+        assert_eq!(got.picks, reference.picks, "int8 seed {seed}");
+        for (a, b) in got.weights.iter().zip(&last.weights) {
+            assert!((a - b).abs() <= TOL);
+        }
     }
 }
 
@@ -322,14 +374,30 @@ fn pursuit_orders_agree_with_reference_on_the_full_fixture() {
     let mut sel = Selector::new();
     let mut diffs: Vec<Difference> = Vec::new();
     let mut same = [0usize; 3];
+    let mut same_i8 = [0usize; 3];
+    let (mut verified, mut picks, mut verified_max) = (0u64, 0u64, 0u32);
     let ks = [5usize, 10, 20];
     for qi in 0..n {
         let (q, pool) = (fx.query(qi), fx.pool(qi));
         let got = run(&mut sel, q, &pool, 20, PursuitOptions::default());
+        let got_i8 = run_on(
+            Storage::I8,
+            &mut sel,
+            q,
+            &pool,
+            20,
+            PursuitOptions::default(),
+        );
+        for st in &got_i8.steps {
+            verified += u64::from(st.verified);
+            verified_max = verified_max.max(st.verified);
+            picks += 1;
+        }
         let r = reference_pursuit(q, &pool, d, 20, PursuitOptions::PAPER_RIDGE, 1.0, None);
         for (c, &k) in ks.iter().enumerate() {
             let k = k.min(r.picks.len());
             same[c] += usize::from(got.picks[..k] == r.picks[..k]);
+            same_i8[c] += usize::from(got_i8.picks[..k] == r.picks[..k]);
         }
         if let Some(t) = (0..r.picks.len()).find(|&t| got.picks[t] != r.picks[t]) {
             // Reference scores after step t−1 for both candidates.
@@ -353,6 +421,18 @@ fn pursuit_orders_agree_with_reference_on_the_full_fixture() {
         "full fixture: identical orders at K=5: {}/{n}, K=10: {}/{n}, K=20: {}/{n}",
         same[0], same[1], same[2]
     );
+    println!(
+        "full fixture, int8: identical orders at K=5: {}/{n}, K=10: {}/{n}, K=20: {}/{n}; \
+         verified candidates per pick: mean {:.2}, max {verified_max}",
+        same_i8[0],
+        same_i8[1],
+        same_i8[2],
+        verified as f64 / picks as f64
+    );
+    // The int8 picks are certified to equal the exact (f64) pursuit's, and
+    // the f32 path agrees on this fixture: both must match everywhere.
+    assert_eq!(same_i8, [n; 3], "int8 orders");
+    assert_eq!(same, [n; 3], "f32 orders");
     for df in &diffs {
         println!(
             "  query {} first differs at step {} (0-based): core {} vs reference {}, reference score gap {:.3e}",

@@ -620,7 +620,7 @@ pub extern "C" fn mp_scratch_bytes(max_pool: usize, max_budget: usize) -> usize 
     ScratchSize::for_capacity(max_pool, max_budget).map_or(usize::MAX, |s| s.bytes())
 }
 
-/// `size_of::<Step>()` on this target (56 on wasm32, 64 on 64-bit hosts).
+/// `size_of::<Step>()` on this target (80 on wasm32, 96 on 64-bit hosts).
 #[unsafe(no_mangle)]
 pub extern "C" fn mp_step_size() -> usize {
     core::mem::size_of::<Step>()

@@ -75,15 +75,7 @@ pub(crate) fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
 #[cfg(test)]
 mod tests {
     use super::dots_i8;
-
-    fn scalar(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = rows[i * d..(i + 1) * d]
-                .iter()
-                .zip(v)
-                .fold(0i32, |s, (&a, &b)| s.wrapping_add(a as i32 * b as i32));
-        }
-    }
+    use crate::kernels::int8::dots_i8_portable as scalar;
 
     /// Equals the scalar kernel over lengths 0..=300, ±127 extremes, random
     /// codes, 0..=9 rows, rows at odd byte offsets.

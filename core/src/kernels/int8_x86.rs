@@ -112,17 +112,9 @@ impl I8Isa {
     }
 }
 
-/// The scalar kernel (the fallback of the entries below on a CPU without
+/// The portable kernel (the fallback of the entries below on a CPU without
 /// the instruction set; the reference they are tested against).
-fn scalar(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
-    for (i, o) in out.iter_mut().enumerate() {
-        let row = &rows[i * d..(i + 1) * d];
-        *o = row
-            .iter()
-            .zip(&v[..d])
-            .fold(0i32, |s, (&a, &b)| s.wrapping_add(a as i32 * b as i32));
-    }
-}
+use super::int8::dots_i8_portable as scalar;
 
 #[track_caller]
 fn check(rows: &[i8], d: usize, v: &[i8], out: &[i32]) {

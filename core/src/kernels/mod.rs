@@ -49,14 +49,12 @@
 //! FMA ones at the paper's sizes (BENCHMARKS.md) and would change the order.
 
 mod exec;
-// The int8 pass on x86-64 (AVX-512 VNNI, AVX-VNNI, AVX2) and WASM simd128.
-// Until the certified int8 pursuit calls it, only the tests do.
+pub mod int8;
+// The SIMD variants of the int8 pass (dispatched from `int8::dots_i8`).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-#[allow(dead_code)]
-pub(crate) mod int8_wasm;
+mod int8_wasm;
 #[cfg(target_arch = "x86_64")]
-#[allow(dead_code)]
-pub(crate) mod int8_x86;
+mod int8_x86;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86;

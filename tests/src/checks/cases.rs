@@ -13,14 +13,14 @@ use std::fmt;
 use arbitrary::{Arbitrary, Result as ArbResult, Unstructured};
 use mempursuit::synth::{generate, FactClusterParams};
 use mempursuit::{
-    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, MmrOptions,
-    Normalization, PursuitOptions, ScratchSize, Selection, Step, Stopping, Workspace, MAX_NORM,
-    MIN_NORM, UNIT_NORM_TOLERANCE,
+    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, Int8Candidates,
+    InvalidCandidates, MmrOptions, Normalization, PursuitOptions, ScratchSize, Selection, Step,
+    Stopping, Workspace, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 
 use super::{
-    check_coverage, check_differential, check_pursuit_path, check_valid_selection, F32s, F64Lit,
-    Family, RelevanceSpec,
+    check_coverage, check_differential, check_differential_int8, check_int8_certified,
+    check_pursuit_path, check_valid_selection, F32s, F64Lit, Family, RelevanceSpec,
 };
 
 /// Largest pool of the structured valid-input cases (keeps the f64 pool
@@ -233,6 +233,34 @@ pub struct DifferentialCase {
     pub relevance: RelevanceSpec,
     /// κ and γ.
     pub family: Family,
+    /// 0: the int8 pursuit runs on the pool quantized by
+    /// `Int8Candidates::quantize`; otherwise on caller-style codes perturbed
+    /// by ±`code_noise` (a deterministic pattern) and scales × (1 + 1/8),
+    /// through `Int8Candidates::from_codes`: poor codes only widen the radii.
+    pub code_noise: u8,
+}
+
+impl DifferentialCase {
+    /// The int8 candidates of this case (see `code_noise`).
+    pub fn int8(&self) -> Result<Int8Candidates, String> {
+        let q = Int8Candidates::quantize(&self.pool, self.dim).map_err(|e| e.to_string())?;
+        if self.code_noise == 0 {
+            return Ok(q);
+        }
+        let v = q.view();
+        let n = i32::from(self.code_noise);
+        let codes: Vec<i8> = v
+            .codes()
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| {
+                let delta = (k as i32 * 7 % (2 * n + 1)) - n;
+                (c as i32 + delta).clamp(-127, 127) as i8
+            })
+            .collect();
+        let scales: Vec<f32> = v.scales().iter().map(|s| s * 1.125).collect();
+        Int8Candidates::from_codes(&self.pool, self.dim, codes, scales).map_err(|e| e.to_string())
+    }
 }
 
 impl<'a> Arbitrary<'a> for DifferentialCase {
@@ -242,6 +270,9 @@ impl<'a> Arbitrary<'a> for DifferentialCase {
         let budget = u.int_in_range(1..=p)?;
         let relevance = relevance_for(u, p)?;
         let family = family(u, &[0.0, 1e-10, 1e-10, 1e-3, 1.0, f64::INFINITY])?;
+        // Appended last, so older corpus entries decode to the same case
+        // (an exhausted input gives 0: the quantizer's own codes).
+        let code_noise = u.int_in_range(0..=40)?;
         Ok(DifferentialCase {
             dim,
             query,
@@ -249,6 +280,7 @@ impl<'a> Arbitrary<'a> for DifferentialCase {
             budget,
             relevance,
             family,
+            code_noise,
         })
     }
 }
@@ -257,19 +289,23 @@ impl fmt::Debug for DifferentialCase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "DifferentialCase {{ dim: {}, query: {:?}, pool: {:?}, budget: {}, relevance: {:?}, family: {} }}",
+            "DifferentialCase {{ dim: {}, query: {:?}, pool: {:?}, budget: {}, relevance: {:?}, family: {}, code_noise: {} }}",
             self.dim,
             F32s(&self.query),
             F32s(&self.pool),
             self.budget,
             self.relevance,
-            fmt_family(&self.family)
+            fmt_family(&self.family),
+            self.code_noise
         )
     }
 }
 
 impl DifferentialCase {
-    /// Runs [`check_differential`] with [`DIFFERENTIAL_TOLERANCE`].
+    /// Runs [`check_differential`] with [`DIFFERENTIAL_TOLERANCE`], then the
+    /// same check on the certified int8 pursuit
+    /// ([`check_differential_int8`]) and its exact certificate
+    /// ([`check_int8_certified`]).
     ///
     /// # Errors
     /// The first disagreement.
@@ -282,8 +318,29 @@ impl DifferentialCase {
             &self.relevance,
             self.family,
             DIFFERENTIAL_TOLERANCE,
+        )?;
+        let codes = self.int8()?;
+        check_differential_int8(
+            &self.query,
+            &self.pool,
+            self.dim,
+            self.budget,
+            &self.relevance,
+            self.family,
+            DIFFERENTIAL_TOLERANCE,
+            &codes,
         )
-        .map(|_| ())
+        .map_err(|e| format!("int8: {e}"))?;
+        check_int8_certified(
+            &self.query,
+            &self.pool,
+            self.dim,
+            self.budget,
+            &self.relevance,
+            self.family,
+            &codes,
+        )
+        .map_err(|e| format!("int8 certificate: {e}"))
     }
 }
 

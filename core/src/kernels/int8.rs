@@ -1,0 +1,139 @@
+//! Integer dot products of int8 codes (the pass of the certified int8
+//! pursuit, see `crate::int8`).
+//!
+//! Every kernel here computes `out[i] = Σ_k rows[i·d + k] · v[k]` exactly in
+//! i32: the codes are in −127..=127 (−128 never occurs; the quantizer and
+//! the constructor of caller-supplied codes reject it), so one product is at
+//! most 127² = 16 129 in magnitude and a sum of d products stays below 2³¹
+//! for every d ≤ [`MAX_I8_DIM`] = 133 000 (16 129 · 133 000 = 2 145 157 000
+//! < 2 147 483 648). Integer addition is exact and associative, so every
+//! instruction set, register blocking and split over threads gives the same
+//! result, bit for bit; there is no reduction order to keep.
+//!
+//! # Dispatch
+//! [`dots_i8`] is the one entry point. It picks an instruction-set specific
+//! kernel when one is available and falls back to the portable scalar
+//! kernel [`dots_i8_portable`] otherwise: AVX-512 VNNI, AVX-VNNI or AVX2
+//! on x86-64 (`int8_x86.rs`, detected at run time), simd128 on WebAssembly
+//! (`int8_wasm.rs`, when the build enables it). Same signature, same exact
+//! result.
+
+/// The largest d for which an int8 dot product is exact in i32 (module
+/// docs): 127² · d < 2³¹.
+pub const MAX_I8_DIM: usize = 133_000;
+
+/// `out[i] = Σ_k rows[i·d + k] as i32 · v[k] as i32` for every row i of the
+/// row-major P × d code matrix `rows`, P = `out.len()`: exact (module docs).
+///
+/// # Panics
+/// If `rows.len() != out.len() · d`, `v.len() != d` or `d > MAX_I8_DIM`.
+pub(crate) fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
+    assert!(
+        out.len().checked_mul(d) == Some(rows.len()) && v.len() == d && d <= MAX_I8_DIM,
+        "int8 kernel shape: {} codes for {} rows of d = {d}, vector of {}",
+        rows.len(),
+        out.len(),
+        v.len()
+    );
+    // SIMD variants, each behind its run-time (x86-64: AVX-512 VNNI,
+    // AVX-VNNI or AVX2, cached detection) or compile-time (WASM simd128)
+    // feature check; all give exactly the portable kernel's values.
+    #[cfg(target_arch = "x86_64")]
+    if super::int8_x86::I8Isa::detect().is_some() {
+        return super::int8_x86::dots_i8(rows, d, v, out);
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return super::int8_wasm::dots_i8(rows, d, v, out);
+    #[allow(unreachable_code)]
+    dots_i8_portable(rows, d, v, out)
+}
+
+/// The portable kernel of [`dots_i8`] (the reference the SIMD variants are
+/// tested against): four rows per pass over `v`, 16-element i32 lanes that
+/// the compiler vectorizes. Same preconditions as [`dots_i8`] (checked
+/// there).
+pub(crate) fn dots_i8_portable(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
+    let p = out.len();
+    let mut i = 0;
+    while i + 4 <= p {
+        let r: [&[i8]; 4] = core::array::from_fn(|j| &rows[(i + j) * d..(i + j + 1) * d]);
+        let mut acc = [0i32; 4];
+        for (j, row) in r.iter().enumerate() {
+            acc[j] = dot_i8(row, v);
+        }
+        out[i..i + 4].copy_from_slice(&acc);
+        i += 4;
+    }
+    while i < p {
+        out[i] = dot_i8(&rows[i * d..(i + 1) * d], v);
+        i += 1;
+    }
+}
+
+/// Σ_k a[k] · b[k] in i32 over the common length (exact for lengths up to
+/// [`MAX_I8_DIM`]).
+#[inline]
+pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    const W: usize = 16;
+    let n = a.len().min(b.len());
+    let body = n - n % W;
+    let mut lanes = [0i32; W];
+    let mut k = 0;
+    while k < body {
+        let (x, y) = (&a[k..k + W], &b[k..k + W]);
+        for l in 0..W {
+            lanes[l] += x[l] as i32 * y[l] as i32;
+        }
+        k += W;
+    }
+    let mut s: i32 = lanes.iter().sum();
+    for k in body..n {
+        s += a[k] as i32 * b[k] as i32;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(n: usize, seed: u64) -> [i8; 2048] {
+        let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let mut out = [0i8; 2048];
+        for c in out.iter_mut().take(n) {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            *c = (((s >> 33) % 255) as i32 - 127) as i8;
+        }
+        out
+    }
+
+    #[test]
+    fn int8_dots_are_exact() {
+        for d in [1usize, 7, 15, 16, 17, 33, 100] {
+            for p in [0usize, 1, 3, 4, 5, 9] {
+                let m = codes(p * d, (d * 31 + p) as u64);
+                let v = codes(d, 5 + d as u64);
+                let mut out = [0i32; 16];
+                dots_i8(&m[..p * d], d, &v[..d], &mut out[..p]);
+                for i in 0..p {
+                    let e: i64 = (0..d).map(|k| m[i * d + k] as i64 * v[k] as i64).sum();
+                    assert_eq!(out[i] as i64, e, "d={d} p={p} i={i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extreme_codes_at_the_largest_dimension_do_not_overflow() {
+        // 127 · 127 · MAX_I8_DIM < 2³¹: the worst case is exact.
+        static ROW: [i8; MAX_I8_DIM] = [127; MAX_I8_DIM];
+        static NEG: [i8; MAX_I8_DIM] = [-127; MAX_I8_DIM];
+        let mut out = [0i32; 1];
+        dots_i8(&ROW, MAX_I8_DIM, &ROW, &mut out);
+        assert_eq!(out[0] as i64, 127 * 127 * MAX_I8_DIM as i64);
+        dots_i8(&ROW, MAX_I8_DIM, &NEG, &mut out);
+        assert_eq!(out[0] as i64, -127 * 127 * MAX_I8_DIM as i64);
+    }
+}

@@ -1,0 +1,222 @@
+//! The exact small parts and the certified int8 pursuit: L_t stays accurate
+//! at tiny residuals, the int8 picks equal the f32 ones on non-unit and
+//! excluded rows and on exact ties, and the int8 constructors reject bad
+//! codes with typed errors.
+
+use mempursuit::{
+    Error, Input, InputPolicy, Int8Candidates, Int8Fault, Int8Pool, InvalidCandidates, Method,
+    PursuitOptions, RefitStatus, Selector,
+};
+use mempursuit_tests::random;
+
+/// ‖σ_q q − Σ_j α_j σ_j m_j‖² in f64 from the f32 inputs (every vector
+/// normalized in f64), for the picks and weights of a selection.
+fn explicit_residual(q: &[f32], pool: &[f32], d: usize, picks: &[usize], w: &[f64]) -> f64 {
+    let unit = |v: &[f32]| -> Vec<f64> {
+        let n = v.iter().map(|&x| x as f64 * x as f64).sum::<f64>().sqrt();
+        let s = if (n - 1.0).abs() <= 1e-3 {
+            1.0
+        } else {
+            1.0 / n
+        };
+        v.iter().map(|&x| x as f64 * s).collect()
+    };
+    let mut r = unit(q);
+    for (&j, &a) in picks.iter().zip(w) {
+        let m = unit(&pool[j * d..(j + 1) * d]);
+        for (rk, mk) in r.iter_mut().zip(&m) {
+            *rk -= a * mk;
+        }
+    }
+    r.iter().map(|x| x * x).sum()
+}
+
+/// Three unit rows m_j = unit(q + ε v_j) around the query with
+/// v_j = cos(2πj/3) a + sin(2πj/3) b (a, b ⟂ q orthonormal), ε² = 2e-4: the
+/// best convex reconstruction is the centroid, q(1 − ε²/2 + …), so the
+/// residual norm is ≈ ε²/2 = 1e-4 and L_t ≈ 1e-8 after three picks. The
+/// formula 1 − 2αᵀb + αᵀGα from f32 entries (errors ~1e-7) reported 0 here;
+/// L_t must match the explicit f64 residual of the returned weights to 1e-6
+/// relative, on both storages.
+#[test]
+fn residual_is_accurate_at_a_residual_norm_of_1e_4() {
+    let d = 32;
+    let mut rng = random::rng(41);
+    let dotf = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(a, b)| a * b).sum::<f64>();
+    let unitf = |x: Vec<f64>| {
+        let n = dotf(&x, &x).sqrt();
+        x.into_iter().map(|v| v / n).collect::<Vec<f64>>()
+    };
+    let q64 = unitf(random::gaussian(&mut rng, d));
+    let mut ortho: Vec<Vec<f64>> = Vec::new();
+    for _ in 0..2 {
+        let mut v = random::gaussian(&mut rng, d);
+        for _ in 0..2 {
+            for b in std::iter::once(&q64).chain(&ortho) {
+                let c = dotf(&v, b);
+                v.iter_mut().zip(b).for_each(|(x, y)| *x -= c * y);
+            }
+        }
+        ortho.push(unitf(v));
+    }
+    let eps = 2e-4f64.sqrt();
+    let q = random::normalized(&q64);
+    let mut pool: Vec<f32> = Vec::new();
+    for j in 0..3 {
+        let t = 2.0 * std::f64::consts::PI * j as f64 / 3.0;
+        let m: Vec<f64> = (0..d)
+            .map(|k| q64[k] + eps * (t.cos() * ortho[0][k] + t.sin() * ortho[1][k]))
+            .collect();
+        pool.extend(random::normalized(&m));
+    }
+    let i8pool = Int8Candidates::quantize(&pool, d).unwrap();
+    let mut sel = Selector::new();
+    let o = PursuitOptions::default();
+    let f32sel = sel
+        .select(&Input::new(&q, &pool), 3, &Method::Pursuit(o))
+        .unwrap();
+    let i8sel = sel
+        .select_int8(&Input::new(&q, &pool), &i8pool, 3, &o)
+        .unwrap();
+    for s in [&f32sel, &i8sel] {
+        let mut picks = s.picks.clone();
+        picks.sort_unstable();
+        assert_eq!(picks, vec![0, 1, 2]);
+        let got = s.steps[2].residual_sq;
+        let want = explicit_residual(&q, &pool, d, &s.picks, &s.weights);
+        assert!(
+            want > 5e-9 && want < 2e-8,
+            "the construction gives L ≈ 1e-8, not {want:e}"
+        );
+        let rel = (got - want).abs() / want;
+        assert!(
+            rel <= 1e-6,
+            "L_t {got:e} vs explicit {want:e} (rel {rel:e})"
+        );
+        assert_eq!(s.steps[2].refit, RefitStatus::Optimal);
+    }
+}
+
+/// Non-unit rows (scaled by 0.5, 2, 3: the cosine normalization), a zero row
+/// excluded under `InvalidCandidates::Exclude`, and exact duplicates (ties to
+/// the lowest index): the int8 pursuit picks what the f32 pursuit picks, with
+/// weights within 1e-9, in paper mode, the family and centroid pursuit.
+#[test]
+fn int8_equals_f32_on_scaled_excluded_and_duplicate_rows() {
+    for seed in 0..12u64 {
+        let (p, d) = (24, 20);
+        let (q, mut pool) = random::clustered_pool(300 + seed, p, d, 4, 0.3);
+        for (i, row) in pool.chunks_exact_mut(d).enumerate() {
+            let s = [1.0f32, 0.5, 2.0, 3.0][i % 4];
+            row.iter_mut().for_each(|x| *x *= s);
+        }
+        // Row 5 duplicates row 2 exactly, row 7 is zero.
+        let dup: Vec<f32> = pool[2 * d..3 * d].to_vec();
+        pool[5 * d..6 * d].copy_from_slice(&dup);
+        pool[7 * d..8 * d].fill(0.0);
+        let input = Input::new(&q, &pool);
+        let i8pool = Int8Candidates::quantize(&pool, d).unwrap();
+        let exclude = InputPolicy {
+            invalid_candidates: InvalidCandidates::Exclude,
+            ..InputPolicy::default()
+        };
+        for base in [
+            PursuitOptions::default(),
+            PursuitOptions {
+                ridge: 0.05,
+                gamma: 0.5,
+                ..PursuitOptions::default()
+            },
+            PursuitOptions::centroid(0.5),
+        ] {
+            let o = PursuitOptions {
+                input: exclude,
+                ..base
+            };
+            let mut sel = Selector::new();
+            let a = sel.select(&input, 15, &Method::Pursuit(o)).unwrap();
+            let b = sel.select_int8(&input, &i8pool, 15, &o).unwrap();
+            assert_eq!(a.picks, b.picks, "seed {seed} {o:?}");
+            assert_eq!(b.excluded, vec![7]);
+            assert!(!b.picks.contains(&7));
+            for (x, y) in a.weights.iter().zip(&b.weights) {
+                assert!((x - y).abs() <= 1e-6, "seed {seed}: {x} vs {y}");
+            }
+            if b.picks.contains(&5) {
+                // The duplicate comes after the row it duplicates.
+                let pos = |i| b.picks.iter().position(|&x| x == i);
+                assert!(pos(2) < pos(5), "seed {seed}: tie to the lowest index");
+            }
+        }
+    }
+}
+
+#[test]
+fn int8_constructors_reject_bad_codes_scales_and_shapes() {
+    let d = 3;
+    let rows = [0.6f32, 0.8, 0.0, 0.0, 0.6, 0.8];
+    let (mut e, mut n) = ([0.0f64; 2], [0.0f64; 2]);
+    let codes = [95i8, 127, 0, 0, 95, -128];
+    assert_eq!(
+        Int8Pool::from_codes(&rows, d, &codes, &[0.0063, 0.0063], &mut e, &mut n).unwrap_err(),
+        Error::Int8Row {
+            row: 1,
+            fault: Int8Fault::CodeOutOfRange { index: 2 }
+        }
+    );
+    let codes = [95i8, 127, 0, 0, 95, 127];
+    let err =
+        Int8Pool::from_codes(&rows, d, &codes, &[0.0063, f32::NAN], &mut e, &mut n).unwrap_err();
+    assert!(
+        matches!(err, Error::Int8Row { row: 1, fault: Int8Fault::InvalidScale { value } } if value.is_nan()),
+        "{err:?}"
+    );
+    assert_eq!(
+        Int8Pool::from_codes(&rows, d, &codes[..5], &[0.0063, 0.0063], &mut e, &mut n).unwrap_err(),
+        Error::Int8Length {
+            expected: 6,
+            found: 5
+        }
+    );
+    let bad = [0.6f32, f32::INFINITY, 0.0];
+    let (mut c, mut s) = ([0i8; 3], [0.0f32; 1]);
+    assert_eq!(
+        Int8Pool::quantize(&bad, d, &mut c, &mut s, &mut e[..1], &mut n[..1]).unwrap_err(),
+        Error::Int8Row {
+            row: 0,
+            fault: Int8Fault::NonFinite {
+                index: 1,
+                value: f32::INFINITY
+            }
+        }
+    );
+    // A pool of another shape than the input is an error, not a panic.
+    let q = [1.0f32, 0.0, 0.0];
+    let other = Int8Candidates::quantize(&rows[..3], d).unwrap();
+    let mut sel = Selector::new();
+    let err = sel
+        .select_int8(
+            &Input::new(&q, &rows),
+            &other,
+            2,
+            &PursuitOptions::default(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::Int8Length {
+            expected: 2,
+            found: 1
+        }
+    );
+    // The quantizer's codes: s = max|m|/127, round to nearest, E exact.
+    let ok = Int8Candidates::quantize(&rows, d).unwrap();
+    let v = ok.view();
+    assert_eq!(v.codes(), &[95, 127, 0, 0, 95, 127]);
+    let s0 = 0.8f32 / 127.0;
+    assert_eq!(v.scales()[0], s0);
+    let e0 = ((0.6f32 as f64 - 95.0 * s0 as f64).powi(2)
+        + (0.8f32 as f64 - 127.0 * s0 as f64).powi(2))
+    .sqrt();
+    assert!(v.errors()[0] >= e0 && v.errors()[0] <= e0 * (1.0 + 1e-12) + 1e-300);
+}
