@@ -10,12 +10,21 @@ use crate::workspace::Workspace;
 /// Rows that widen exactly to f64.
 trait Widen: Copy {
     fn w(self) -> f64;
+    /// The slice as f32 (for the SIMD kernel), if it is one.
+    #[inline(always)]
+    fn as_f32(_: &[Self]) -> Option<&[f32]> {
+        None
+    }
 }
 
 impl Widen for f32 {
     #[inline(always)]
     fn w(self) -> f64 {
         self as f64
+    }
+    #[inline(always)]
+    fn as_f32(s: &[f32]) -> Option<&[f32]> {
+        Some(s)
     }
 }
 
@@ -35,20 +44,29 @@ impl Widen for half::bf16 {
     }
 }
 
-/// Σ a_k b_k in f64, four accumulators (fixed order).
+/// Σ a_k b_k in f64 over the common length, in the fixed order of
+/// `kernels::dot_f64_simd` (16 lanes; every product
+/// of two widened values is exact in f64, so only the additions round).
+/// f32 × f32 runs the SIMD kernel where the CPU has one (the same bits).
 #[inline]
 fn dot<A: Widen, B: Widen>(a: &[A], b: &[B]) -> f64 {
+    if let (Some(x), Some(y)) = (A::as_f32(a), B::as_f32(b)) {
+        if let Some(s) = crate::kernels::dot_f64_simd(x, y) {
+            return s;
+        }
+    }
+    const L: usize = crate::kernels::DOT_F64_LANES;
     let n = a.len().min(b.len());
-    let body = n - n % 4;
-    let mut s = [0.0f64; 4];
+    let body = n - n % L;
+    let mut s = [0.0f64; L];
     let mut k = 0;
     while k < body {
-        for l in 0..4 {
+        for l in 0..L {
             s[l] += a[k + l].w() * b[k + l].w();
         }
-        k += 4;
+        k += L;
     }
-    let mut t = (s[0] + s[1]) + (s[2] + s[3]);
+    let mut t = crate::kernels::dot_f64_reduce(&s);
     for k in body..n {
         t += a[k].w() * b[k].w();
     }

@@ -87,6 +87,34 @@ pub(crate) fn refresh_scores(
     portable::refresh_scores(u, rho, gram, stride, rows, coef)
 }
 
+/// Lanes of the f64 dot product of the exact small parts.
+pub(crate) const DOT_F64_LANES: usize = 16;
+
+/// The lane sum of the f64 dot product: u_l = (s_l + s_{l+4}) +
+/// (s_{l+8} + s_{l+12}) for l < 4, then (u_0 + u_1) + (u_2 + u_3).
+#[inline(always)]
+pub(crate) fn dot_f64_reduce(s: &[f64; DOT_F64_LANES]) -> f64 {
+    let u: [f64; 4] = core::array::from_fn(|l| (s[l] + s[l + 4]) + (s[l + 8] + s[l + 12]));
+    (u[0] + u[1]) + (u[2] + u[3])
+}
+
+/// Σ_k a_k b_k in f64 (the exact small parts' dot product of f32 rows) on
+/// the SIMD kernel, or `None` where the CPU has none (the caller then runs
+/// the same order in scalar code). The order: element k goes to lane
+/// k mod 16 for k < n − n mod 16, in increasing k; the lanes are summed by
+/// [`dot_f64_reduce`]; the tail is added in order. Products of two f32 are
+/// exact in f64, so a fused multiply-add rounds exactly like a multiply and
+/// an add: every instruction set gives the same bits.
+#[inline]
+pub(crate) fn dot_f64_simd(a: &[f32], b: &[f32]) -> Option<f64> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = x86::Token::get() {
+        return Some(x86::dot_f64(t, a, b));
+    }
+    let _ = (a, b);
+    None
+}
+
 /// The instruction set a kernel runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -506,6 +534,31 @@ mod tests {
                 &coef,
             );
             assert_eq!(v, expected);
+        }
+    }
+
+    /// The f64 dot kernel equals the documented 16-lane order in scalar
+    /// code, bit for bit (lengths 0..100, unequal lengths).
+    #[test]
+    fn f64_dot_matches_the_documented_order() {
+        let (a, b) = (values(100, 11), values(100, 12));
+        for n in 0..100 {
+            for m in [n, n + 1] {
+                let (x, y) = (&a[..n], &b[..m.min(100)]);
+                let len = x.len().min(y.len());
+                let body = len - len % DOT_F64_LANES;
+                let mut s = [0.0f64; DOT_F64_LANES];
+                for k in 0..body {
+                    s[k % DOT_F64_LANES] += x[k] as f64 * y[k] as f64;
+                }
+                let mut want = dot_f64_reduce(&s);
+                for k in body..len {
+                    want += x[k] as f64 * y[k] as f64;
+                }
+                if let Some(got) = dot_f64_simd(x, y) {
+                    assert_eq!(got.to_bits(), want.to_bits(), "n={n} m={m}");
+                }
+            }
         }
     }
 

@@ -440,3 +440,47 @@ pub(super) fn row_dots_and_sumsq<const FUSED: bool, R: Load>(
     // SAFETY: lengths checked above; the token proves AVX2 + FMA + F16C.
     unsafe { row_dots_and_sumsq_impl::<FUSED, R>(rows, d, q, dots, sumsq) }
 }
+
+/// Σ a_k b_k in f64 in the order of `kernels::dot_f64_simd`: four YMM
+/// accumulators of 4 f64 lanes (lanes 0–3, 4–7, 8–11, 12–15), each element
+/// widened exactly (`vcvtps2pd`) and added by a fused multiply-add, which
+/// rounds as the unfused order does because the f64 product of two f32 is
+/// exact.
+///
+/// # Safety
+/// The CPU supports AVX2 + FMA.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn dot_f64_impl(a: &[f32], b: &[f32]) -> f64 {
+    let n = a.len().min(b.len());
+    let body = n - n % super::DOT_F64_LANES;
+    let (ap, bp) = (a.as_ptr(), b.as_ptr());
+    let mut acc = [_mm256_setzero_pd(); 4];
+    let mut k = 0;
+    // SAFETY: every load reads 4 f32 at k + 4g + 4 ≤ body ≤ n of a and b.
+    unsafe {
+        while k < body {
+            for (g, s) in acc.iter_mut().enumerate() {
+                let x = _mm256_cvtps_pd(_mm_loadu_ps(ap.add(k + 4 * g)));
+                let y = _mm256_cvtps_pd(_mm_loadu_ps(bp.add(k + 4 * g)));
+                *s = _mm256_fmadd_pd(x, y, *s);
+            }
+            k += super::DOT_F64_LANES;
+        }
+    }
+    let mut s = [0.0f64; super::DOT_F64_LANES];
+    for (g, v) in acc.iter().enumerate() {
+        // SAFETY: s[4g..4g + 4] is in bounds.
+        unsafe { _mm256_storeu_pd(s.as_mut_ptr().add(4 * g), *v) };
+    }
+    let mut t = super::dot_f64_reduce(&s);
+    for k in body..n {
+        t += a[k] as f64 * b[k] as f64;
+    }
+    t
+}
+
+/// Safe entry of the f64 dot product (any lengths: the common prefix).
+pub(super) fn dot_f64(_t: Token, a: &[f32], b: &[f32]) -> f64 {
+    // SAFETY: the token proves AVX2 + FMA.
+    unsafe { dot_f64_impl(a, b) }
+}

@@ -20,7 +20,8 @@ use mempursuit::half::{bf16, f16};
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
-    Element, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Selector, Stopping,
+    pursuit_int8, Element, Input, InputPolicy, Int8Candidates, Method, MmrOptions, PursuitOptions,
+    Selector, Stopping,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
@@ -53,6 +54,11 @@ pub enum Storage {
     F16,
     /// bfloat16: 2 bytes per value.
     Bf16,
+    /// int8 codes with a per-row scale (1 byte per value), certified
+    /// picks (`pursuit_int8`: exactly the f32 pursuit's picks; pursuit
+    /// methods only). Quantizing the pools is not timed. Also reports the
+    /// candidates verified exactly per pick.
+    Int8,
 }
 
 /// Arguments of `mempursuit bench`.
@@ -199,8 +205,6 @@ fn measure<E: Element>(
         .max()
         .unwrap_or(0);
     let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
-    let mut out = vec![0.0f32; max_pool];
-    let isa = Isa::detect();
     let mut sink = 0.0f32;
     let mut ext_samples = vec![Vec::with_capacity(args.rounds * inputs.len()); ext.len()];
     if split.is_some() && !matches!(method, Method::Pursuit(_)) {
@@ -249,41 +253,114 @@ fn measure<E: Element>(
             }
         }
         if let Some(roof) = roof.as_mut() {
-            // K + 1 matrix-vector passes per pool (rows 0..=K), best kernel.
-            for input in inputs {
-                let (p, d) = (input.pool_size().unwrap_or(0), input.dim());
-                if p == 0 {
-                    continue;
-                }
-                let t = Instant::now();
-                for j in 0..=k.min(p) {
-                    let r = j % p;
-                    let v = &input.candidates[r * d..(r + 1) * d];
-                    row_dots(isa, input.candidates, d, v, &mut out[..p]);
-                    sink += out[r];
-                }
-                if timed {
-                    roof.push(t.elapsed().as_secs_f64());
-                }
-            }
-            // The same passes by each external library, same pools.
-            for ((_, passes), times) in ext.iter().zip(ext_samples.iter_mut()) {
-                for (input, pool) in inputs.iter().zip(pools) {
-                    let (p, d) = (input.pool_size().unwrap_or(0), input.dim());
-                    if p == 0 {
-                        continue;
-                    }
-                    let t = Instant::now();
-                    sink += passes(pool, d, k.min(p), &mut out[..p]);
-                    if timed {
-                        times.push(t.elapsed().as_secs_f64());
-                    }
-                }
-            }
+            sink += roofline_round(inputs, k, roof, ext, pools, &mut ext_samples, timed);
         }
     }
     std::hint::black_box(sink);
     Ok((samples, picks, roof, ext_samples))
+}
+
+/// One round of the roofline (K + 1 passes with our best kernel) over every
+/// input, then of each external library's passes over the same f32 pools;
+/// appends per-query seconds when `timed`. Returns a sink value.
+fn roofline_round<E: Element>(
+    inputs: &[Input<'_, E>],
+    k: usize,
+    roof: &mut Vec<f64>,
+    ext: &[(&'static str, Passes)],
+    pools: &[&[f32]],
+    ext_samples: &mut [Vec<f64>],
+    timed: bool,
+) -> f32 {
+    let isa = Isa::detect();
+    let max_pool = inputs
+        .iter()
+        .filter_map(|i| i.pool_size())
+        .max()
+        .unwrap_or(0);
+    let mut out = vec![0.0f32; max_pool];
+    let mut sink = 0.0f32;
+    // K + 1 matrix-vector passes per pool (rows 0..=K), best kernel.
+    for input in inputs {
+        let (p, d) = (input.pool_size().unwrap_or(0), input.dim());
+        if p == 0 {
+            continue;
+        }
+        let t = Instant::now();
+        for j in 0..=k.min(p) {
+            let r = j % p;
+            let v = &input.candidates[r * d..(r + 1) * d];
+            row_dots(isa, input.candidates, d, v, &mut out[..p]);
+            sink += out[r];
+        }
+        if timed {
+            roof.push(t.elapsed().as_secs_f64());
+        }
+    }
+    // The same passes by each external library, same pools.
+    for ((_, passes), times) in ext.iter().zip(ext_samples.iter_mut()) {
+        for (input, pool) in inputs.iter().zip(pools) {
+            let (p, d) = (input.pool_size().unwrap_or(0), input.dim());
+            if p == 0 {
+                continue;
+            }
+            let t = Instant::now();
+            sink += passes(pool, d, k.min(p), &mut out[..p]);
+            if timed {
+                times.push(t.elapsed().as_secs_f64());
+            }
+        }
+    }
+    sink
+}
+
+/// [`measure`] for the certified int8 pursuit (single thread): also
+/// returns the candidates verified exactly for each pick of the last round.
+fn measure_int8(
+    inputs: &[Input<'_>],
+    codes: &[Int8Candidates],
+    args: &BenchArgs,
+    options: &PursuitOptions,
+    ext: &[(&'static str, Passes)],
+    pools: &[&[f32]],
+) -> Result<(Timed, Vec<u32>), Box<dyn std::error::Error>> {
+    let k = args.budget;
+    let mut samples = Vec::with_capacity(args.rounds * inputs.len());
+    let mut roof = args
+        .roofline
+        .then(|| Vec::with_capacity(args.rounds * inputs.len()));
+    let mut ext_samples = vec![Vec::with_capacity(args.rounds * inputs.len()); ext.len()];
+    let mut picks = vec![Vec::new(); inputs.len()];
+    let mut verified = Vec::new();
+    let max_pool = inputs
+        .iter()
+        .filter_map(|i| i.pool_size())
+        .max()
+        .unwrap_or(0);
+    let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
+    let views: Vec<_> = codes.iter().map(Int8Candidates::view).collect();
+    let mut sink = 0.0f32;
+    for round in 0..=args.rounds {
+        let timed = round > 0;
+        verified.clear();
+        for ((input, view), slot) in inputs.iter().zip(&views).zip(picks.iter_mut()) {
+            let mut ws = selector.workspace(max_pool, k.min(max_pool));
+            let t = Instant::now();
+            let sel = pursuit_int8(input, view, k, options, &mut ws)?;
+            let dt = t.elapsed().as_secs_f64();
+            slot.clear();
+            slot.extend_from_slice(sel.picks());
+            verified.extend(sel.steps().iter().map(|s| s.verified));
+            if timed {
+                samples.push(dt);
+            }
+        }
+        if let Some(roof) = roof.as_mut() {
+            sink += roofline_round(inputs, k, roof, ext, pools, &mut ext_samples, timed);
+        }
+    }
+    std::hint::black_box(sink);
+    Ok(((samples, picks, roof, ext_samples), verified))
 }
 
 fn convert<E>(queries: &[Query], f: impl Fn(f32) -> E) -> Vec<Vec<E>> {
@@ -347,7 +424,23 @@ pub fn run(args: &BenchArgs) -> CliResult {
         .collect();
     let ext = externals();
     let f32_pools: Vec<&[f32]> = queries.iter().map(|q| q.pool.as_slice()).collect();
+    let mut verified = None;
     let (samples, picks, roof, ext_samples) = match args.storage {
+        Storage::Int8 => {
+            let Method::Pursuit(options) = method else {
+                return Err("bench: --storage int8 applies to the pursuit methods only".into());
+            };
+            if args.threads > 1 || args.split > 1 {
+                return Err("bench: --storage int8 runs on one thread".into());
+            }
+            let codes = queries
+                .iter()
+                .map(|q| Int8Candidates::quantize(&q.pool, q.query.len()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let (timed, v) = measure_int8(&f32_inputs, &codes, args, &options, &ext, &f32_pools)?;
+            verified = Some(v);
+            timed
+        }
         Storage::F32 => measure(&f32_inputs, args, &method, split.as_mut(), &ext, &f32_pools)?,
         Storage::F16 => {
             let pools = convert(&queries, f16::from_f32);
@@ -437,6 +530,16 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 r.median / e.median
             )?;
         }
+    }
+    if let Some(v) = verified.filter(|v| !v.is_empty()) {
+        let max = v.iter().max().copied().unwrap_or(0);
+        let mean = v.iter().map(|&x| f64::from(x)).sum::<f64>() / v.len() as f64;
+        writeln!(
+            text,
+            "\nverified candidates per pick: mean {mean:.2}, max {max} ({} picks of the last round; of P = {} per pool)",
+            v.len(),
+            queries.first().map_or(0, |q| q.pool.len() / q.query.len().max(1))
+        )?;
     }
     if args.storage != Storage::F32 {
         // Agreement with the f32 picks (single-threaded, same method).
