@@ -9,9 +9,11 @@
 #     const assertions pin the 32-bit sizes of docs/PORTABILITY.md);
 #  3. where qemu-system-arm is installed, that firmware runs on an emulated
 #     Cortex-M4F and its picks must equal the native ones;
-#  4. the wasm package builds (release, simd128), and wasm/check.mjs runs the
-#     committed HotpotQA fixture and seeded synthetic pools through it in
-#     Node.js and requires exactly the native picks.
+#  4. .ci/npm.sh: the npm package in wasm/ builds, and its `node --test`
+#     suite requires exactly the native picks on the committed HotpotQA
+#     fixture and seeded synthetic pools (and the firmware's picks under
+#     QEMU, when it ran), the native error messages, and a working
+#     `npm pack` tarball.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,7 +52,7 @@ if command -v size >/dev/null; then size -A "$elf" | grep -E '^\.(vector_table|t
 # Optional: run the firmware on an emulated Cortex-M4F (STM32F405) when
 # qemu-system-arm is installed (Debian package qemu-system-arm; not
 # installed here because it takes longer than the rest of this script).
-qemu_args=()
+qemu_output=""
 if command -v qemu-system-arm >/dev/null; then
   echo "== embedded-check under qemu-system-arm (netduinoplus2, Cortex-M4F)"
   cargo build --release --target thumbv7em-none-eabihf --features semihosting \
@@ -60,18 +62,15 @@ if command -v qemu-system-arm >/dev/null; then
     -kernel target/embedded-qemu/thumbv7em-none-eabihf/release/mempursuit-embedded-check \
     > target/qemu-embedded.txt
   cat target/qemu-embedded.txt
-  qemu_args=(--qemu-output target/qemu-embedded.txt)
+  qemu_output=target/qemu-embedded.txt
 else
   echo "== embedded-check under QEMU: skipped (qemu-system-arm not installed)"
 fi
 
-echo "== wasm package (release, simd128)"
-bash wasm/build.sh
-
-echo "== native reference orders (strict-order: the unfused kernels, the same bits as wasm and the firmware)"
-cargo run -q -p mempursuit-wasm --features mempursuit-core/strict-order --example native_orders -- cli/data/hotpotqa-mini > target/native-orders.json
-
-echo "== wasm/check.mjs (Node.js)"
-node wasm/check.mjs --native target/native-orders.json --fixture cli/data/hotpotqa-mini "${qemu_args[@]}"
-node wasm/example.mjs > /dev/null
+echo "== .ci/npm.sh (the npm package in wasm/)"
+if [ -n "$qemu_output" ]; then
+  MEMPURSUIT_QEMU_OUTPUT="$PWD/$qemu_output" bash .ci/npm.sh
+else
+  bash .ci/npm.sh
+fi
 echo "portability: ok"

@@ -6,12 +6,14 @@
 //
 // 64 query/pool cases (seeds 9000..9063) are staged in wasm memory up
 // front. Each timed call is one selection on one case through the raw
-// export (input already in linear memory, like the native call on a
-// preallocated workspace). About 2 s of warm-up (V8 tier-up), then per
-// method one untimed round (checksum) and ROUNDS timed rounds (default 10). Also times the wrapper's mp.select(), which copies the 300 KB pool
+// export `mp_select` (input already in linear memory, like the native call
+// on a preallocated workspace). About 2 s of warm-up (V8 tier-up), then per
+// method one untimed round (checksum) and ROUNDS timed rounds (default 10).
+// Also times the package's Selector.select(), which copies the 300 KB pool
 // into linear memory on every call, for pursuit.
 
-import { MemPursuit, DEFAULT_WASM_URL } from './mempursuit.mjs';
+import { readFileSync } from 'node:fs';
+import { initSync, Selector } from 'mempursuit';
 import { syntheticCase } from './synthetic.mjs';
 
 const SEED = 9000;
@@ -22,22 +24,36 @@ const D = 384;
 
 const args = process.argv.slice(2);
 const wi = args.indexOf('--wasm');
-const wasmPath = wi >= 0 ? args[wi + 1] : DEFAULT_WASM_URL;
+const wasmPath = wi >= 0 ? args[wi + 1] : new URL('./mempursuit.wasm', import.meta.url);
 const rounds = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--wasm') ?? 10);
 
-const mp = await MemPursuit.load(wasmPath);
-const e = mp.exports;
+// The raw module for the staged calls (its C ABI: wasm/src/lib.rs), and the
+// package on the same bytes for the copying calls.
+const bytes = readFileSync(wasmPath);
+const e = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
+initSync(bytes);
+const sel = e.mp_selector_new();
 const cases = [];
 for (let c = 0; c < CASES; c++) cases.push(syntheticCase(SEED, c, P, D));
-const pools = cases.map(({ query, pool }) => mp.pool(query, pool));
-const out = mp.alloc(4 * K);
-const weights = mp.alloc(8 * K);
+const pools = cases.map(({ query, pool }) => {
+  const queryPtr = e.mp_alloc(4 * D);
+  const candidatesPtr = e.mp_alloc(4 * P * D);
+  new Float32Array(e.memory.buffer, queryPtr, D).set(query);
+  new Float32Array(e.memory.buffer, candidatesPtr, P * D).set(pool);
+  return { queryPtr, candidatesPtr };
+});
+const out = e.mp_alloc(4 * K);
+const weights = e.mp_alloc(8 * K);
 
+// mp_select(sel, method, ridge, gamma, mmr_lambda, flags, query, d,
+//           candidates, P*d, relevance, 0, K, out_picks, out_weights, out_steps, capacity)
+const call = (method, ridge, gamma, lambda, w) => (p) =>
+  e.mp_select(sel, method, ridge, gamma, lambda, 0, p.queryPtr, D, p.candidatesPtr, P * D, 0, 0, K, out, w, 0, K);
 const calls = {
-  pursuit: (p) => e.mp_pursuit(mp.selector, 1e-10, 1, 0, p.queryPtr, D, p.candidatesPtr, P, 0, K, out, weights, 0),
-  centroid: (p) => e.mp_pursuit(mp.selector, Infinity, 0.5, 0, p.queryPtr, D, p.candidatesPtr, P, 0, K, out, weights, 0),
-  topk: (p) => e.mp_top_k(mp.selector, 0, p.queryPtr, D, p.candidatesPtr, P, 0, K, out, 0),
-  mmr: (p) => e.mp_mmr(mp.selector, 0.5, 0, p.queryPtr, D, p.candidatesPtr, P, 0, K, out, 0),
+  pursuit: call(0, 1e-10, 1, 0.5, weights),
+  centroid: call(0, Infinity, 0.5, 0.5, weights),
+  topk: call(1, 0, 0, 0, 0),
+  mmr: call(2, 0, 0, 0.5, 0),
 };
 
 // Warm-up: V8 first runs wasm through its baseline compiler and tiers up to
@@ -58,7 +74,7 @@ for (const [name, call] of Object.entries(calls)) {
       const t0 = process.hrtime.bigint();
       const n = call(p);
       const t1 = process.hrtime.bigint();
-      if (n !== K) throw new Error(`${name}: ${n} picks (${mp.errorMessage()})`);
+      if (n !== K) throw new Error(`${name}: ${n} picks (error code ${n})`);
       if (round === 0) {
         const picks = new Uint32Array(e.memory.buffer, out, K);
         picks.forEach((i, t) => (checksum = (Math.imul(checksum, 31) + (t * P + i)) >>> 0));
@@ -72,17 +88,17 @@ for (const [name, call] of Object.entries(calls)) {
   console.log(`${name.padEnd(10)} ${f(percentile(times, 0.5)).padStart(10)} ${f(percentile(times, 0.1))} ${f(percentile(times, 0.9))}   ${checksum}`);
 }
 
-// The wrapper with the copy-in of the pool on every call.
+// The package's Selector, with the copy-in of the pool on every call.
+const selector = new Selector();
 const times = [];
 for (let round = 0; round <= rounds; round++) {
   for (const { query, pool } of cases) {
     const t0 = process.hrtime.bigint();
-    mp.select(query, pool, K);
+    selector.select(query, pool, K);
     const t1 = process.hrtime.bigint();
     if (round > 0) times.push(Number(t1 - t0) / 1000);
   }
 }
 times.sort((a, b) => a - b);
-console.log(`pursuit via mp.select() incl. copying the pool in: median ${percentile(times, 0.5).toFixed(1)} us`);
-pools.forEach((p) => p.free());
-mp.close();
+console.log(`pursuit via Selector.select() incl. copying the pool in: median ${percentile(times, 0.5).toFixed(1)} us`);
+selector.free();

@@ -3,8 +3,9 @@
 # simd128 target feature (set MEMPURSUIT_WASM_SIMD=0 for a build without it,
 # for runtimes that lack WebAssembly SIMD).
 #
-# Output: wasm/pkg-tmp/mempursuit_wasm.wasm (the default path of
-# wasm/mempursuit.mjs). Run from anywhere.
+# Output: wasm/mempursuit.wasm, the module of the npm package in wasm/
+# (the file `init()` of wasm/mempursuit.js loads by default; listed in
+# package.json's "files", so `npm pack` in wasm/ ships it). Run from anywhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,5 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$flags" \
   cargo build -p mempursuit-wasm --lib --release \
   --target wasm32-unknown-unknown --target-dir "$dir"
 
-mkdir -p wasm/pkg-tmp
-cp "$dir/wasm32-unknown-unknown/release/mempursuit_wasm.wasm" wasm/pkg-tmp/mempursuit_wasm.wasm
-echo "wasm/pkg-tmp/mempursuit_wasm.wasm: $(wc -c < wasm/pkg-tmp/mempursuit_wasm.wasm) bytes (${flags:-no simd128})"
+cp "$dir/wasm32-unknown-unknown/release/mempursuit_wasm.wasm" wasm/mempursuit.wasm
+echo "wasm/mempursuit.wasm: $(wc -c < wasm/mempursuit.wasm) bytes (${flags:-no simd128})"

@@ -12,7 +12,7 @@
 //! | `memories.jsonl` | optional: one [`Memory`] per line, line i has `id` = i (texts, for display only) |
 //!
 //! Memory ids are row indices of the memory matrix. Loading validates
-//! everything the evaluation relies on (ids in range, gold ⊆ pool, one
+//! everything the evaluation relies on (ids in range, gold ids valid, one
 //! embedding row per query, equal dimensions, relevance aligned with the
 //! pool) and reports the first problem with the file, the 1-based line and
 //! the offending id. Vector norms are not checked here: the selectors check
@@ -53,6 +53,11 @@ pub struct Memory {
     /// Empty if absent.
     #[serde(default)]
     pub source: String,
+    /// Optional scope (e.g. a user or conversation id) for pools built by
+    /// retrieval: a query with a scope only retrieves memories of that
+    /// scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// One query (a line of `queries.jsonl`): its candidate pool and gold
@@ -72,14 +77,27 @@ pub struct QuerySpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
     /// The candidate pool: distinct memory ids, in the order given (pool
-    /// position p is row p of the gathered P × d matrix).
+    /// position p is row p of the gathered P × d matrix). May be absent
+    /// (empty) when the evaluation builds pools itself
+    /// ([`EvalOptions::retrieve`](crate::eval::EvalOptions::retrieve)).
+    #[serde(default)]
     pub pool: Vec<usize>,
-    /// The gold memory ids: distinct, non-empty, a subset of `pool`.
+    /// The gold memory ids: distinct, non-empty, valid memory ids. Gold
+    /// outside `pool` is allowed and counts as a miss (a first stage can miss
+    /// evidence); the evaluation reports the pool's recall ceiling.
     pub gold: Vec<usize>,
     /// The gold evidence split into groups (e.g. one per gold paragraph):
     /// each non-empty and a subset of `gold`. A query counts as group-covered
-    /// when every group has at least one selected member.
+    /// when every group has at least one selected member. May be empty or
+    /// absent: such a query is left out of group coverage (not counted as
+    /// covered).
+    #[serde(default)]
     pub gold_groups: Vec<Vec<usize>>,
+    /// Optional scope (e.g. a user or conversation id). When the evaluation
+    /// builds pools itself, a query's pool holds only memories whose
+    /// [`Memory::scope`] equals this value; absent means every memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// Optional first-stage relevance scores aligned with `pool` (finite
     /// f32, one per pool entry). Used as ρ by the evaluation when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,7 +108,8 @@ pub struct QuerySpec {
 ///
 /// Invariants (checked by every constructor): every id in every query's
 /// `pool` is `< memory_embeddings.rows`, pools hold distinct ids, `gold` is
-/// non-empty, distinct and ⊆ `pool`, every gold group is non-empty and
+/// non-empty, distinct and holds valid memory ids (not necessarily in
+/// `pool`), every gold group is non-empty and
 /// ⊆ `gold`, `relevance` (if present) has one finite value per pool entry,
 /// `query_embeddings.rows == queries.len()`, both matrices have the same
 /// number of columns d ≥ 1, and `memories` (if present) has one entry per
@@ -514,8 +533,14 @@ impl Dataset {
             }
             let mut gold_seen = HashSet::new();
             for &id in &q.gold {
-                if !seen.contains(&id) {
-                    return Err(bad(format!("gold memory id {id} is not in the pool")));
+                // Gold outside the pool is allowed (a first stage can miss
+                // it): it counts as a miss, and the evaluation reports the
+                // pool's own recall ceiling.
+                if id >= n {
+                    return Err(bad(format!(
+                        "gold memory id {id} is out of range ({} has {n} rows)",
+                        names.memory_embeddings
+                    )));
                 }
                 if !gold_seen.insert(id) {
                     return Err(bad(format!("gold lists memory id {id} twice")));
@@ -629,13 +654,23 @@ mod tests {
     }
 
     #[test]
-    fn rejects_gold_outside_pool_naming_line_and_id() {
+    fn accepts_gold_outside_pool_but_rejects_out_of_range_gold() {
+        // Gold outside the pool is valid (a first stage can miss it).
         let text = "{\"id\":\"a\",\"pool\":[0],\"gold\":[0],\"gold_groups\":[[0]]}\n\
                     {\"id\":\"b\",\"pool\":[0,1],\"gold\":[2],\"gold_groups\":[[2]]}\n";
+        let d = Dataset::from_parts(mat(3, 2), mat(2, 2), spec(text), None).unwrap();
+        assert_eq!(d.queries[1].gold, vec![2]);
+        // Gold and groups may be given without a pool or groups.
+        let text = "{\"id\":\"a\",\"gold\":[1]}\n";
+        let d = Dataset::from_parts(mat(3, 2), mat(1, 2), spec(text), None).unwrap();
+        assert!(d.queries[0].pool.is_empty() && d.queries[0].gold_groups.is_empty());
+        // A gold id beyond the memory rows is still an error.
+        let text = "{\"id\":\"a\",\"pool\":[0],\"gold\":[0]}\n\
+                    {\"id\":\"b\",\"pool\":[0,1],\"gold\":[3],\"gold_groups\":[[3]]}\n";
         let e = Dataset::from_parts(mat(3, 2), mat(2, 2), spec(text), None).unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("queries.jsonl line 2"), "{msg}");
-        assert!(msg.contains("gold memory id 2 is not in the pool"), "{msg}");
+        assert!(msg.contains("gold memory id 3 is out of range"), "{msg}");
     }
 
     #[test]

@@ -1,20 +1,38 @@
 //! Evaluation of selectors on an evidence-selection [`Dataset`]: evidence
 //! recall, complete coverage and group coverage at several budgets K,
-//! overall and per query type.
+//! overall and per query type, with paired-bootstrap confidence intervals
+//! of each method minus top-K and the pools' own recall ceiling.
 //!
 //! For each query the pool's embeddings are gathered into a P × d matrix and
-//! every method selects from it. Fixed-budget selectors (top-K, MMR and the
-//! pursuit with [`Stopping::FixedBudget`]) are nested: the selection for
-//! budget k is the first k picks of the selection for any larger budget, so
-//! each such method runs once per query at the largest K and every smaller
-//! budget is scored on a prefix. A pursuit with adaptive stopping runs once
-//! per budget.
+//! every method selects from it. The pool is the query's `pool`, or, with
+//! [`EvalOptions::retrieve`] = Some(P), the top-P memories by cosine to the
+//! query (restricted to the memories sharing the query's `scope`), found
+//! with the crate's own top-K kernel. Nested selectors ([`Method::is_nested`]:
+//! top-K, MMR, the pursuit with a fixed budget) run once per query at the
+//! largest K and every smaller budget is scored on a prefix; the others
+//! (adaptive stopping, [`Method::Recommended`], whose γ depends on K) run
+//! once per budget.
 //!
 //! Metrics, per method and K (all in [0, 1]; Q = number of queries):
-//! * **evidence recall** (macro): (1/Q) Σ_q |gold_q ∩ picks_q| / |gold_q|;
+//! * **evidence recall** (macro): (1/Q) Σ_q |gold_q ∩ picks_q| / |gold_q|.
+//!   Gold outside the pool counts as a miss; the pool's own ceiling (every
+//!   pool member picked) is reported beside the table
+//!   ([`EvalReport::ceiling`]);
 //! * **complete coverage**: share of queries with every gold memory picked;
-//! * **group coverage**: share of queries with every gold group
-//!   (`gold_groups`, e.g. each gold paragraph) represented by ≥ 1 pick.
+//! * **group coverage**: share of the queries *with gold groups* whose
+//!   every gold group (`gold_groups`, e.g. each gold paragraph) has ≥ 1
+//!   pick. A query without gold groups is left out of this share (it is
+//!   neither covered nor missed; [`Metrics::group_queries`] counts the
+//!   others).
+//!
+//! Uncertainty: for every method and K, a paired bootstrap over queries
+//! ([`Bootstrap`]; 2,000 resamples, seed 0 by default) gives a 95 %
+//! percentile interval of the method's recall and of its recall minus the
+//! recall of the first top-K method in the list (the same resampled query
+//! sets for every method and K, so the differences are paired). The
+//! generator is ChaCha8 (`rand::rngs::ChaCha8Rng`), seeded with
+//! [`Bootstrap::seed`]: the same seed gives the same intervals on every
+//! platform.
 //!
 //! ```
 //! use mempursuit_cli::dataset::Dataset;
@@ -32,15 +50,16 @@
 //! println!("{report}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-//!
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::{self, Write as _};
 
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt as _, SeedableRng as _};
 use serde::Serialize;
 
-use crate::dataset::{Dataset, QuerySpec};
-use mempursuit::{Error, Input, Method, Relevance, Selector, Stopping};
+use crate::dataset::{gather_rows, Dataset, QuerySpec};
+use mempursuit::{Error, Input, InputPolicy, Method, Relevance, Selector};
 
 /// A selector with a display name (the table's row label and the key of its
 /// picks in the selections output).
@@ -65,15 +84,39 @@ impl NamedMethod {
 /// Where each query's relevance ρ comes from (see [`Relevance`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub enum RelevanceMode {
-    /// The query's `relevance` scores ([`Relevance::Scores`]) when its spec
-    /// has them, otherwise ρ = b, the cosine to the query.
+    /// Unit-free: the query's `relevance` scores, when its spec has them,
+    /// used through their order on the pool's cosine scale
+    /// ([`Relevance::RankedScores`]); otherwise ρ = b, the cosine to the
+    /// query.
     #[default]
     Auto,
+    /// The query's `relevance` scores as given ([`Relevance::Scores`], raw
+    /// units: γ is then in the scores' units), otherwise ρ = b.
+    Raw,
     /// Always ρ = b ([`Relevance::Similarity`]), ignoring spec scores.
     Similarity,
     /// Treat every pool as given in first-stage order
     /// ([`Relevance::PoolOrder`]), ignoring spec scores.
     PoolOrder,
+}
+
+/// The paired bootstrap of [`evaluate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Bootstrap {
+    /// Number of resamples of the query set (0 turns the intervals off).
+    pub resamples: usize,
+    /// Seed of the ChaCha8 generator.
+    pub seed: u64,
+}
+
+impl Default for Bootstrap {
+    /// 2,000 resamples, seed 0.
+    fn default() -> Self {
+        Bootstrap {
+            resamples: 2000,
+            seed: 0,
+        }
+    }
 }
 
 /// Options of [`evaluate`].
@@ -83,14 +126,25 @@ pub struct EvalOptions {
     pub ks: Vec<usize>,
     /// Where ρ comes from.
     pub relevance: RelevanceMode,
+    /// `Some(P)`: build each query's pool from the top-P memories by cosine
+    /// to the query (ties to the lower memory id), among the memories whose
+    /// `scope` equals the query's `scope` (all memories when the query has
+    /// none). The spec's `pool` and `relevance` are then ignored and
+    /// ρ = b. `None`: use the spec's pools.
+    pub retrieve: Option<usize>,
+    /// Confidence intervals.
+    pub bootstrap: Bootstrap,
 }
 
 impl EvalOptions {
-    /// Budgets `ks` with [`RelevanceMode::Auto`].
+    /// Budgets `ks` with [`RelevanceMode::Auto`], the spec's pools and the
+    /// default [`Bootstrap`].
     pub fn new(ks: Vec<usize>) -> Self {
         EvalOptions {
             ks,
             relevance: RelevanceMode::Auto,
+            retrieve: None,
+            bootstrap: Bootstrap::default(),
         }
     }
 }
@@ -104,8 +158,12 @@ pub struct Metrics {
     pub evidence_recall: f64,
     /// Share of queries with all gold memories picked.
     pub complete_coverage: f64,
-    /// Share of queries with every gold group represented.
+    /// Share of the queries with gold groups whose every gold group is
+    /// represented (0 when no query has gold groups).
     pub group_coverage: f64,
+    /// Number of queries with at least one gold group (the denominator of
+    /// `group_coverage`).
+    pub group_queries: usize,
     /// Mean number of memories selected (below K only for pools smaller
     /// than K or adaptive stopping).
     pub mean_selected: f64,
@@ -118,6 +176,7 @@ struct Acc {
     recall: f64,
     complete: usize,
     groups: usize,
+    group_queries: usize,
     selected: usize,
 }
 
@@ -126,7 +185,10 @@ impl Acc {
         self.n += 1;
         self.recall += s.recall;
         self.complete += usize::from(s.complete);
-        self.groups += usize::from(s.groups_covered);
+        if let Some(covered) = s.groups_covered {
+            self.group_queries += 1;
+            self.groups += usize::from(covered);
+        }
         self.selected += selected;
     }
 
@@ -136,7 +198,8 @@ impl Acc {
             queries: self.n,
             evidence_recall: self.recall / n,
             complete_coverage: self.complete as f64 / n,
-            group_coverage: self.groups as f64 / n,
+            group_coverage: self.groups as f64 / self.group_queries.max(1) as f64,
+            group_queries: self.group_queries,
             mean_selected: self.selected as f64 / n,
         }
     }
@@ -147,16 +210,18 @@ impl Acc {
 pub struct QueryScore {
     /// Number of gold memories picked.
     pub gold_hits: usize,
-    /// |gold ∩ picks| / |gold|.
+    /// |gold ∩ picks| / |gold| (0 for a query without gold).
     pub recall: f64,
     /// Every gold memory picked.
     pub complete: bool,
-    /// Every gold group has a picked member (vacuously true with no groups).
-    pub groups_covered: bool,
+    /// Every gold group has a picked member; `None` for a query without
+    /// gold groups (left out of group coverage).
+    pub groups_covered: Option<bool>,
 }
 
 /// Scores the selected memory ids `picked` (memory ids, not pool positions)
-/// against `spec`'s gold evidence.
+/// against `spec`'s gold evidence. Gold the picks cannot contain (outside
+/// the pool) simply counts as missed.
 pub fn score_query(spec: &QuerySpec, picked: &[usize]) -> QueryScore {
     let set: HashSet<usize> = picked.iter().copied().collect();
     let gold_hits = spec.gold.iter().filter(|g| set.contains(g)).count();
@@ -165,11 +230,23 @@ pub fn score_query(spec: &QuerySpec, picked: &[usize]) -> QueryScore {
         gold_hits,
         recall: gold_hits as f64 / gold as f64,
         complete: gold_hits == spec.gold.len(),
-        groups_covered: spec
-            .gold_groups
-            .iter()
-            .all(|g| g.iter().any(|id| set.contains(id))),
+        groups_covered: (!spec.gold_groups.is_empty()).then(|| {
+            spec.gold_groups
+                .iter()
+                .all(|g| g.iter().any(|id| set.contains(id)))
+        }),
     }
+}
+
+/// A 95 % paired-bootstrap percentile interval of a mean (fractions).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    /// The mean over the queries.
+    pub mean: f64,
+    /// 2.5th percentile of the resampled means.
+    pub lo: f64,
+    /// 97.5th percentile of the resampled means.
+    pub hi: f64,
 }
 
 /// The metrics of one method at one budget.
@@ -181,6 +258,15 @@ pub struct BudgetResult {
     pub overall: Metrics,
     /// Per query `type` (sorted by type name; an absent type is `""`).
     pub by_type: BTreeMap<String, Metrics>,
+    /// Bootstrap interval of the evidence recall (`None` with 0 resamples).
+    pub recall_ci: Option<Interval>,
+    /// Bootstrap interval of this method's recall minus the baseline's
+    /// (the first top-K method; `None` for the baseline itself, without a
+    /// top-K method, or with 0 resamples).
+    pub delta_vs_topk: Option<Interval>,
+    /// Per-query evidence recall, in dataset order.
+    #[serde(skip)]
+    pub per_query_recall: Vec<f64>,
 }
 
 /// The results of one method.
@@ -222,6 +308,15 @@ pub struct EvalReport {
     pub types: BTreeMap<String, usize>,
     /// Where ρ came from.
     pub relevance: RelevanceMode,
+    /// The retrieval depth P when the pools were built by retrieval.
+    pub retrieve: Option<usize>,
+    /// The bootstrap behind the intervals.
+    pub bootstrap: Bootstrap,
+    /// The pools' own ceiling: the metrics of picking every pool member
+    /// (evidence recall = share of gold in the pool).
+    pub ceiling: Metrics,
+    /// Mean pool size.
+    pub mean_pool: f64,
     /// One entry per method, in the order given.
     pub methods: Vec<MethodResult>,
     /// One entry per query, in dataset order.
@@ -236,6 +331,14 @@ pub enum EvalError {
     NoBudgets,
     /// Two methods share a display name.
     DuplicateName(String),
+    /// [`EvalOptions::retrieve`] is `Some(0)`.
+    ZeroRetrieve,
+    /// A query has a `scope` but the dataset has no `memories.jsonl` to
+    /// give the memories' scopes.
+    ScopeWithoutMemories {
+        /// 1-based line of the query.
+        line: usize,
+    },
     /// A selector rejected a query's input.
     Select {
         /// 1-based line of the query in `queries.jsonl`.
@@ -257,6 +360,11 @@ impl fmt::Display for EvalError {
         match self {
             EvalError::NoBudgets => f.write_str("no budget K given"),
             EvalError::DuplicateName(n) => write!(f, "two methods are named {n:?}"),
+            EvalError::ZeroRetrieve => f.write_str("retrieve depth P must be at least 1"),
+            EvalError::ScopeWithoutMemories { line } => write!(
+                f,
+                "query line {line} has a scope, but no memories.jsonl gives the memories' scopes"
+            ),
             EvalError::Select {
                 line,
                 query_id,
@@ -278,17 +386,111 @@ impl fmt::Display for EvalError {
 
 impl std::error::Error for EvalError {}
 
-fn is_adaptive(method: &Method) -> bool {
-    matches!(method, Method::Pursuit(o) if matches!(o.stopping, Stopping::Adaptive { .. }))
+/// Running sums of one method at one budget: overall, per type, and the
+/// per-query recall.
+type PerBudget<'a> = (Acc, BTreeMap<&'a str, Acc>, Vec<f64>);
+
+/// Builds pools by retrieval: the top-P memories by cosine to each query,
+/// within the query's scope.
+struct Retriever<'d> {
+    data: &'d Dataset,
+    depth: usize,
+    /// Per scope (None = every memory): the memory ids and their rows.
+    scopes: HashMap<Option<String>, (Vec<usize>, Vec<f32>)>,
+    selector: Selector,
+}
+
+impl<'d> Retriever<'d> {
+    fn new(data: &'d Dataset, depth: usize) -> Result<Self, EvalError> {
+        let mut wanted: HashSet<Option<String>> = HashSet::new();
+        for (i, q) in data.queries.iter().enumerate() {
+            if q.scope.is_some() && data.memories.is_none() {
+                return Err(EvalError::ScopeWithoutMemories { line: i + 1 });
+            }
+            wanted.insert(q.scope.clone());
+        }
+        let mut scopes = HashMap::new();
+        for scope in wanted {
+            let ids: Vec<usize> = match (&scope, &data.memories) {
+                (None, _) => (0..data.memory_embeddings.rows).collect(),
+                (Some(s), Some(mems)) => mems
+                    .iter()
+                    .filter(|m| m.scope.as_deref() == Some(s.as_str()))
+                    .map(|m| m.id)
+                    .collect(),
+                (Some(_), None) => Vec::new(),
+            };
+            let mut rows = Vec::new();
+            gather_rows(&data.memory_embeddings, &ids, &mut rows);
+            scopes.insert(scope, (ids, rows));
+        }
+        Ok(Retriever {
+            data,
+            depth,
+            scopes,
+            selector: Selector::new(),
+        })
+    }
+
+    /// The pool of query `qi` (memory ids, by decreasing cosine).
+    fn pool(&mut self, qi: usize) -> Result<Vec<usize>, EvalError> {
+        let spec = &self.data.queries[qi];
+        let (ids, rows) = &self.scopes[&spec.scope];
+        let input = Input::new(self.data.query_embedding(qi), rows);
+        let sel = self
+            .selector
+            .select(&input, self.depth, &Method::TopK(InputPolicy::default()))
+            .map_err(|error| EvalError::Select {
+                line: qi + 1,
+                query_id: spec.id.clone(),
+                method: "retrieval (top-P by cosine)".into(),
+                memory_id: match error {
+                    Error::Candidate { row, .. } => ids.get(row).copied(),
+                    _ => None,
+                },
+                error,
+            })?;
+        Ok(sel.picks.iter().map(|&p| ids[p]).collect())
+    }
+}
+
+/// 95 % percentile interval of the mean of `values` under `resamples`
+/// bootstrap resamples of `indices` drawn by `rng`'s stream from `seed`.
+fn bootstrap_interval(values: &[f64], boot: &Bootstrap) -> Option<Interval> {
+    let n = values.len();
+    if boot.resamples == 0 || n == 0 {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let mut rng = ChaCha8Rng::seed_from_u64(boot.seed);
+    let mut means: Vec<f64> = (0..boot.resamples)
+        .map(|_| (0..n).map(|_| values[rng.random_range(0..n)]).sum::<f64>() / n as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let at = |p: f64| means[((p * boot.resamples as f64).floor() as usize).min(boot.resamples - 1)];
+    Some(Interval {
+        mean,
+        lo: at(0.025),
+        hi: at(0.975),
+    })
+}
+
+/// The paired-bootstrap 95 % interval of mean(a − b) over queries (both
+/// in dataset order), as [`evaluate`] computes it for its deltas.
+pub fn paired_interval(a: &[f64], b: &[f64], boot: &Bootstrap) -> Option<Interval> {
+    let diffs: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    bootstrap_interval(&diffs, boot)
 }
 
 /// Runs every method on every query of `data` and scores the selections at
-/// each budget in `options.ks` (see the module docs for the metrics and the
-/// nesting rule). Deterministic: the same inputs give bit-identical results.
+/// each budget in `options.ks` (see the module docs for the metrics, the
+/// nesting rule and the intervals). Deterministic: the same inputs give
+/// bit-identical results.
 ///
 /// # Errors
 /// [`EvalError::NoBudgets`] for empty `ks`, [`EvalError::DuplicateName`],
-/// or [`EvalError::Select`] naming the query line, id, method and (for a bad
+/// [`EvalError::ZeroRetrieve`], [`EvalError::ScopeWithoutMemories`], or
+/// [`EvalError::Select`] naming the query line, id, method and (for a bad
 /// candidate row) the memory id when a selector rejects an input (e.g. a
 /// zero or non-finite embedding, an invalid parameter).
 pub fn evaluate(
@@ -306,23 +508,46 @@ pub fn evaluate(
     if let Some(m) = methods.iter().find(|m| !names.insert(m.name.as_str())) {
         return Err(EvalError::DuplicateName(m.name.clone()));
     }
+    let mut retriever = match options.retrieve {
+        Some(0) => return Err(EvalError::ZeroRetrieve),
+        Some(p) => Some(Retriever::new(data, p)?),
+        None => None,
+    };
 
     let mut types: BTreeMap<String, usize> = BTreeMap::new();
     for q in &data.queries {
         *types.entry(q.kind.clone()).or_default() += 1;
     }
-    // acc[method][k index] = (overall, per type)
-    let mut acc: Vec<Vec<(Acc, BTreeMap<&str, Acc>)>> =
-        vec![vec![(Acc::default(), BTreeMap::new()); ks.len()]; methods.len()];
-    let mut selections = Vec::with_capacity(data.queries.len());
+    let nq = data.queries.len();
+    // acc[method][k index] = (overall, per type, per-query recall)
+    let mut acc: Vec<Vec<PerBudget<'_>>> =
+        vec![
+            vec![(Acc::default(), BTreeMap::new(), Vec::with_capacity(nq)); ks.len()];
+            methods.len()
+        ];
+    let mut ceiling = Acc::default();
+    let mut pool_total = 0usize;
+    let mut selections = Vec::with_capacity(nq);
     let mut selector = Selector::new();
     let mut pool_buf = Vec::new();
     let mut ids = Vec::new();
 
     for (qi, spec) in data.queries.iter().enumerate() {
-        data.gather_pool(qi, &mut pool_buf);
-        let relevance = match (options.relevance, &spec.relevance) {
-            (RelevanceMode::Auto, Some(r)) => Relevance::Scores(r),
+        let retrieved;
+        let pool: &[usize] = match &mut retriever {
+            Some(r) => {
+                retrieved = r.pool(qi)?;
+                &retrieved
+            }
+            None => &spec.pool,
+        };
+        gather_rows(&data.memory_embeddings, pool, &mut pool_buf);
+        pool_total += pool.len();
+        ceiling.add(&score_query(spec, pool), pool.len());
+        let scores = spec.relevance.as_deref().filter(|_| retriever.is_none());
+        let relevance = match (options.relevance, scores) {
+            (RelevanceMode::Auto, Some(r)) => Relevance::RankedScores(r),
+            (RelevanceMode::Raw, Some(r)) => Relevance::Scores(r),
             (RelevanceMode::PoolOrder, _) => Relevance::PoolOrder,
             _ => Relevance::Similarity,
         };
@@ -337,13 +562,13 @@ pub fn evaluate(
                         query_id: spec.id.clone(),
                         method: nm.name.clone(),
                         memory_id: match error {
-                            Error::Candidate { row, .. } => spec.pool.get(row).copied(),
+                            Error::Candidate { row, .. } => pool.get(row).copied(),
                             _ => None,
                         },
                         error,
                     })
             };
-            let nested = !is_adaptive(&nm.method);
+            let nested = nm.method.is_nested();
             let full = run(k_max)?;
             for (ki, &k) in ks.iter().enumerate() {
                 let own;
@@ -354,16 +579,17 @@ pub fn evaluate(
                     &own.picks
                 };
                 ids.clear();
-                ids.extend(sel_picks.iter().map(|&p| spec.pool[p]));
+                ids.extend(sel_picks.iter().map(|&p| pool[p]));
                 let score = score_query(spec, &ids);
-                let (all, by_type) = &mut acc[mi][ki];
+                let (all, by_type, per_query) = &mut acc[mi][ki];
                 all.add(&score, ids.len());
                 by_type
                     .entry(spec.kind.as_str())
                     .or_default()
                     .add(&score, ids.len());
+                per_query.push(score.recall);
             }
-            picks_at_max.push(full.picks.iter().map(|&p| spec.pool[p]).collect());
+            picks_at_max.push(full.picks.iter().map(|&p| pool[p]).collect());
         }
         selections.push(QuerySelection {
             id: spec.id.clone(),
@@ -371,31 +597,50 @@ pub fn evaluate(
         });
     }
 
+    let baseline = methods
+        .iter()
+        .position(|m| matches!(m.method, Method::TopK(_)));
+    let base_recalls: Vec<Vec<f64>> = baseline
+        .map(|b| acc[b].iter().map(|(_, _, r)| r.clone()).collect())
+        .unwrap_or_default();
+    let boot = options.bootstrap;
     let methods = methods
         .iter()
         .zip(acc)
-        .map(|(nm, per_k)| MethodResult {
+        .enumerate()
+        .map(|(mi, (nm, per_k))| MethodResult {
             name: nm.name.clone(),
             method: nm.method,
             budgets: ks
                 .iter()
                 .zip(per_k)
-                .map(|(&k, (all, by_type))| BudgetResult {
+                .enumerate()
+                .map(|(ki, (&k, (all, by_type, per_query)))| BudgetResult {
                     k,
                     overall: all.metrics(),
                     by_type: by_type
                         .into_iter()
                         .map(|(t, a)| (t.to_string(), a.metrics()))
                         .collect(),
+                    recall_ci: bootstrap_interval(&per_query, &boot),
+                    delta_vs_topk: match baseline {
+                        Some(b) if b != mi => paired_interval(&per_query, &base_recalls[ki], &boot),
+                        _ => None,
+                    },
+                    per_query_recall: per_query,
                 })
                 .collect(),
         })
         .collect();
     Ok(EvalReport {
         ks,
-        queries: data.queries.len(),
+        queries: nq,
         types,
         relevance: options.relevance,
+        retrieve: options.retrieve,
+        bootstrap: boot,
+        ceiling: ceiling.metrics(),
+        mean_pool: pool_total as f64 / nq.max(1) as f64,
         methods,
         selections,
     })
@@ -490,7 +735,15 @@ impl EvalReport {
                 "recall", "complete", "groups"
             );
         }
-        out.push_str(&h2);
+        let show_delta = self
+            .methods
+            .iter()
+            .any(|m| m.budgets.iter().any(|b| b.delta_vs_topk.is_some()));
+        if show_delta {
+            let _ = write!(h2, "  {:<24}", "recall − top-K [95% CI]");
+        }
+        let h2 = h2.trim_end();
+        out.push_str(h2);
         out.push('\n');
         out.push_str(&"-".repeat(h2.chars().count()));
         out.push('\n');
@@ -513,14 +766,44 @@ impl EvalReport {
                         100.0 * c.group_coverage
                     );
                 }
-                out.push_str(&row);
+                if let Some(d) = b.delta_vs_topk {
+                    let _ = write!(
+                        row,
+                        "  {:+5.1} [{:+.1}, {:+.1}]",
+                        100.0 * d.mean,
+                        100.0 * d.lo,
+                        100.0 * d.hi
+                    );
+                }
+                out.push_str(row.trim_end());
                 out.push('\n');
             }
         }
-        out.push_str(
-            "\nrecall = evidence recall (mean over queries of |gold ∩ picks| / |gold|); \
-             complete = all gold picked;\ngroups = every gold group represented; all in percent.",
+        let c = &self.ceiling;
+        let _ = writeln!(
+            out,
+            "{:<name_w$} {:>3} {:>COL$.1}{:>COL$.1}{:>COL$.1}   (every pool member picked; mean pool {:.1})",
+            "pool ceiling",
+            "all",
+            100.0 * c.evidence_recall,
+            100.0 * c.complete_coverage,
+            100.0 * c.group_coverage,
+            self.mean_pool
         );
+        out.push_str(
+            "\nrecall = evidence recall (mean over queries of |gold ∩ picks| / |gold|; gold outside the pool is a miss); \
+             complete = all gold picked;\ngroups = every gold group represented (over the queries with gold groups); all in percent.",
+        );
+        if show_delta {
+            let _ = write!(
+                out,
+                "\nCI: paired bootstrap over queries, {} resamples, seed {}, 95 % percentile interval, in points.",
+                self.bootstrap.resamples, self.bootstrap.seed
+            );
+        }
+        if let Some(p) = self.retrieve {
+            let _ = write!(out, " Pools: top-{p} memories by cosine (within scope).");
+        }
         if self.relevance != RelevanceMode::Auto {
             let _ = write!(out, " Relevance: {:?}.", self.relevance);
         }
@@ -549,6 +832,7 @@ mod tests {
             gold,
             gold_groups: groups,
             relevance: None,
+            scope: None,
         }
     }
 
@@ -558,10 +842,56 @@ mod tests {
         let r = score_query(&s, &[2, 7, 9]);
         assert_eq!(r.gold_hits, 1);
         assert!((r.recall - 1.0 / 3.0).abs() < 1e-15);
-        assert!(!r.complete && !r.groups_covered);
+        assert!(!r.complete && r.groups_covered == Some(false));
         let r = score_query(&s, &[5, 1]);
-        assert!(!r.complete && r.groups_covered);
+        assert!(!r.complete && r.groups_covered == Some(true));
         let r = score_query(&s, &[5, 1, 2]);
-        assert!(r.complete && r.groups_covered && r.recall == 1.0);
+        assert!(r.complete && r.groups_covered == Some(true) && r.recall == 1.0);
+    }
+
+    /// A query without gold groups is left out of group coverage (neither
+    /// covered nor missed); gold outside the pool is a miss.
+    #[test]
+    fn empty_groups_are_left_out_and_outside_gold_is_missed() {
+        let s = spec(vec![1, 42], vec![]);
+        let r = score_query(&s, &[1, 2, 3]);
+        assert_eq!(r.groups_covered, None);
+        assert_eq!(r.recall, 0.5);
+        let mut acc = Acc::default();
+        acc.add(&r, 3);
+        acc.add(&score_query(&spec(vec![1], vec![vec![1]]), &[1]), 1);
+        acc.add(&score_query(&spec(vec![2], vec![vec![2]]), &[1]), 1);
+        let m = acc.metrics();
+        assert_eq!((m.queries, m.group_queries), (3, 2));
+        assert_eq!(m.group_coverage, 0.5);
+        assert!((m.evidence_recall - 0.5).abs() < 1e-15);
+    }
+
+    /// The bootstrap interval is seeded: the same seed gives the same
+    /// interval, it brackets the mean, and a constant difference has a
+    /// zero-width interval at that constant.
+    #[test]
+    fn bootstrap_is_seeded_and_brackets_the_mean() {
+        let boot = Bootstrap::default();
+        let a: Vec<f64> = (0..50).map(|i| f64::from(i % 7) / 7.0).collect();
+        let b: Vec<f64> = a.iter().map(|x| x - 0.25).collect();
+        let d = paired_interval(&a, &b, &boot).unwrap();
+        assert_eq!((d.mean, d.lo, d.hi), (0.25, 0.25, 0.25));
+        let i1 = bootstrap_interval(&a, &boot).unwrap();
+        let i2 = bootstrap_interval(&a, &boot).unwrap();
+        assert_eq!(i1, i2);
+        assert!(i1.lo < i1.mean && i1.mean < i1.hi, "{i1:?}");
+        let other = bootstrap_interval(&a, &Bootstrap { seed: 1, ..boot }).unwrap();
+        assert_ne!(other, i1);
+        assert_eq!(
+            bootstrap_interval(
+                &a,
+                &Bootstrap {
+                    resamples: 0,
+                    seed: 0
+                }
+            ),
+            None
+        );
     }
 }

@@ -31,3 +31,5 @@ pub use mempursuit;
 
 pub mod dataset;
 pub mod eval;
+pub mod plot;
+pub mod tune;

@@ -83,8 +83,8 @@ fn demo_prints_the_table_and_a_worked_example() {
     let out = stdout(&o);
     assert!(out.contains("CC BY-SA 4.0"));
     assert!(out.contains("all (24 queries)"));
-    assert!(out.contains("method          K    recall complete   groups"));
-    for m in ["top-K", "MMR(0.5)", "MemPursuit", "centroid(0.5)"] {
+    assert!(out.contains("method        K    recall complete   groups"));
+    for m in ["top-K", "MMR(0.5)", "MemPursuit", "recommended"] {
         let rows = out.lines().filter(|l| {
             let mut t = l.split_whitespace();
             t.next() == Some(m) && t.next().is_some_and(|k| k.parse::<usize>().is_ok())
@@ -101,9 +101,15 @@ fn demo_prints_the_table_and_a_worked_example() {
         ["74.6", "50.0", "58.3"]
     );
     assert!(out.contains("Worked example, K = 5"));
-    assert!(out.contains("Who is older, Annie Morton or Terry Richardson?"));
-    assert!(out.contains("MemPursuit picks (gold groups covered: A, B)"));
-    assert!(out.contains("top-K picks (pool of 39; gold groups covered: A)"));
+    assert!(out.contains("Are Local H and For Against both from the United States?"));
+    assert!(out.contains("recommended picks (gold groups covered: A, B)"));
+    assert!(out.contains("top-K picks (pool of 44; gold groups covered: A)"));
+    // The recommended setting against top-K at K = 10, with its interval.
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("recommended") && l.split_whitespace().nth(1) == Some("10"))
+        .unwrap();
+    assert!(row.ends_with("78.9     58.3     62.5     71.5     43.8     50.0     93.8     87.5     87.5   +4.3 [+0.0, +9.4]"), "{row}");
 }
 
 #[test]
@@ -334,4 +340,86 @@ fn eval_on_the_fixture_and_its_errors() {
     assert_clean_failure(&o, &["nope"]);
     let o = run(&["eval"]);
     assert_clean_failure(&o, &["--dir"]);
+}
+
+#[test]
+fn tune_on_the_fixture_prints_the_choice_and_a_command() {
+    let o = run(&["tune", "--dir", FIXTURE, "-k", "5,10", "--folds", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("K = 5\n") && out.contains("K = 10\n"), "{out}");
+    for name in [
+        "top-K",
+        "recommended",
+        "MemPursuit",
+        "centroid(0.05)",
+        "centroid(0.7)",
+    ] {
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(name)),
+            "{name}"
+        );
+    }
+    assert!(out.contains(
+        "Use it: mempursuit select --query Q.npy --candidates C.npy -k K --method centroid --gamma 0.5"
+    ));
+    assert!(out.contains("24 queries, 4 folds (seeded shuffle, seed 0)"));
+    let o = run(&["tune", "--dir", FIXTURE, "--folds", "1"]);
+    assert_clean_failure(&o, &["1 folds for 24 queries"]);
+    let o = run(&["tune", "--dir", FIXTURE, "--gamma", "0"]);
+    assert_clean_failure(&o, &["gamma 0 of the grid must be in (0, 1]"]);
+}
+
+#[test]
+fn eval_retrieves_pools_and_plots() {
+    let dir = scratch("retrieve");
+    let svg = dir.join("recall.svg");
+    let o = run(&[
+        "eval",
+        "--dir",
+        FIXTURE,
+        "-k",
+        "3,5,10",
+        "--methods",
+        "topk,recommended",
+        "--retrieve",
+        "50",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // The ceiling: 93.1 % of the gold is among the top-50 memories.
+    assert!(
+        out.contains("pool ceiling all      93.1     83.3     87.5   (every pool member picked; mean pool 50.0)"),
+        "{out}"
+    );
+    assert!(out.contains("Pools: top-50 memories by cosine (within scope)."));
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("recommended") && l.split_whitespace().nth(1) == Some("10"))
+        .unwrap();
+    assert!(
+        row.contains("79.6") && row.ends_with("+6.4 [+1.4, +13.2]"),
+        "{row}"
+    );
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("recommended") && svg.contains("top-K"));
+    assert_eq!(svg.matches("<polygon").count(), 2);
+    // Unit-free relevance is the default; raw scores are opt-in.
+    let o = run(&[
+        "eval",
+        "--dir",
+        FIXTURE,
+        "-k",
+        "5",
+        "--relevance",
+        "raw",
+        "--methods",
+        "topk",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Relevance: Raw."));
+    let o = run(&["eval", "--dir", FIXTURE, "--retrieve", "0"]);
+    assert_clean_failure(&o, &["retrieve depth P must be at least 1"]);
 }

@@ -13,9 +13,9 @@
 
 use mempursuit::npy::Matrix;
 use mempursuit::{InputPolicy, Method, MmrOptions, PursuitOptions, Stopping};
-use mempursuit_cli::dataset::{Dataset, QuerySpec};
+use mempursuit_cli::dataset::{Dataset, Memory, QuerySpec};
 use mempursuit_cli::eval::{
-    evaluate, score_query, EvalOptions, EvalReport, NamedMethod, RelevanceMode,
+    evaluate, score_query, Bootstrap, EvalOptions, EvalReport, NamedMethod, RelevanceMode,
 };
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini");
@@ -206,7 +206,7 @@ fn top_k_matches_an_independent_oracle() {
         assert_eq!(a, b, "query {qi}");
         let s = score_query(&data.queries[qi], &oracle[..10]);
         recall += s.recall;
-        groups += usize::from(s.groups_covered);
+        groups += usize::from(s.groups_covered == Some(true));
     }
     let o = r.methods[0].at(10).unwrap().overall;
     assert!((o.evidence_recall - recall / 24.0).abs() < 1e-12);
@@ -234,8 +234,8 @@ fn selections_are_memory_ids_from_the_pool_and_nested() {
 fn pool_order_relevance_makes_top_k_the_pool_prefix() {
     let data = fixture();
     let opts = EvalOptions {
-        ks: vec![7],
         relevance: RelevanceMode::PoolOrder,
+        ..EvalOptions::new(vec![7])
     };
     let r = evaluate(&data, &methods()[..1], &opts).unwrap();
     for (sel, spec) in r.selections.iter().zip(&data.queries) {
@@ -264,6 +264,7 @@ fn tiny(relevance: Option<Vec<f32>>) -> Dataset {
         gold: vec![2, 3],
         gold_groups: vec![vec![2], vec![3]],
         relevance,
+        scope: None,
     };
     Dataset::from_parts(mem, q, vec![spec], None).unwrap()
 }
@@ -279,8 +280,8 @@ fn spec_relevance_drives_top_k_unless_overridden() {
     assert_eq!(r.selections[0].picks[0], vec![2, 3]);
     assert_eq!(r.methods[0].budgets[0].overall.complete_coverage, 1.0);
     let opts = EvalOptions {
-        ks: vec![2],
         relevance: RelevanceMode::Similarity,
+        ..EvalOptions::new(vec![2])
     };
     let r = evaluate(&data, &top, &opts).unwrap();
     assert_eq!(r.selections[0].picks[0], vec![0, 1]);
@@ -333,4 +334,225 @@ fn table_and_json_outputs() {
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
     assert_eq!(first["id"], "5a8b57f25542995d1e6f1371");
     assert_eq!(first["picks"]["top-K"].as_array().unwrap().len(), 20);
+}
+
+fn recommended_methods() -> Vec<NamedMethod> {
+    vec![
+        NamedMethod::new("top-K", Method::TopK(InputPolicy::default())),
+        NamedMethod::new("recommended", Method::recommended()),
+    ]
+}
+
+/// The recommended setting on the fixture (recorded like `EXPECTED`), and
+/// its per-budget runs: γ depends on K, so each K is its own run and equals
+/// a direct selection at that K.
+#[test]
+fn recommended_setting_on_the_fixture() {
+    let data = fixture();
+    let r = evaluate(
+        &data,
+        &recommended_methods(),
+        &EvalOptions::new(vec![3, 5, 10, 20]),
+    )
+    .unwrap();
+    let got: Vec<(f64, f64, f64)> = r.methods[1]
+        .budgets
+        .iter()
+        .map(|b| {
+            let d = b.delta_vs_topk.unwrap();
+            (b.overall.evidence_recall, d.lo, d.hi)
+        })
+        .collect();
+    for (g, w) in got.iter().zip(RECOMMENDED) {
+        assert!(
+            (g.0 - w.0).abs() < 1e-12 && (g.1 - w.1).abs() < 1e-12 && (g.2 - w.2).abs() < 1e-12,
+            "{got:?}"
+        );
+    }
+    let mut sel = mempursuit::Selector::new();
+    let mut pool = Vec::new();
+    for (qi, spec) in data.queries.iter().enumerate() {
+        data.gather_pool(qi, &mut pool);
+        let input = mempursuit::Input::new(data.query_embedding(qi), &pool);
+        let direct = sel.select(&input, 20, &Method::recommended()).unwrap();
+        let ids: Vec<usize> = direct.picks.iter().map(|&p| spec.pool[p]).collect();
+        assert_eq!(r.selections[qi].picks[1], ids, "query {qi}");
+    }
+}
+
+/// (recall, CI low, CI high of recall − top-K) at K = 3, 5, 10, 20.
+const RECOMMENDED: [(f64, f64, f64); 4] = [
+    (0.5499999999999999, -0.0625, 0.041666666666666664),
+    (0.6763888888888889, 0.0, 0.09027777777777779),
+    (0.7888888888888889, 0.0, 0.09444444444444444),
+    (0.8874999999999998, -0.0763888888888889, 0.05694444444444444),
+];
+
+/// Gold outside the pool is a miss and lowers the pool's ceiling; a query
+/// without gold groups is left out of group coverage.
+#[test]
+fn gold_outside_the_pool_and_queries_without_groups() {
+    let mut data = tiny(None);
+    data.queries[0].pool = vec![0, 1, 2];
+    let mut second = data.queries[0].clone();
+    second.id = "u".into();
+    second.gold_groups.clear();
+    data.queries.push(second);
+    data.query_embeddings.data.extend_from_slice(&[1.0, 0.0]);
+    data.query_embeddings.rows = 2;
+    let data = Dataset::from_parts(
+        data.memory_embeddings,
+        data.query_embeddings,
+        data.queries,
+        None,
+    )
+    .unwrap();
+    let top = [NamedMethod::new(
+        "top-K",
+        Method::TopK(InputPolicy::default()),
+    )];
+    let r = evaluate(&data, &top, &EvalOptions::new(vec![3])).unwrap();
+    assert_eq!(r.ceiling.evidence_recall, 0.5);
+    assert_eq!(r.ceiling.complete_coverage, 0.0);
+    assert_eq!(
+        (r.ceiling.group_queries, r.ceiling.group_coverage),
+        (1, 0.0)
+    );
+    let o = r.methods[0].budgets[0].overall;
+    assert_eq!(
+        (o.evidence_recall, o.group_queries, o.group_coverage),
+        (0.5, 1, 0.0)
+    );
+    assert!(
+        r.table()
+            .contains("pool ceiling all      50.0      0.0      0.0"),
+        "{}",
+        r.table()
+    );
+}
+
+/// `retrieve`: pools are the top-P memories by cosine (within the query's
+/// scope), so top-K is their prefix; the ceiling is the share of gold
+/// retrieved.
+#[test]
+fn retrieved_pools_on_the_fixture_and_scopes() {
+    let data = fixture();
+    let opts = EvalOptions {
+        retrieve: Some(50),
+        ..EvalOptions::new(vec![10])
+    };
+    let r = evaluate(&data, &recommended_methods(), &opts).unwrap();
+    assert_eq!(r.mean_pool, 50.0);
+    assert!((r.ceiling.evidence_recall - RETRIEVED.0).abs() < 1e-12);
+    assert!((r.methods[0].budgets[0].overall.evidence_recall - RETRIEVED.1).abs() < 1e-12);
+    assert!((r.methods[1].budgets[0].overall.evidence_recall - RETRIEVED.2).abs() < 1e-12);
+    // Top-K over all memories: the ten largest cosines, computed here.
+    for qi in [0, 7, 23] {
+        let q = data.query_embedding(qi);
+        let mut cos: Vec<(f64, usize)> = (0..data.memory_embeddings.rows)
+            .map(|i| {
+                let m = data.memory_embeddings.row(i);
+                (
+                    -m.iter()
+                        .zip(q)
+                        .map(|(&a, &b)| a as f64 * b as f64)
+                        .sum::<f64>(),
+                    i,
+                )
+            })
+            .collect();
+        cos.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let want: Vec<usize> = cos[..10].iter().map(|c| c.1).collect();
+        assert_eq!(r.selections[qi].picks[0], want, "query {qi}");
+    }
+
+    // Scopes: memories 0, 1 in scope "a", 2, 3 in scope "b"; the query is
+    // in scope "b", so its pool is {2, 3} even though 0 and 1 are closer.
+    let mut d = tiny(None);
+    d.queries[0].scope = Some("b".into());
+    let memories: Vec<Memory> = (0..4)
+        .map(|i| Memory {
+            id: i,
+            text: format!("m{i}"),
+            group: String::new(),
+            source: String::new(),
+            scope: Some(if i < 2 { "a" } else { "b" }.into()),
+        })
+        .collect();
+    let scoped = Dataset::from_parts(
+        d.memory_embeddings.clone(),
+        d.query_embeddings.clone(),
+        d.queries.clone(),
+        Some(memories),
+    )
+    .unwrap();
+    let top = [NamedMethod::new(
+        "top-K",
+        Method::TopK(InputPolicy::default()),
+    )];
+    let opts = EvalOptions {
+        retrieve: Some(3),
+        ..EvalOptions::new(vec![2])
+    };
+    let r = evaluate(&scoped, &top, &opts).unwrap();
+    assert_eq!(r.selections[0].picks[0], vec![2, 3]);
+    assert_eq!(r.mean_pool, 2.0);
+    // A scope without memories.jsonl is an error naming the line.
+    let unscoped =
+        Dataset::from_parts(d.memory_embeddings, d.query_embeddings, d.queries, None).unwrap();
+    let e = evaluate(&unscoped, &top, &opts).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "query line 1 has a scope, but no memories.jsonl gives the memories' scopes"
+    );
+    let e = evaluate(
+        &scoped,
+        &top,
+        &EvalOptions {
+            retrieve: Some(0),
+            ..EvalOptions::new(vec![2])
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "retrieve depth P must be at least 1");
+}
+
+/// (ceiling recall, top-K recall, recommended recall) at K = 10 with P = 50.
+const RETRIEVED: (f64, f64, f64) = (0.9305555555555555, 0.7319444444444444, 0.7958333333333334);
+
+/// The SVG plot names every method and draws one band per method.
+#[test]
+fn plot_draws_every_method_with_its_band() {
+    let r = evaluate(
+        &fixture(),
+        &recommended_methods(),
+        &EvalOptions::new(vec![3, 5, 10]),
+    )
+    .unwrap();
+    let svg = mempursuit_cli::plot::recall_svg(&r, "mini").unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    for name in [
+        "top-K",
+        "recommended",
+        "mini",
+        "budget K",
+        "evidence recall (%)",
+    ] {
+        assert!(svg.contains(name), "{name}");
+    }
+    assert_eq!(svg.matches("<polygon").count(), 2);
+    let no_ci = evaluate(
+        &fixture(),
+        &recommended_methods(),
+        &EvalOptions {
+            bootstrap: Bootstrap {
+                resamples: 0,
+                seed: 0,
+            },
+            ..EvalOptions::new(vec![3, 5, 10])
+        },
+    )
+    .unwrap();
+    let svg = mempursuit_cli::plot::recall_svg(&no_ci, "mini").unwrap();
+    assert_eq!(svg.matches("<polygon").count(), 0);
 }

@@ -18,12 +18,28 @@ pub enum Relevance<'a> {
     /// ρ = b, the query similarities (cosines). The paper's method.
     #[default]
     Similarity,
-    /// The caller's first-stage scores, one per candidate (length P, finite).
+    /// The caller's first-stage scores used as given, one per candidate
+    /// (length P, finite): raw use. γ is then in the scores' units, so a γ
+    /// measured on cosines is wrong by the ratio of the two scales (for
+    /// reciprocal-rank-fusion scores, which span about 0.01–0.03 across a
+    /// pool, by 10× or more). Prefer [`Relevance::RankedScores`] unless the
+    /// scores are already cosines of this encoder.
     Scores(&'a [f32]),
     /// The pool is given in first-stage order (row 0 ranked first): the row at
     /// rank k gets the k-th largest query similarity of the pool. Keeps the
     /// retriever's order while speaking in the encoder's cosine units.
+    /// The same as [`Relevance::RankedScores`] with strictly decreasing scores.
     PoolOrder,
+    /// Unit-free relevance: the caller's scores (length P, finite, any
+    /// scale or sign; only their order is used), mapped onto the pool's own
+    /// cosine scale. The candidate with the k-th largest score gets the k-th
+    /// largest query cosine b of the pool; candidates with equal scores all
+    /// get the mean of the cosines of the ranks they share (so equal scores
+    /// give equal ρ, whatever their pool positions). Excluded rows
+    /// ([`InvalidCandidates::Exclude`](crate::InvalidCandidates::Exclude))
+    /// take no rank. γ then means the same thing for every retriever: ρ is in
+    /// the units of the similarity term it is traded against.
+    RankedScores(&'a [f32]),
 }
 
 /// A query, its candidate pool and (optionally) the candidates' relevance.
@@ -136,6 +152,21 @@ fn classify<E: Element>(v: &[E], sumsq: f32, policy: Normalization) -> Result<f3
     }
 }
 
+/// Copies `values[i]` of the available rows into `out` (in place of its
+/// first n entries), sorted descending (total order, so the result does not
+/// depend on the input order); returns n.
+fn sorted_valid_desc(values: &[f32], state: &[usize], out: &mut [f32]) -> usize {
+    let mut n = 0;
+    for (&v, &s) in values.iter().zip(state) {
+        if s == AVAILABLE {
+            out[n] = v;
+            n += 1;
+        }
+    }
+    out[..n].sort_unstable_by(|x, y| y.total_cmp(x));
+    n
+}
+
 /// Validates the input, sizes the call against the workspace and fills
 /// `scale`, `b` (query similarities, cosines), `rho` and `state`.
 /// `budget` is the requested K; the capacity check uses min(K, P).
@@ -158,7 +189,7 @@ pub(crate) fn prepare<E: Element>(
         });
     }
     let p = input.candidates.len() / d;
-    if let Relevance::Scores(r) = input.relevance {
+    if let Relevance::Scores(r) | Relevance::RankedScores(r) = input.relevance {
         if r.len() != p {
             return Err(Error::RelevanceLength {
                 expected: p,
@@ -216,14 +247,7 @@ pub(crate) fn prepare<E: Element>(
             // Sorted valid similarities, descending, assigned to the valid
             // rows in pool order. `acc` is free scratch here.
             let sorted = &mut ws.acc[..p];
-            let mut n = 0;
-            for i in 0..p {
-                if ws.state[i] == AVAILABLE {
-                    sorted[n] = b[i];
-                    n += 1;
-                }
-            }
-            sorted[..n].sort_unstable_by(|x, y| y.total_cmp(x));
+            let n = sorted_valid_desc(b, &ws.state[..p], sorted);
             let mut r = 0;
             for i in 0..p {
                 if ws.state[i] == AVAILABLE {
@@ -232,6 +256,40 @@ pub(crate) fn prepare<E: Element>(
                 } else {
                     rho[i] = 0.0;
                 }
+            }
+            debug_assert_eq!(r, n);
+        }
+        Relevance::RankedScores(scores) => {
+            // `acc`: the valid cosines, descending; `u`: the valid scores,
+            // descending (both free scratch here). Each block of equal
+            // scores spans ranks lo..hi; its cosines are replaced by their
+            // mean, then row i reads the value at the first rank of its
+            // score (a binary search), so no index buffer is needed.
+            let cos = &mut ws.acc[..p];
+            let n = sorted_valid_desc(b, &ws.state[..p], cos);
+            let sorted = &mut ws.u[..p];
+            sorted_valid_desc(scores, &ws.state[..p], sorted);
+            let (cos, sorted) = (&mut cos[..n], &sorted[..n]);
+            let mut lo = 0;
+            while lo < n {
+                let mut hi = lo + 1;
+                while hi < n && sorted[hi] == sorted[lo] {
+                    hi += 1;
+                }
+                if hi - lo > 1 {
+                    let mean =
+                        cos[lo..hi].iter().map(|&c| c as f64).sum::<f64>() / (hi - lo) as f64;
+                    cos[lo..hi].fill(mean as f32);
+                }
+                lo = hi;
+            }
+            for i in 0..p {
+                rho[i] = if ws.state[i] == AVAILABLE {
+                    let s = scores[i];
+                    cos[sorted.partition_point(|&v| v > s)]
+                } else {
+                    0.0
+                };
             }
         }
     }

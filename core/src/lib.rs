@@ -44,6 +44,8 @@
 //!
 //! ## Layout
 //! [`pursuit`] (the method and its relevance-scaled family, DESIGN §11),
+//! [`recommended`] (centroid pursuit with a per-pool γ from a measured rule,
+//! on unit-free relevance: the setting to use without tuning),
 //! [`top_k`] and [`mmr`] (baselines) all write into a caller-owned
 //! [`Workspace`] and return a borrowed [`SelectionView`]. The refit is a primal
 //! active-set simplex QP in f64 with an incremental Cholesky factor (see the
@@ -69,6 +71,7 @@ pub mod kernels;
 mod method;
 mod options;
 mod pursuit;
+mod recommend;
 mod selection;
 mod solver;
 mod workspace;
@@ -90,5 +93,9 @@ pub use options::{
     Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 pub use pursuit::{pursuit, pursuit_with};
+pub use recommend::{
+    recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
+    RECOMMENDED_C_EXTERNAL,
+};
 pub use selection::{RefitStatus, SelectionView, Step, StopReason};
 pub use workspace::{FixedWorkspace, ScratchSize, Workspace};

@@ -10,6 +10,7 @@ use crate::input::Input;
 use crate::kernels::{Element, Executor, Serial};
 use crate::options::{InputPolicy, MmrOptions, PursuitOptions};
 use crate::pursuit::pursuit_with;
+use crate::recommend::recommended_with;
 use crate::selection::SelectionView;
 use crate::workspace::Workspace;
 
@@ -36,6 +37,11 @@ pub enum Method {
     TopK(InputPolicy),
     /// Maximal marginal relevance ([`mmr`](crate::mmr)).
     Mmr(MmrOptions),
+    /// The recommended setting ([`recommended`](crate::recommended)):
+    /// centroid pursuit on unit-free relevance with a per-pool, per-budget
+    /// γ from a measured rule; needs no tuning. Not nested: the picks for K
+    /// are not always a prefix of those for a larger K.
+    Recommended(InputPolicy),
 }
 
 impl Default for Method {
@@ -46,6 +52,24 @@ impl Default for Method {
 }
 
 impl Method {
+    /// The recommended selector with the default input policy
+    /// ([`Method::Recommended`]).
+    pub const fn recommended() -> Method {
+        Method::Recommended(PursuitOptions::PAPER.input)
+    }
+
+    /// Whether the selection for a budget K is always the first K picks of
+    /// the selection for any larger budget: top-K, MMR and the pursuit with
+    /// a fixed budget are; adaptive stopping and [`Method::Recommended`]
+    /// (whose γ depends on K) are not.
+    pub fn is_nested(&self) -> bool {
+        match self {
+            Method::Pursuit(o) => o.stopping == crate::options::Stopping::FixedBudget,
+            Method::TopK(_) | Method::Mmr(_) => true,
+            Method::Recommended(_) => false,
+        }
+    }
+
     /// Runs this selector on `input` with budget K in the caller's
     /// workspace, allocating nothing. The result borrows `ws`.
     ///
@@ -79,6 +103,7 @@ impl Method {
             Method::Pursuit(o) => pursuit_with(input, budget, o, ws, executor),
             Method::TopK(p) => top_k(input, budget, p, ws),
             Method::Mmr(o) => mmr(input, budget, o, ws),
+            Method::Recommended(p) => recommended_with(input, budget, p, ws, executor),
         }
     }
 
@@ -88,12 +113,13 @@ impl Method {
             Method::Pursuit(o) => o.input,
             Method::TopK(p) => *p,
             Method::Mmr(o) => o.input,
+            Method::Recommended(p) => *p,
         }
     }
 
     /// Whether the selection carries simplex weights (the pursuit family
     /// does; top-K and MMR do not).
     pub fn has_weights(&self) -> bool {
-        matches!(self, Method::Pursuit(_))
+        matches!(self, Method::Pursuit(_) | Method::Recommended(_))
     }
 }

@@ -198,8 +198,9 @@ impl PursuitOptions {
         },
     };
 
-    /// Centroid pursuit (DESIGN §11): κ = ∞ with the given γ; γ = 0.5 is the
-    /// measured default for cosine-ordered pools.
+    /// Centroid pursuit (DESIGN §11): κ = ∞ with the given γ (a fixed γ; the
+    /// recommended setting [`recommended`](crate::recommended) sets γ per
+    /// pool and budget instead).
     pub const fn centroid(gamma: f64) -> PursuitOptions {
         PursuitOptions {
             ridge: f64::INFINITY,

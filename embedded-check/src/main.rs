@@ -96,8 +96,8 @@ fn main() -> ! {
     }
 }
 
-/// Prints the picks in the form `wasm/check.mjs --qemu-output` reads, then
-/// ends the QEMU session.
+/// Prints the picks in the form `wasm/test/native.test.mjs` reads (through
+/// `MEMPURSUIT_QEMU_OUTPUT`), then ends the QEMU session.
 #[cfg(feature = "semihosting")]
 fn report(picks: &[u32; 2 * K], stack_bytes: usize) {
     use cortex_m_semihosting::{debug, hprint, hprintln};

@@ -26,7 +26,7 @@ mod int8;
 pub mod npy;
 mod selector;
 
-pub use selector::{Selection, Selector};
+pub use selector::{ReserveError, Selection, Selector};
 
 pub use int8::Int8Candidates;
 pub mod parallel;

@@ -78,27 +78,70 @@ impl Selector {
     ///
     /// # Panics
     /// If the scratch size overflows `usize` (a pool × budget beyond any
-    /// addressable memory).
+    /// addressable memory) or the allocation fails; [`Selector::try_reserve`]
+    /// reports both instead.
     pub fn reserve(&mut self, pool: usize, budget: usize) {
+        if let Err(e) = self.try_reserve(pool, budget) {
+            panic!("{e}");
+        }
+    }
+
+    /// Grows the buffers to hold at least (`pool`, `budget`), reporting a
+    /// size that overflows `usize` or an allocation that fails instead of
+    /// panicking or aborting (for hosts with little memory, such as
+    /// WebAssembly, where either would end the whole module). On error the
+    /// selector keeps its previous capacity and stays usable.
+    ///
+    /// # Errors
+    /// [`ReserveError`] naming the shape.
+    pub fn try_reserve(&mut self, pool: usize, budget: usize) -> Result<(), ReserveError> {
         let pool = pool.max(self.max_pool);
         let budget = budget.max(self.max_budget);
         if pool == self.max_pool && budget == self.max_budget && !self.steps.is_empty() {
-            return;
+            return Ok(());
         }
-        let need = ScratchSize::for_capacity(pool, budget).expect("scratch size overflows usize");
-        self.f32s.resize(need.f32s, 0.0);
-        self.f64s.resize(need.f64s, 0.0);
-        self.indices.resize(need.indices, 0);
-        self.steps.resize(need.steps.max(1), Step::default());
+        let error = |bytes| ReserveError {
+            pool,
+            budget,
+            bytes,
+        };
+        let need = ScratchSize::for_capacity(pool, budget).ok_or(error(None))?;
+        let bytes = Some(need.bytes());
+        grow(&mut self.f32s, need.f32s, 0.0).map_err(|()| error(bytes))?;
+        grow(&mut self.f64s, need.f64s, 0.0).map_err(|()| error(bytes))?;
+        grow(&mut self.indices, need.indices, 0).map_err(|()| error(bytes))?;
+        grow(&mut self.steps, need.steps.max(1), Step::default()).map_err(|()| error(bytes))?;
         self.max_pool = pool;
         self.max_budget = budget;
+        Ok(())
     }
 
     /// A core [`Workspace`] over these buffers, grown to hold (`pool`,
     /// `budget`) first: call [`Method::run`] or the core's [`pursuit`](mempursuit_core::pursuit), [`top_k`](mempursuit_core::top_k) or [`mmr`](mempursuit_core::mmr)
     /// on it for a call that allocates nothing.
+    ///
+    /// # Panics
+    /// As [`Selector::reserve`]; [`Selector::try_workspace`] reports instead.
     pub fn workspace(&mut self, pool: usize, budget: usize) -> Workspace<'_> {
         self.reserve(pool, budget);
+        self.view()
+    }
+
+    /// [`Selector::workspace`] with the growth of [`Selector::try_reserve`]:
+    /// a size overflow or a failed allocation is an error, not a panic.
+    ///
+    /// # Errors
+    /// [`ReserveError`] naming the shape.
+    pub fn try_workspace(
+        &mut self,
+        pool: usize,
+        budget: usize,
+    ) -> Result<Workspace<'_>, ReserveError> {
+        self.try_reserve(pool, budget)?;
+        Ok(self.view())
+    }
+
+    fn view(&mut self) -> Workspace<'_> {
         Workspace::from_buffers(
             self.max_pool,
             self.max_budget,
@@ -145,5 +188,80 @@ impl Selector {
         let p = input.pool_size().unwrap_or(0);
         let mut ws = self.workspace(p, budget.min(p));
         Ok(mempursuit_core::pursuit_int8(input, &pool.view(), budget, options, &mut ws)?.into())
+    }
+}
+
+/// Grows `v` to `n` elements, reporting an allocation failure instead of
+/// aborting.
+fn grow<T: Clone>(v: &mut Vec<T>, n: usize, fill: T) -> Result<(), ()> {
+    if v.len() < n {
+        v.try_reserve_exact(n - v.len()).map_err(|_| ())?;
+        v.resize(n, fill);
+    }
+    Ok(())
+}
+
+/// A [`Selector`] could not grow its buffers to the scratch of a shape
+/// ([`Selector::try_reserve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReserveError {
+    /// The pool capacity P_max asked for.
+    pub pool: usize,
+    /// The budget capacity K_max asked for.
+    pub budget: usize,
+    /// The scratch size in bytes ([`ScratchSize::bytes`]), or `None` if it
+    /// overflows `usize` (the shape cannot exist on this target).
+    pub bytes: Option<usize>,
+}
+
+impl std::fmt::Display for ReserveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (p, k) = (self.pool, self.budget);
+        match self.bytes {
+            None => write!(
+                f,
+                "the scratch for P = {p}, K = {k} overflows the address space; use a smaller pool or budget"
+            ),
+            Some(bytes) => write!(
+                f,
+                "cannot allocate {bytes} bytes of scratch for P = {p}, K = {k}; use a smaller pool or budget"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReserveError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mempursuit_core::PursuitOptions;
+
+    #[test]
+    fn try_reserve_reports_an_overflowing_shape_and_keeps_the_selector_usable() {
+        let mut selector = Selector::new();
+        let err = selector.try_reserve(usize::MAX / 4, 8).unwrap_err();
+        assert_eq!(
+            err,
+            ReserveError {
+                pool: usize::MAX / 4,
+                budget: 8,
+                bytes: None
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the scratch for P = {}, K = 8 overflows the address space; use a smaller pool or budget",
+                usize::MAX / 4
+            )
+        );
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        let (query, pool) = ([s, s], [0.9950f32, 0.0998, 0.9998, 0.0200, 0.0, 1.0]);
+        let mut ws = selector.try_workspace(3, 2).unwrap();
+        assert_eq!((ws.max_pool(), ws.max_budget()), (3, 2));
+        let method = Method::Pursuit(PursuitOptions::default());
+        let sel = method.run(&Input::new(&query, &pool), 2, &mut ws).unwrap();
+        assert_eq!(sel.picks(), &[0, 2]);
     }
 }

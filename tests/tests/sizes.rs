@@ -8,7 +8,7 @@
 //! workspace). This test recomputes every number and compares it with the
 //! document, so the table cannot go stale. The 32-bit column is computed by
 //! formula here (`usize` = 4 bytes, `Step` = 56 bytes); the wasm check
-//! (`wasm/check.mjs`) and the embedded check (`embedded-check/`) confirm it
+//! (`wasm/test/native.test.mjs`) and the embedded check (`embedded-check/`) confirm it
 //! on real 32-bit targets.
 
 use mempursuit::{FixedWorkspace, ScratchSize, Step, Workspace};

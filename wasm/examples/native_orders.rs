@@ -1,4 +1,5 @@
-//! Native reference orders for `wasm/check.mjs`.
+//! Native reference orders and error messages for the npm package's tests
+//! (`wasm/test/native.test.mjs`).
 //!
 //! Runs the selectors natively (the `mempursuit` crate's heap-backed
 //! `Selector`, default build) on
@@ -10,11 +11,15 @@
 //! with paper-mode pursuit, centroid pursuit (γ = 0.5), top-K and MMR
 //! (λ = 0.5), and 3. the data of the `embedded-check/` firmware (pursuit and
 //! top-K), and prints the picks (pool-local indices, entry order) and the
-//! pursuit weights as JSON on stdout.
+//! pursuit weights as JSON on stdout; 4. a list of invalid calls, each with
+//! its input, its options in the npm package's spelling and the native
+//! error message, which the package must throw word for word.
 //!
 //! ```text
 //! cargo run -p mempursuit-wasm --example native_orders -- [FIXTURE_DIR] > target/native-orders.json
 //! ```
+//!
+//! Its consumer is `wasm/test/native.test.mjs` (`npm test` in `wasm/`).
 
 mod common;
 
@@ -78,6 +83,195 @@ fn run_all(
         if name == "pursuit" {
             out.insert("pursuit_weights".into(), json!(s.weights));
         }
+    }
+    Ok(out)
+}
+
+/// A number of the error cases: JSON has no NaN or infinities, so those are
+/// the strings "NaN", "inf" and "-inf" (decoded the same way by the tests).
+fn number(v: &Value) -> Result<f64, Box<dyn Error>> {
+    match v {
+        Value::Number(n) => n.as_f64().ok_or_else(|| "bad number".into()),
+        Value::String(s) if s == "NaN" => Ok(f64::NAN),
+        Value::String(s) if s == "inf" => Ok(f64::INFINITY),
+        Value::String(s) if s == "-inf" => Ok(f64::NEG_INFINITY),
+        other => Err(format!("not a number: {other}").into()),
+    }
+}
+
+/// A vector of the error cases, rounded to f32 as JavaScript's
+/// `Float32Array` rounds (to nearest).
+fn floats(v: &Value) -> Result<Vec<f32>, Box<dyn Error>> {
+    let items = v.as_array().ok_or("not an array")?;
+    items.iter().map(|x| Ok(number(x)? as f32)).collect()
+}
+
+/// The native [`Method`] for options in the npm package's spelling
+/// (`method`, `ridge`, `gamma`, `mmrLambda`, `requireUnit`), with the
+/// package's defaults.
+fn method_of(options: &Value) -> Result<Method, Box<dyn Error>> {
+    let get = |key: &str, default: f64| options.get(key).map_or(Ok(default), number);
+    let input = InputPolicy {
+        normalization: if options.get("requireUnit") == Some(&Value::Bool(true)) {
+            mempursuit::Normalization::RequireUnit
+        } else {
+            mempursuit::Normalization::Cosine
+        },
+        ..InputPolicy::default()
+    };
+    Ok(
+        match options
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("pursuit")
+        {
+            "pursuit" => Method::Pursuit(PursuitOptions {
+                ridge: get("ridge", PursuitOptions::PAPER_RIDGE)?,
+                gamma: get("gamma", 1.0)?,
+                input,
+                ..PursuitOptions::PAPER
+            }),
+            "centroid" => Method::Pursuit(PursuitOptions {
+                input,
+                ..PursuitOptions::centroid(get("gamma", 0.5)?)
+            }),
+            "topk" => Method::TopK(input),
+            "mmr" => Method::Mmr(MmrOptions {
+                lambda: get("mmrLambda", 0.5)?,
+                input,
+            }),
+            other => return Err(format!("unknown method {other}").into()),
+        },
+    )
+}
+
+/// Invalid calls with the native message of each.
+fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
+    let unit = json!([1, 0, 0, 1]);
+    let cases = [
+        (
+            "non-finite query",
+            json!(["NaN", 1]),
+            unit.clone(),
+            None,
+            json!({}),
+        ),
+        (
+            "non-finite candidate",
+            json!([1, 0]),
+            json!([1, 0, "inf", 0]),
+            None,
+            json!({"method": "topk"}),
+        ),
+        ("zero query", json!([0, 0]), unit.clone(), None, json!({})),
+        (
+            "zero candidate",
+            json!([1, 0]),
+            json!([1, 0, 0, 0]),
+            None,
+            json!({"method": "mmr"}),
+        ),
+        (
+            "tiny query norm",
+            json!([1e-13, 0]),
+            unit.clone(),
+            None,
+            json!({}),
+        ),
+        (
+            "not unit",
+            json!([2, 0]),
+            unit.clone(),
+            None,
+            json!({"requireUnit": true}),
+        ),
+        (
+            "shape",
+            json!([1, 0]),
+            json!([1, 0, 0, 1, 0]),
+            None,
+            json!({}),
+        ),
+        (
+            "empty query",
+            json!([]),
+            json!([1, 0]),
+            None,
+            json!({"method": "topk"}),
+        ),
+        (
+            "relevance length",
+            json!([1, 0]),
+            unit.clone(),
+            Some(json!([1])),
+            json!({}),
+        ),
+        (
+            "non-finite relevance",
+            json!([1, 0]),
+            unit.clone(),
+            Some(json!([1, "NaN"])),
+            json!({"method": "topk"}),
+        ),
+        (
+            "gamma 0",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"gamma": 0}),
+        ),
+        (
+            "gamma above 1",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"gamma": 1.5}),
+        ),
+        (
+            "centroid gamma NaN",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"method": "centroid", "gamma": "NaN"}),
+        ),
+        (
+            "negative ridge",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"ridge": -1}),
+        ),
+        (
+            "MMR lambda",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"method": "mmr", "mmrLambda": 1.5}),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (name, query, candidates, relevance, options) in cases {
+        let (q, c) = (floats(&query)?, floats(&candidates)?);
+        let rel = relevance.as_ref().map(floats).transpose()?;
+        let mut input = Input::new(&q, &c);
+        if let Some(r) = &rel {
+            input = input.with_relevance(mempursuit::Relevance::Scores(r));
+        }
+        let err = match sel.select(&input, 1, &method_of(&options)?) {
+            Ok(_) => return Err(format!("error case {name:?} selected without an error").into()),
+            Err(e) => e,
+        };
+        let option_error = matches!(
+            err,
+            mempursuit::Error::InvalidRidge(_)
+                | mempursuit::Error::InvalidGamma(_)
+                | mempursuit::Error::InvalidMmrLambda(_)
+        );
+        out.push(json!({
+            "name": name, "query": query, "candidates": candidates, "relevance": relevance,
+            "k": 1, "options": options, "message": err.to_string(),
+            "code": if option_error { "option" } else { "input" },
+        }));
     }
     Ok(out)
 }
@@ -149,6 +343,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             "results": synthetic
         },
         "embedded": embedded,
+        "errors": error_cases(&mut sel)?,
     });
     println!("{}", serde_json::to_string(&out)?);
     Ok(())

@@ -1,53 +1,75 @@
 //! # mempursuit-wasm
 //!
-//! The `no_std` core of MemPursuit ([`mempursuit_core`]) compiled to
-//! WebAssembly (`wasm32-unknown-unknown`, with or without `simd128`) behind a
-//! small C ABI over linear memory: no wasm-bindgen, no JavaScript glue
-//! generator. `wasm/mempursuit.mjs` is the JavaScript wrapper (Node.js ≥ 18
-//! and browsers); `wasm/example.mjs` shows it in use.
+//! MemPursuit compiled to WebAssembly (`wasm32-unknown-unknown`, with or
+//! without `simd128`) behind a small C ABI over linear memory: no
+//! wasm-bindgen, no JavaScript glue generator. The npm package `mempursuit`
+//! (`wasm/package.json`, `wasm/mempursuit.js`, `wasm/mempursuit.d.ts`) is
+//! the JavaScript API over it, for Node.js ≥ 18, browsers and bundlers.
+//!
+//! The selection itself is the core's single dispatch, [`Method::run`], on
+//! the workspace of a heap-backed [`mempursuit::Selector`] (grown to the
+//! largest shape seen, with allocation failures reported, not trapped):
+//! this crate only translates flags and pointers.
 //!
 //! ## Protocol
-//! 1. [`mp_selector_new`] creates a reusable selector (heap scratch that
-//!    grows to the largest shape it has seen, like `mempursuit::Selector`).
+//! 1. [`mp_selector_new`] creates a reusable selector.
 //! 2. The caller reserves input and output buffers in linear memory with
-//!    [`mp_alloc`] and writes the query (d × f32) and the candidates
+//!    [`mp_alloc`] and writes the query (d f32) and the candidates
 //!    (row-major P × d f32) into them.
-//! 3. [`mp_pursuit`], [`mp_top_k`] or [`mp_mmr`] writes the picks (u32 pool
-//!    indices in entry order) and optionally the weights and per-step
+//! 3. [`mp_select`] runs one [method](#methods) and writes the picks (u32
+//!    pool indices in entry order) and optionally the weights and per-step
 //!    records, and returns the number of picks, or a negative [error
 //!    code](#error-codes) with the message in [`mp_error_ptr`] /
 //!    [`mp_error_len`].
-//! 4. [`mp_free`] and [`mp_selector_free`] release the memory.
+//! 4. [`mp_stop_reason`], [`mp_excluded_count`] and [`mp_excluded_ptr`]
+//!    describe the last selection.
+//! 5. [`mp_free`] and [`mp_selector_free`] release the memory.
 //!
 //! Linear memory can grow during any call that allocates ([`mp_alloc`],
 //! the first selection of a larger shape): JavaScript must re-create its
 //! typed-array views of `memory.buffer` after every call.
 //!
+//! ## Methods
+//! | `method` | selector | parameters used |
+//! |---:|---|---|
+//! | [`METHOD_PURSUIT`] (0) | MemPursuit and its family (`ridge` = ∞: centroid pursuit) | `ridge`, `gamma`, [`FLAG_ADAPTIVE`], [`FLAG_STOP_AT_OPTIMUM`], [`FLAG_FILL_AT_OPTIMUM`] |
+//! | [`METHOD_TOP_K`] (1) | top-K by relevance | none |
+//! | [`METHOD_MMR`] (2) | maximal marginal relevance | `mmr_lambda` |
+//!
 //! ## Error codes
 //! | code | meaning |
 //! |---:|---|
-//! | [`ERR_ARGUMENT`] (−1) | a null or misaligned pointer, a length that overflows, unknown flag bits |
+//! | [`ERR_ARGUMENT`] (−1) | a null or misaligned pointer, an output too small, a length that overflows, an unknown method or flag bits |
 //! | [`ERR_INPUT`] (−2) | an input error of the core: shape, non-finite value, zero or out-of-range norm, relevance |
 //! | [`ERR_OPTION`] (−3) | an invalid option: ridge, γ, MMR λ, stopping, tolerance |
 //! | [`ERR_CAPACITY`] (−4) | the scratch for this shape overflows the address space or cannot be allocated |
 //!
+//! The messages of [`ERR_INPUT`] and [`ERR_OPTION`] are the core's
+//! [`Error`] messages, word for word.
+//!
 //! ## Determinism
 //! The core's SIMD kernels fix their reduction order and wasm `simd128` has
 //! no fused multiply-add, so a wasm build computes the same similarities as
-//! a native build without FMA and picks the same memories
-//! (`wasm/check.mjs` compares them on the HotpotQA fixture).
+//! a native build without FMA and picks the same memories (`wasm/test/`
+//! compares them on the HotpotQA fixture).
+//!
+//! ## Versions
+//! ABI 2 replaced ABI 1's `mp_pursuit`, `mp_top_k` and `mp_mmr` (which took
+//! P instead of the candidates' length, so shape errors had to be
+//! reproduced in JavaScript) by [`mp_select`].
 
 #![warn(missing_docs)]
 
-use mempursuit_core::{
-    mmr, pursuit, top_k, AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, MmrOptions,
-    Normalization, PursuitOptions, Relevance, ScratchSize, Step, StopReason, Stopping, Workspace,
+use mempursuit::{
+    AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, Method, MmrOptions, Normalization,
+    PursuitOptions, Relevance, ScratchSize, Selector, Step, StopReason, Stopping,
 };
 
 /// Version of this C ABI; bumped on every incompatible change.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
-/// A null or misaligned pointer, a length that overflows, unknown flag bits.
+/// A null or misaligned pointer, an output too small, a length that
+/// overflows, an unknown method or flag bits.
 pub const ERR_ARGUMENT: i32 = -1;
 /// An input error of the core (shape, non-finite value, norm, relevance).
 pub const ERR_INPUT: i32 = -2;
@@ -56,6 +78,14 @@ pub const ERR_OPTION: i32 = -3;
 /// The scratch for this shape overflows the address space or cannot be
 /// allocated.
 pub const ERR_CAPACITY: i32 = -4;
+
+/// `method`: MemPursuit and its relevance-scaled family
+/// ([`Method::Pursuit`]); `ridge` = ∞ is centroid pursuit.
+pub const METHOD_PURSUIT: u32 = 0;
+/// `method`: top-K by relevance ([`Method::TopK`]).
+pub const METHOD_TOP_K: u32 = 1;
+/// `method`: maximal marginal relevance ([`Method::Mmr`]).
+pub const METHOD_MMR: u32 = 2;
 
 /// Flag: every vector must be unit norm ([`Normalization::RequireUnit`]);
 /// without it non-unit vectors are used through their direction
@@ -74,9 +104,15 @@ pub const FLAG_STOP_AT_OPTIMUM: u32 = 1 << 3;
 /// [`FLAG_STOP_AT_OPTIMUM`].
 pub const FLAG_FILL_AT_OPTIMUM: u32 = 1 << 4;
 /// Flag: the pool is in first-stage order ([`Relevance::PoolOrder`]).
-/// Exclusive with a non-null `relevance` pointer.
+/// Exclusive with [`FLAG_RELEVANCE`].
 pub const FLAG_POOL_ORDER: u32 = 1 << 5;
-const ALL_FLAGS: u32 = (1 << 6) - 1;
+/// Flag: `relevance` / `relevance_len` hold first-stage scores
+/// ([`Relevance::Scores`]; the core checks that there are P of them).
+/// Without it (and without [`FLAG_POOL_ORDER`]) ρ = b and `relevance` must
+/// be null with length 0.
+pub const FLAG_RELEVANCE: u32 = 1 << 6;
+const ALL_FLAGS: u32 = (1 << 7) - 1;
+const PURSUIT_FLAGS: u32 = FLAG_ADAPTIVE | FLAG_STOP_AT_OPTIMUM | FLAG_FILL_AT_OPTIMUM;
 
 /// f64 values per step record written to `out_steps`: score, residual_sq,
 /// improvement, fw_gap, nu (the fields of [`Step`] in that order).
@@ -85,19 +121,15 @@ pub const STEP_FIELDS: usize = 5;
 /// Alignment of every [`mp_alloc`] block (enough for f64).
 const ALLOC_ALIGN: usize = 8;
 
-/// A reusable selector: heap scratch for the core's [`Workspace`], grown to
-/// the largest shape seen, plus the outcome of the last call.
+/// A reusable selector: a [`mempursuit::Selector`] (scratch grown to the
+/// largest shape seen) plus the outcome of the last call.
 #[derive(Debug, Default)]
 pub struct MpSelector {
-    f32s: Vec<f32>,
-    f64s: Vec<f64>,
-    indices: Vec<usize>,
-    steps: Vec<Step>,
-    max_pool: usize,
-    max_budget: usize,
+    selector: Selector,
     error: String,
     stop: StopReason,
-    excluded: usize,
+    /// The rows the last selection excluded, ascending (capacity reused).
+    excluded: Vec<u32>,
 }
 
 /// One failed call: its code and message.
@@ -122,63 +154,24 @@ fn argument(msg: &str) -> Failure {
     Failure(ERR_ARGUMENT, msg.to_string())
 }
 
-/// Grows `v` to `n` elements without aborting on allocation failure.
-fn grow<T: Clone>(v: &mut Vec<T>, n: usize, fill: T) -> Result<(), Failure> {
-    if v.len() < n {
-        v.try_reserve_exact(n - v.len()).map_err(|_| {
-            Failure(
-                ERR_CAPACITY,
-                format!("cannot allocate {n} scratch elements"),
-            )
-        })?;
-        v.resize(n, fill);
-    }
-    Ok(())
-}
-
-impl MpSelector {
-    fn reserve(&mut self, pool: usize, budget: usize) -> Result<(), Failure> {
-        let pool = pool.max(self.max_pool);
-        let budget = budget.max(self.max_budget);
-        let need = ScratchSize::for_capacity(pool, budget).ok_or_else(|| {
-            Failure(
-                ERR_CAPACITY,
-                format!("scratch for P = {pool}, K = {budget} overflows the address space"),
-            )
-        })?;
-        grow(&mut self.f32s, need.f32s, 0.0)?;
-        grow(&mut self.f64s, need.f64s, 0.0)?;
-        grow(&mut self.indices, need.indices, 0)?;
-        grow(&mut self.steps, need.steps, Step::default())?;
-        self.max_pool = pool;
-        self.max_budget = budget;
-        Ok(())
-    }
-
-    fn workspace(&mut self) -> Result<Workspace<'_>, Failure> {
-        Ok(Workspace::from_buffers(
-            self.max_pool,
-            self.max_budget,
-            &mut self.f32s,
-            &mut self.f64s,
-            &mut self.indices,
-            &mut self.steps,
-        )?)
-    }
-}
-
-/// The raw arguments shared by the three selectors.
+/// The raw arguments of [`mp_select`].
 struct Call {
-    query: *const f32,
-    dim: usize,
-    candidates: *const f32,
-    pool: usize,
-    relevance: *const f32,
+    method: u32,
+    ridge: f64,
+    gamma: f64,
+    mmr_lambda: f64,
     flags: u32,
+    query: *const f32,
+    query_len: usize,
+    candidates: *const f32,
+    candidates_len: usize,
+    relevance: *const f32,
+    relevance_len: usize,
     budget: usize,
     out_picks: *mut u32,
     out_weights: *mut f64,
     out_steps: *mut f64,
+    out_capacity: usize,
 }
 
 /// A slice over caller memory; `len` = 0 gives an empty slice whatever `ptr`.
@@ -231,8 +224,26 @@ fn check_ptr<T>(ptr: *const T, len: usize, what: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-fn policy(flags: u32) -> InputPolicy {
-    InputPolicy {
+/// The [`Method`] of a call: the method code, its parameters and flags.
+fn method(c: &Call) -> Result<Method, Failure> {
+    let flags = c.flags;
+    if flags & !ALL_FLAGS != 0 {
+        return Err(argument(&format!(
+            "unknown flag bits {:#x}",
+            flags & !ALL_FLAGS
+        )));
+    }
+    if flags & FLAG_STOP_AT_OPTIMUM != 0 && flags & FLAG_FILL_AT_OPTIMUM != 0 {
+        return Err(argument(
+            "FLAG_STOP_AT_OPTIMUM and FLAG_FILL_AT_OPTIMUM exclude each other",
+        ));
+    }
+    if flags & FLAG_POOL_ORDER != 0 && flags & FLAG_RELEVANCE != 0 {
+        return Err(argument(
+            "FLAG_POOL_ORDER and FLAG_RELEVANCE exclude each other",
+        ));
+    }
+    let input = InputPolicy {
         normalization: if flags & FLAG_REQUIRE_UNIT != 0 {
             Normalization::RequireUnit
         } else {
@@ -243,26 +254,55 @@ fn policy(flags: u32) -> InputPolicy {
         } else {
             InvalidCandidates::Reject
         },
+    };
+    if c.method != METHOD_PURSUIT && flags & PURSUIT_FLAGS != 0 {
+        return Err(argument(
+            "FLAG_ADAPTIVE, FLAG_STOP_AT_OPTIMUM and FLAG_FILL_AT_OPTIMUM apply to METHOD_PURSUIT only",
+        ));
     }
-}
-
-enum Which {
-    Pursuit { ridge: f64, gamma: f64 },
-    TopK,
-    Mmr { lambda: f64 },
+    Ok(match c.method {
+        METHOD_PURSUIT => Method::Pursuit(PursuitOptions {
+            ridge: c.ridge,
+            gamma: c.gamma,
+            stopping: if flags & FLAG_ADAPTIVE != 0 {
+                Stopping::PAPER_ADAPTIVE
+            } else {
+                Stopping::FixedBudget
+            },
+            at_pool_optimum: if flags & FLAG_STOP_AT_OPTIMUM != 0 {
+                AtPoolOptimum::Stop
+            } else if flags & FLAG_FILL_AT_OPTIMUM != 0 {
+                AtPoolOptimum::FillByRelevance
+            } else {
+                AtPoolOptimum::Continue
+            },
+            input,
+            ..PursuitOptions::PAPER
+        }),
+        METHOD_TOP_K => Method::TopK(input),
+        METHOD_MMR => Method::Mmr(MmrOptions {
+            lambda: c.mmr_lambda,
+            input,
+        }),
+        other => {
+            return Err(argument(&format!(
+                "unknown method {other} (0 pursuit, 1 top-K, 2 MMR)"
+            )))
+        }
+    })
 }
 
 /// Validates the raw call, runs the selector and copies the result out.
 ///
 /// # Safety
-/// The pointer contract of [`mp_pursuit`].
-unsafe fn run(sel: *mut MpSelector, which: Which, c: &Call) -> i32 {
+/// The pointer contract of [`mp_select`].
+unsafe fn run(sel: *mut MpSelector, c: &Call) -> i32 {
     // SAFETY: `sel` comes from `mp_selector_new` (caller contract).
     let Some(sel) = (unsafe { sel.as_mut() }) else {
         return ERR_ARGUMENT;
     };
     // SAFETY: forwarded caller contract.
-    match unsafe { run_inner(sel, which, c) } {
+    match unsafe { run_inner(sel, c) } {
         Ok(n) => {
             sel.error.clear();
             n
@@ -270,117 +310,87 @@ unsafe fn run(sel: *mut MpSelector, which: Which, c: &Call) -> i32 {
         Err(Failure(code, msg)) => {
             sel.error = msg;
             sel.stop = StopReason::Budget;
-            sel.excluded = 0;
+            sel.excluded.clear();
             code
         }
     }
 }
 
 /// # Safety
-/// The pointer contract of [`mp_pursuit`].
-unsafe fn run_inner(sel: &mut MpSelector, which: Which, c: &Call) -> Result<i32, Failure> {
-    if c.flags & !ALL_FLAGS != 0 {
-        return Err(argument(&format!(
-            "unknown flag bits {:#x}",
-            c.flags & !ALL_FLAGS
-        )));
-    }
-    if c.flags & FLAG_STOP_AT_OPTIMUM != 0 && c.flags & FLAG_FILL_AT_OPTIMUM != 0 {
-        return Err(argument(
-            "FLAG_STOP_AT_OPTIMUM and FLAG_FILL_AT_OPTIMUM exclude each other",
-        ));
-    }
-    if c.flags & FLAG_POOL_ORDER != 0 && !c.relevance.is_null() {
-        return Err(argument(
-            "FLAG_POOL_ORDER and a relevance vector exclude each other",
-        ));
-    }
-    // Picks are written as u32 and the count returned as i32.
-    if c.pool > i32::MAX as usize {
-        return Err(argument("pool sizes above 2^31 - 1 are not supported"));
-    }
-    let values = c
-        .pool
-        .checked_mul(c.dim)
-        .ok_or_else(|| argument("P × d overflows the address space"))?;
-    // SAFETY (all four): caller contract of `mp_pursuit`; checked for null,
-    // alignment and size by `slice`.
-    let query = unsafe { slice(c.query, c.dim, "query") }?;
-    let candidates = unsafe { slice(c.candidates, values, "candidates") }?;
-    let relevance = if c.relevance.is_null() {
-        if c.flags & FLAG_POOL_ORDER != 0 {
-            Relevance::PoolOrder
-        } else {
-            Relevance::Similarity
-        }
+/// The pointer contract of [`mp_select`].
+unsafe fn run_inner(sel: &mut MpSelector, c: &Call) -> Result<i32, Failure> {
+    let method = method(c)?;
+    // SAFETY (all slices below): caller contract of `mp_select`; checked
+    // for null, alignment and size by `slice`/`slice_mut`.
+    let query = unsafe { slice(c.query, c.query_len, "query") }?;
+    let candidates = unsafe { slice(c.candidates, c.candidates_len, "candidates") }?;
+    let relevance = if c.flags & FLAG_RELEVANCE != 0 {
+        Relevance::Scores(unsafe { slice(c.relevance, c.relevance_len, "relevance") }?)
+    } else if !c.relevance.is_null() || c.relevance_len != 0 {
+        return Err(argument("relevance given without FLAG_RELEVANCE"));
+    } else if c.flags & FLAG_POOL_ORDER != 0 {
+        Relevance::PoolOrder
     } else {
-        Relevance::Scores(unsafe { slice(c.relevance, c.pool, "relevance") }?)
+        Relevance::Similarity
     };
     let input = Input::new(query, candidates).with_relevance(relevance);
-    let n_max = c.budget.min(c.pool);
+    // An invalid shape gets P = 0 here and the core's own error from
+    // `Method::run` (the same rule as `Selector::select`).
+    let pool = input.pool_size().unwrap_or(0);
+    // Picks are written as u32 and the count returned as i32.
+    if pool > i32::MAX as usize {
+        return Err(argument("pool sizes above 2^31 - 1 are not supported"));
+    }
+    let n_max = c.budget.min(pool);
+    if n_max > c.out_capacity {
+        return Err(argument(&format!(
+            "out_capacity {} is below min(K, P) = {n_max}",
+            c.out_capacity
+        )));
+    }
     let out_picks = unsafe { slice_mut(c.out_picks, n_max, "out_picks") }?;
-    sel.reserve(c.pool, n_max)?;
-    let input_policy = policy(c.flags);
-    let mut ws = sel.workspace()?;
-    let result = match which {
-        Which::Pursuit { ridge, gamma } => {
-            let options = PursuitOptions {
-                ridge,
-                gamma,
-                stopping: if c.flags & FLAG_ADAPTIVE != 0 {
-                    Stopping::PAPER_ADAPTIVE
-                } else {
-                    Stopping::FixedBudget
-                },
-                at_pool_optimum: if c.flags & FLAG_STOP_AT_OPTIMUM != 0 {
-                    AtPoolOptimum::Stop
-                } else if c.flags & FLAG_FILL_AT_OPTIMUM != 0 {
-                    AtPoolOptimum::FillByRelevance
-                } else {
-                    AtPoolOptimum::Continue
-                },
-                input: input_policy,
-                ..PursuitOptions::PAPER
-            };
-            pursuit(&input, c.budget, &options, &mut ws)
-        }
-        Which::TopK => top_k(&input, c.budget, &input_policy, &mut ws),
-        Which::Mmr { lambda } => mmr(
-            &input,
-            c.budget,
-            &MmrOptions {
-                lambda,
-                input: input_policy,
-            },
-            &mut ws,
-        ),
+    let out_weights = if c.out_weights.is_null() {
+        None
+    } else {
+        Some(unsafe { slice_mut(c.out_weights, n_max, "out_weights") }?)
     };
-    let s = result?;
+    let out_steps = if c.out_steps.is_null() {
+        None
+    } else {
+        let len = n_max
+            .checked_mul(STEP_FIELDS)
+            .ok_or_else(|| argument("out_steps length overflows"))?;
+        Some(unsafe { slice_mut(c.out_steps, len, "out_steps") }?)
+    };
+    let mut ws = sel
+        .selector
+        .try_workspace(pool, n_max)
+        .map_err(|e| Failure(ERR_CAPACITY, e.to_string()))?;
+    let s = method.run(&input, c.budget, &mut ws)?;
     let n = s.len();
     for (out, &i) in out_picks.iter_mut().zip(s.picks()) {
         // i < P ≤ i32::MAX (checked above).
         *out = i as u32;
     }
-    if !c.out_weights.is_null() {
-        let w = unsafe { slice_mut(c.out_weights, n, "out_weights") }?;
+    if let Some(out) = out_weights {
         let weights = s.weights();
-        for (a, out) in w.iter_mut().enumerate() {
+        for (a, w) in out[..n].iter_mut().enumerate() {
             // The baselines have no weights: write 0.
-            *out = weights.get(a).copied().unwrap_or(0.0);
+            *w = weights.get(a).copied().unwrap_or(0.0);
         }
     }
-    if !c.out_steps.is_null() {
-        let len = n
-            .checked_mul(STEP_FIELDS)
-            .ok_or_else(|| argument("out_steps length overflows"))?;
-        let out = unsafe { slice_mut(c.out_steps, len, "out_steps") }?;
+    if let Some(out) = out_steps {
         for (chunk, st) in out.chunks_exact_mut(STEP_FIELDS).zip(s.steps()) {
             chunk.copy_from_slice(&[st.score, st.residual_sq, st.improvement, st.fw_gap, st.nu]);
         }
     }
-    let (stop, excluded) = (s.stop_reason(), s.excluded_count());
-    sel.stop = stop;
-    sel.excluded = excluded;
+    sel.stop = s.stop_reason();
+    sel.excluded.clear();
+    sel.excluded
+        .try_reserve(s.excluded_count())
+        .map_err(|_| Failure(ERR_CAPACITY, "cannot allocate the excluded rows".into()))?;
+    // Rows < P ≤ i32::MAX (checked above).
+    sel.excluded.extend(s.excluded().map(|i| i as u32));
     // n ≤ P ≤ i32::MAX.
     Ok(n as i32)
 }
@@ -439,129 +449,73 @@ pub unsafe extern "C" fn mp_selector_free(sel: *mut MpSelector) {
     }
 }
 
-/// MemPursuit and its relevance-scaled family ([`mempursuit_core::pursuit`]):
-/// `ridge` = λ (κ; paper 1e-10; `Infinity` = centroid pursuit), `gamma` =
-/// γ ∈ (0, 1] (paper 1).
+/// One selection ([`Method::run`]) with budget K = `budget`.
 ///
-/// * `query`: d f32; `candidates`: row-major P × d f32 (`pool` = P).
-/// * `relevance`: null (ρ = b, or first-stage order with
-///   [`FLAG_POOL_ORDER`]) or P f32 first-stage scores.
+/// * `method`: [`METHOD_PURSUIT`] (parameters `ridge` = λ, κ of the family,
+///   paper 1e-10, `Infinity` = centroid pursuit; `gamma` = γ ∈ (0, 1], paper
+///   1), [`METHOD_TOP_K`], or [`METHOD_MMR`] (`mmr_lambda` ∈ [0, 1], paper
+///   0.5). Parameters of other methods are ignored.
 /// * `flags`: `FLAG_*` bits.
-/// * `budget`: K; at most min(K, P) picks are made.
-/// * `out_picks`: room for min(K, P) u32 (pool indices, entry order).
-/// * `out_weights`: null, or room for min(K, P) f64 (simplex weights).
-/// * `out_steps`: null, or room for min(K, P) × [`STEP_FIELDS`] f64.
+/// * `query`: `query_len` = d f32; `candidates`: `candidates_len` = P × d
+///   f32, row-major. Shape errors (d = 0, a length not a multiple of d) are
+///   the core's ([`ERR_INPUT`]).
+/// * `relevance`: with [`FLAG_RELEVANCE`], `relevance_len` (= P) f32
+///   first-stage scores; otherwise null and 0.
+/// * `out_picks`, `out_weights`, `out_steps`: room for `out_capacity` ≥
+///   min(K, P) picks: u32 pool indices (entry order), null or f64 simplex
+///   weights (0 for top-K and MMR), null or [`STEP_FIELDS`] f64 per pick.
 ///
 /// Returns the number of picks n (the first n entries of each output are
 /// written), or a negative error code (see the crate docs) with the message
-/// in [`mp_error_ptr`]. After success, [`mp_stop_reason`] and
-/// [`mp_excluded_count`] describe the result.
+/// in [`mp_error_ptr`]. After success, [`mp_stop_reason`],
+/// [`mp_excluded_count`] and [`mp_excluded_ptr`] describe the result.
 ///
 /// # Safety
 /// `sel` from [`mp_selector_new`]; every non-null pointer must point to
 /// memory of the stated length (readable for inputs, writable for outputs)
 /// that no other argument overlaps. Null and misaligned pointers are
 /// reported as [`ERR_ARGUMENT`], not dereferenced.
+#[allow(clippy::too_many_arguments)]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mp_pursuit(
+pub unsafe extern "C" fn mp_select(
     sel: *mut MpSelector,
+    method: u32,
     ridge: f64,
     gamma: f64,
+    mmr_lambda: f64,
     flags: u32,
     query: *const f32,
-    dim: usize,
+    query_len: usize,
     candidates: *const f32,
-    pool: usize,
+    candidates_len: usize,
     relevance: *const f32,
+    relevance_len: usize,
     budget: usize,
     out_picks: *mut u32,
     out_weights: *mut f64,
     out_steps: *mut f64,
+    out_capacity: usize,
 ) -> i32 {
     let call = Call {
-        query,
-        dim,
-        candidates,
-        pool,
-        relevance,
+        method,
+        ridge,
+        gamma,
+        mmr_lambda,
         flags,
+        query,
+        query_len,
+        candidates,
+        candidates_len,
+        relevance,
+        relevance_len,
         budget,
         out_picks,
         out_weights,
         out_steps,
+        out_capacity,
     };
     // SAFETY: forwarded caller contract.
-    unsafe { run(sel, Which::Pursuit { ridge, gamma }, &call) }
-}
-
-/// Top-K by relevance ([`mempursuit_core::top_k`]). Arguments as for
-/// [`mp_pursuit`] without the pursuit options and weights; `out_steps`
-/// receives the score (ρ of each pick) in its first field, zeros elsewhere.
-///
-/// # Safety
-/// As for [`mp_pursuit`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mp_top_k(
-    sel: *mut MpSelector,
-    flags: u32,
-    query: *const f32,
-    dim: usize,
-    candidates: *const f32,
-    pool: usize,
-    relevance: *const f32,
-    budget: usize,
-    out_picks: *mut u32,
-    out_steps: *mut f64,
-) -> i32 {
-    let call = Call {
-        query,
-        dim,
-        candidates,
-        pool,
-        relevance,
-        flags,
-        budget,
-        out_picks,
-        out_weights: core::ptr::null_mut(),
-        out_steps,
-    };
-    // SAFETY: forwarded caller contract.
-    unsafe { run(sel, Which::TopK, &call) }
-}
-
-/// Maximal marginal relevance ([`mempursuit_core::mmr`]) with trade-off
-/// `lambda` ∈ [0, 1] (1 = top-K; paper 0.5). Arguments as for [`mp_top_k`].
-///
-/// # Safety
-/// As for [`mp_pursuit`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mp_mmr(
-    sel: *mut MpSelector,
-    lambda: f64,
-    flags: u32,
-    query: *const f32,
-    dim: usize,
-    candidates: *const f32,
-    pool: usize,
-    relevance: *const f32,
-    budget: usize,
-    out_picks: *mut u32,
-    out_steps: *mut f64,
-) -> i32 {
-    let call = Call {
-        query,
-        dim,
-        candidates,
-        pool,
-        relevance,
-        flags,
-        budget,
-        out_picks,
-        out_weights: core::ptr::null_mut(),
-        out_steps,
-    };
-    // SAFETY: forwarded caller contract.
-    unsafe { run(sel, Which::Mmr { lambda }, &call) }
+    unsafe { run(sel, &call) }
 }
 
 /// Pointer to the UTF-8 message of the last failed call on `sel` (not
@@ -610,7 +564,20 @@ pub unsafe extern "C" fn mp_stop_reason(sel: *const MpSelector) -> u32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mp_excluded_count(sel: *const MpSelector) -> usize {
     // SAFETY: caller contract.
-    unsafe { sel.as_ref() }.map_or(0, |s| s.excluded)
+    unsafe { sel.as_ref() }.map_or(0, |s| s.excluded.len())
+}
+
+/// Pointer to the [`mp_excluded_count`] rows (u32, ascending) the last
+/// successful selection on `sel` excluded; valid until the next call on
+/// `sel`. Null for a null `sel`; dangling but aligned (never read) for 0
+/// rows.
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_excluded_ptr(sel: *const MpSelector) -> *const u32 {
+    // SAFETY: caller contract.
+    unsafe { sel.as_ref() }.map_or(core::ptr::null(), |s| s.excluded.as_ptr())
 }
 
 /// [`ScratchSize::bytes`] for capacity (`max_pool`, `max_budget`) on this
@@ -639,12 +606,12 @@ pub const TABLE_CAPACITIES: [(usize, usize); 7] = [
 ];
 
 /// `size_of::<FixedWorkspace<P, K>>()` on this target for row `row` of
-/// [`TABLE_CAPACITIES`], or 0 past the end: lets `wasm/check.mjs` confirm
+/// [`TABLE_CAPACITIES`], or 0 past the end: lets the Node tests confirm
 /// the 32-bit column of the size table on a real 32-bit target.
 #[unsafe(no_mangle)]
 pub extern "C" fn mp_fixed_workspace_size(row: u32) -> usize {
     use core::mem::size_of;
-    use mempursuit_core::FixedWorkspace;
+    use mempursuit::FixedWorkspace;
     match row {
         0 => size_of::<FixedWorkspace<32, 8>>(),
         1 => size_of::<FixedWorkspace<64, 16>>(),
@@ -675,30 +642,75 @@ mod tests {
         ([s, s], [0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0])
     }
 
+    /// One `mp_select` call with the paper's parameters unless overridden.
+    struct Args<'a> {
+        method: u32,
+        ridge: f64,
+        gamma: f64,
+        lambda: f64,
+        flags: u32,
+        query: &'a [f32],
+        candidates: &'a [f32],
+        relevance: Option<&'a [f32]>,
+        budget: usize,
+    }
+
+    impl<'a> Args<'a> {
+        fn new(method: u32, query: &'a [f32], candidates: &'a [f32], budget: usize) -> Self {
+            Args {
+                method,
+                ridge: 1e-10,
+                gamma: 1.0,
+                lambda: 0.5,
+                flags: 0,
+                query,
+                candidates,
+                relevance: None,
+                budget,
+            }
+        }
+
+        fn call(&self, sel: *mut MpSelector, picks: &mut [u32], w: *mut f64, st: *mut f64) -> i32 {
+            let (rel, rel_len) = self
+                .relevance
+                .map_or((null(), 0), |r| (r.as_ptr(), r.len()));
+            unsafe {
+                mp_select(
+                    sel,
+                    self.method,
+                    self.ridge,
+                    self.gamma,
+                    self.lambda,
+                    self.flags,
+                    self.query.as_ptr(),
+                    self.query.len(),
+                    self.candidates.as_ptr(),
+                    self.candidates.len(),
+                    rel,
+                    rel_len,
+                    self.budget,
+                    picks.as_mut_ptr(),
+                    w,
+                    st,
+                    picks.len(),
+                )
+            }
+        }
+    }
+
     #[test]
-    fn pursuit_top_k_and_mmr_through_the_c_abi() {
+    fn every_method_through_the_c_abi() {
         let (q, c) = data();
         let sel = mp_selector_new();
         let mut picks = [u32::MAX; 3];
         let mut w = [f64::NAN; 3];
         let mut steps = [f64::NAN; 3 * STEP_FIELDS];
-        let n = unsafe {
-            mp_pursuit(
-                sel,
-                1e-10,
-                1.0,
-                0,
-                q.as_ptr(),
-                2,
-                c.as_ptr(),
-                3,
-                null(),
-                2,
-                picks.as_mut_ptr(),
-                w.as_mut_ptr(),
-                steps.as_mut_ptr(),
-            )
-        };
+        let n = Args::new(METHOD_PURSUIT, &q, &c, 2).call(
+            sel,
+            &mut picks,
+            w.as_mut_ptr(),
+            steps.as_mut_ptr(),
+        );
         assert_eq!(n, 2, "{}", error(sel));
         assert_eq!(&picks[..2], &[0, 2]);
         assert_eq!(picks[2], u32::MAX, "only n entries are written");
@@ -709,136 +721,155 @@ mod tests {
         assert!(steps[STEP_FIELDS + 1] < steps[1]);
         assert_eq!(unsafe { mp_stop_reason(sel) }, 0);
 
-        let n = unsafe {
-            mp_top_k(
-                sel,
-                0,
-                q.as_ptr(),
-                2,
-                c.as_ptr(),
-                3,
-                null(),
-                2,
-                picks.as_mut_ptr(),
-                null_mut(),
-            )
-        };
+        let n =
+            Args::new(METHOD_TOP_K, &q, &c, 2).call(sel, &mut picks, w.as_mut_ptr(), null_mut());
         assert_eq!((n, &picks[..2]), (2, &[0u32, 1][..]));
+        assert_eq!(&w[..2], &[0.0, 0.0], "no weights for top-K");
 
-        let n = unsafe {
-            mp_mmr(
-                sel,
-                0.5,
-                0,
-                q.as_ptr(),
-                2,
-                c.as_ptr(),
-                3,
-                null(),
-                2,
-                picks.as_mut_ptr(),
-                null_mut(),
-            )
-        };
+        let n = Args::new(METHOD_MMR, &q, &c, 2).call(sel, &mut picks, null_mut(), null_mut());
         assert_eq!((n, &picks[..2]), (2, &[0u32, 2][..]));
         // Centroid pursuit.
-        let n = unsafe {
-            mp_pursuit(
-                sel,
-                f64::INFINITY,
-                0.5,
-                0,
-                q.as_ptr(),
-                2,
-                c.as_ptr(),
-                3,
-                null(),
-                3,
-                picks.as_mut_ptr(),
-                w.as_mut_ptr(),
-                null_mut(),
-            )
-        };
-        assert_eq!(n, 3);
+        let mut centroid = Args::new(METHOD_PURSUIT, &q, &c, 3);
+        centroid.ridge = f64::INFINITY;
+        centroid.gamma = 0.5;
+        assert_eq!(
+            centroid.call(sel, &mut picks, w.as_mut_ptr(), null_mut()),
+            3
+        );
         assert_eq!(w, [1.0 / 3.0; 3]);
+        // First-stage scores rank row 1 first for top-K.
+        let mut scored = Args::new(METHOD_TOP_K, &q, &c, 1);
+        scored.flags = FLAG_RELEVANCE;
+        scored.relevance = Some(&[0.1, 0.9, 0.5]);
+        assert_eq!(scored.call(sel, &mut picks, null_mut(), null_mut()), 1);
+        assert_eq!(picks[0], 1);
+        // The pool order ranks row 0 first, then 1.
+        let mut ordered = Args::new(METHOD_TOP_K, &q, &c, 2);
+        ordered.flags = FLAG_POOL_ORDER;
+        assert_eq!(ordered.call(sel, &mut picks, null_mut(), null_mut()), 2);
+        assert_eq!(&picks[..2], &[0, 1]);
         unsafe { mp_selector_free(sel) };
     }
 
     #[test]
-    fn errors_are_codes_with_messages() {
+    fn errors_are_codes_with_the_core_messages() {
         let (q, c) = data();
         let sel = mp_selector_new();
         let mut picks = [0u32; 3];
-        let call = |ridge: f64, gamma: f64, flags: u32, query: *const f32, out: *mut u32| unsafe {
-            mp_pursuit(
+        let none = null_mut();
+        let mut a = Args::new(METHOD_PURSUIT, &q, &c, 2);
+        a.gamma = 2.0;
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_OPTION);
+        assert_eq!(error(sel), Error::InvalidGamma(2.0).to_string());
+        let mut a = Args::new(METHOD_MMR, &q, &c, 2);
+        a.lambda = -0.5;
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_OPTION);
+        assert_eq!(error(sel), Error::InvalidMmrLambda(-0.5).to_string());
+        // Shapes are the core's errors, from the raw lengths.
+        let a = Args::new(METHOD_PURSUIT, &q, &c[..5], 2);
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_INPUT);
+        assert_eq!(
+            error(sel),
+            Error::ShapeMismatch {
+                candidates_len: 5,
+                dim: 2
+            }
+            .to_string()
+        );
+        let a = Args::new(METHOD_TOP_K, &[], &c, 2);
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_INPUT);
+        assert_eq!(error(sel), Error::ZeroDimension.to_string());
+        let mut a = Args::new(METHOD_TOP_K, &q, &c, 2);
+        a.flags = FLAG_RELEVANCE;
+        a.relevance = Some(&[]);
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_INPUT);
+        assert_eq!(
+            error(sel),
+            "relevance has 0 entries but the pool has 3 candidates"
+        );
+        let nan = [f32::NAN, 0.0];
+        let a = Args::new(METHOD_PURSUIT, &nan, &c, 2);
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_INPUT);
+        assert_eq!(error(sel), "query: element 0 is not finite (NaN)");
+        // Arguments.
+        let a = Args::new(METHOD_PURSUIT, &q, &c, 2);
+        assert_eq!(a.call(sel, &mut picks[..1], none, none), ERR_ARGUMENT);
+        assert_eq!(error(sel), "out_capacity 1 is below min(K, P) = 2");
+        let mut a = Args::new(METHOD_PURSUIT, &q, &c, 2);
+        a.flags = 1 << 7;
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_ARGUMENT);
+        assert_eq!(error(sel), "unknown flag bits 0x80");
+        let mut a = Args::new(METHOD_TOP_K, &q, &c, 2);
+        a.flags = FLAG_ADAPTIVE;
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_ARGUMENT);
+        let mut a = Args::new(METHOD_TOP_K, &q, &c, 2);
+        a.flags = FLAG_RELEVANCE | FLAG_POOL_ORDER;
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_ARGUMENT);
+        let mut a = Args::new(METHOD_TOP_K, &q, &c, 2);
+        a.relevance = Some(&[1.0, 2.0, 3.0]);
+        assert_eq!(a.call(sel, &mut picks, none, none), ERR_ARGUMENT);
+        assert_eq!(error(sel), "relevance given without FLAG_RELEVANCE");
+        assert_eq!(
+            Args::new(3, &q, &c, 2).call(sel, &mut picks, none, none),
+            ERR_ARGUMENT
+        );
+        assert!(error(sel).starts_with("unknown method 3"));
+        let null_query = unsafe {
+            mp_select(
                 sel,
-                ridge,
-                gamma,
-                flags,
-                query,
-                2,
-                c.as_ptr(),
-                3,
+                METHOD_PURSUIT,
+                1e-10,
+                1.0,
+                0.5,
+                0,
                 null(),
                 2,
-                out,
-                null_mut(),
-                null_mut(),
+                c.as_ptr(),
+                6,
+                null(),
+                0,
+                2,
+                picks.as_mut_ptr(),
+                none,
+                none,
+                3,
             )
         };
-        assert_eq!(
-            call(1e-10, 2.0, 0, q.as_ptr(), picks.as_mut_ptr()),
-            ERR_OPTION
-        );
-        assert!(
-            error(sel).contains("gamma 2 must be in (0, 1]"),
-            "{}",
-            error(sel)
-        );
-        assert_eq!(
-            call(1e-10, 1.0, 0, null(), picks.as_mut_ptr()),
-            ERR_ARGUMENT
-        );
-        assert!(error(sel).contains("query: null pointer"));
-        assert_eq!(call(1e-10, 1.0, 0, q.as_ptr(), null_mut()), ERR_ARGUMENT);
-        assert_eq!(
-            call(1e-10, 1.0, 1 << 7, q.as_ptr(), picks.as_mut_ptr()),
-            ERR_ARGUMENT
-        );
-        assert!(error(sel).contains("unknown flag bits 0x80"));
-        let nan = [f32::NAN, 0.0];
-        assert_eq!(
-            call(1e-10, 1.0, 0, nan.as_ptr(), picks.as_mut_ptr()),
-            ERR_INPUT
-        );
-        assert_eq!(error(sel), "query: element 0 is not finite (NaN)");
+        assert_eq!(null_query, ERR_ARGUMENT);
+        assert_eq!(error(sel), "query: null pointer for 2 elements");
         // Misaligned.
         let bytes = [0u8; 16];
         let odd = unsafe { bytes.as_ptr().add(1) }.cast::<f32>();
-        assert_eq!(call(1e-10, 1.0, 0, odd, picks.as_mut_ptr()), ERR_ARGUMENT);
+        let misaligned = unsafe {
+            mp_select(
+                sel,
+                METHOD_PURSUIT,
+                1e-10,
+                1.0,
+                0.5,
+                0,
+                odd,
+                2,
+                c.as_ptr(),
+                6,
+                null(),
+                0,
+                2,
+                picks.as_mut_ptr(),
+                none,
+                none,
+                3,
+            )
+        };
+        assert_eq!(misaligned, ERR_ARGUMENT);
         assert!(error(sel).contains("not aligned"));
         // A success clears the message.
-        assert_eq!(call(1e-10, 1.0, 0, q.as_ptr(), picks.as_mut_ptr()), 2);
+        let a = Args::new(METHOD_PURSUIT, &q, &c, 2);
+        assert_eq!(a.call(sel, &mut picks, none, none), 2);
         assert_eq!(unsafe { mp_error_len(sel) }, 0);
         unsafe { mp_selector_free(sel) };
         assert_eq!(
-            unsafe {
-                mp_pursuit(
-                    null_mut(),
-                    0.0,
-                    1.0,
-                    0,
-                    null(),
-                    0,
-                    null(),
-                    0,
-                    null(),
-                    0,
-                    null_mut(),
-                    null_mut(),
-                    null_mut(),
-                )
-            },
+            Args::new(METHOD_PURSUIT, &q, &c, 2).call(null_mut(), &mut picks, none, none),
             ERR_ARGUMENT
         );
     }
@@ -849,26 +880,19 @@ mod tests {
         c[2] = f32::NAN; // row 1 unusable
         let sel = mp_selector_new();
         let mut picks = [0u32; 3];
-        let run = |flags: u32, picks: &mut [u32; 3]| unsafe {
-            mp_top_k(
-                sel,
-                flags,
-                q.as_ptr(),
-                2,
-                c.as_ptr(),
-                3,
-                null(),
-                3,
-                picks.as_mut_ptr(),
-                null_mut(),
-            )
-        };
-        assert_eq!(run(0, &mut picks), ERR_INPUT);
+        let mut a = Args::new(METHOD_TOP_K, &q, &c, 3);
+        assert_eq!(a.call(sel, &mut picks, null_mut(), null_mut()), ERR_INPUT);
         assert_eq!(error(sel), "candidate 1: element 0 is not finite (NaN)");
-        assert_eq!(run(FLAG_EXCLUDE_INVALID, &mut picks), 2);
+        a.flags = FLAG_EXCLUDE_INVALID;
+        assert_eq!(a.call(sel, &mut picks, null_mut(), null_mut()), 2);
         assert_eq!(&picks[..2], &[0, 2]);
         assert_eq!(unsafe { mp_excluded_count(sel) }, 1);
+        assert_eq!(unsafe { *mp_excluded_ptr(sel) }, 1);
         assert_eq!(unsafe { mp_stop_reason(sel) }, 2);
+        // A failed call clears them.
+        a.flags = 0;
+        assert_eq!(a.call(sel, &mut picks, null_mut(), null_mut()), ERR_INPUT);
+        assert_eq!(unsafe { mp_excluded_count(sel) }, 0);
         unsafe { mp_selector_free(sel) };
     }
 

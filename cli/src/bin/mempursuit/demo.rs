@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use mempursuit::{Input, Method, Selector};
 use mempursuit_cli::dataset::{Dataset, DatasetBytes, QuerySpec};
 use mempursuit_cli::eval::{evaluate, score_query, EvalOptions};
 
@@ -91,10 +92,10 @@ pub fn run(_args: &DemoArgs) -> CliResult {
             EvalMethod::Topk,
             EvalMethod::Mmr,
             EvalMethod::Pursuit,
-            EvalMethod::Centroid,
+            EvalMethod::Recommended,
         ],
         0.5,
-        0.5,
+        &[],
     );
     let report = evaluate(&data, &methods, &EvalOptions::new(vec![3, 5, 10]))?;
     let mut out = String::new();
@@ -104,41 +105,48 @@ pub fn run(_args: &DemoArgs) -> CliResult {
          {} multi-hop questions, {} sentence memories, all-MiniLM-L6-v2 embeddings (d = {}).\n\
          Data: HotpotQA (Yang et al., EMNLP 2018) and Wikipedia, CC BY-SA 4.0; adapted, see\n\
          cli/data/hotpotqa-mini/README.md. Pools: all sentences of each question's 10 paragraphs.\n\
-         MemPursuit = paper mode (ridge 1e-10, gamma 1); centroid(0.5) = centroid pursuit, gamma 0.5.\n",
+         MemPursuit = paper mode (ridge 1e-10, gamma 1); recommended = centroid pursuit with a per-pool\n\
+         gamma from a measured rule (the setting to use without tuning: Method::recommended()).\n",
         data.queries.len(),
         data.memory_embeddings.rows,
         data.dim()
     )?;
     out.push_str(&report.table());
 
-    // Worked example: the first query where MemPursuit covers every gold
-    // group at K = 5 and top-K does not. Both are nested, so the K = 5
-    // picks are prefixes of the stored picks at the largest K.
-    let topk = report.methods.iter().position(|m| m.name == "top-K");
-    let mp = report.methods.iter().position(|m| m.name == "MemPursuit");
-    let (Some(topk), Some(mp)) = (topk, mp) else {
-        return Err("demo: methods missing from the report".into());
+    // Worked example: the first query where the recommended setting covers
+    // every gold group at K = 5 and top-K does not. Top-K is nested (its
+    // K = 5 picks are a prefix of the stored picks); the recommended
+    // setting's gamma depends on K, so it is run again at K = 5.
+    let Some(topk) = report.methods.iter().position(|m| m.name == "top-K") else {
+        return Err("demo: top-K missing from the report".into());
     };
-    let prefix = |s: &[usize]| s[..s.len().min(EXAMPLE_K)].to_vec();
-    let example = data
-        .queries
-        .iter()
-        .zip(&report.selections)
-        .find_map(|(spec, sel)| {
-            let (a, b) = (prefix(&sel.picks[topk]), prefix(&sel.picks[mp]));
-            (score_query(spec, &b).groups_covered && !score_query(spec, &a).groups_covered)
-                .then_some((spec, a, b))
-        });
+    let mut selector = Selector::new();
+    let mut pool = Vec::new();
+    let mut example = None;
+    for (qi, (spec, sel)) in data.queries.iter().zip(&report.selections).enumerate() {
+        let a = sel.picks[topk][..sel.picks[topk].len().min(EXAMPLE_K)].to_vec();
+        if score_query(spec, &a).groups_covered != Some(false) {
+            continue;
+        }
+        data.gather_pool(qi, &mut pool);
+        let input = Input::new(data.query_embedding(qi), &pool);
+        let rec = selector.select(&input, EXAMPLE_K, &Method::recommended())?;
+        let b: Vec<usize> = rec.picks.iter().map(|&p| spec.pool[p]).collect();
+        if score_query(spec, &b).groups_covered == Some(true) {
+            example = Some((spec, a, b));
+            break;
+        }
+    }
     writeln!(out)?;
     match example {
         None => writeln!(
             out,
-            "No query in the fixture where MemPursuit covers every gold group at K = {EXAMPLE_K} and top-K does not."
+            "No query in the fixture where the recommended setting covers every gold group at K = {EXAMPLE_K} and top-K does not."
         )?,
         Some((spec, a, b)) => {
             writeln!(
                 out,
-                "Worked example, K = {EXAMPLE_K}: the first question where MemPursuit covers both gold paragraphs and top-K does not."
+                "Worked example, K = {EXAMPLE_K}: the first question where the recommended setting covers both gold paragraphs and top-K does not."
             )?;
             writeln!(out, "question ({}, id {}): {}", spec.kind, spec.id, spec.text)?;
             if let Some(ans) = &spec.answer {
@@ -167,7 +175,7 @@ pub fn run(_args: &DemoArgs) -> CliResult {
             list_picks(&mut out, &data, spec, &a);
             writeln!(
                 out,
-                "\nMemPursuit picks (gold groups covered: {}):",
+                "\nrecommended picks (gold groups covered: {}):",
                 covered(spec, &b)
             )?;
             list_picks(&mut out, &data, spec, &b);

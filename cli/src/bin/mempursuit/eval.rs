@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use mempursuit::{InputPolicy, Method, MmrOptions, PursuitOptions, Stopping};
 use mempursuit_cli::dataset::{Dataset, DatasetPaths};
-use mempursuit_cli::eval::{evaluate, EvalOptions, NamedMethod, RelevanceMode};
+use mempursuit_cli::eval::{evaluate, Bootstrap, EvalOptions, NamedMethod, RelevanceMode};
 
 use crate::{emit, CliResult};
 
@@ -22,12 +22,39 @@ pub enum EvalMethod {
     Centroid,
     /// MemPursuit with the paper's adaptive stopping (Eq. 7).
     PursuitAdaptive,
+    /// The recommended setting: centroid pursuit on unit-free relevance with
+    /// a per-pool gamma from a measured rule (no tuning).
+    Recommended,
 }
 
-/// Arguments of `mempursuit eval`.
-#[derive(Debug, clap::Args)]
-pub struct EvalArgs {
-    /// Dataset folder: memories.f32.npy, queries.f32.npy, queries.jsonl.
+/// Where rho comes from (`--relevance`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RelevanceArg {
+    /// Spec scores by rank on the pool's cosine scale; cosine without scores.
+    Auto,
+    /// Spec scores as given (gamma is then in the scores' units).
+    Raw,
+    /// Always the cosine to the query.
+    Similarity,
+    /// Every pool in first-stage order: rho at rank k = k-th largest cosine.
+    PoolOrder,
+}
+
+impl From<RelevanceArg> for RelevanceMode {
+    fn from(r: RelevanceArg) -> Self {
+        match r {
+            RelevanceArg::Auto => RelevanceMode::Auto,
+            RelevanceArg::Raw => RelevanceMode::Raw,
+            RelevanceArg::Similarity => RelevanceMode::Similarity,
+            RelevanceArg::PoolOrder => RelevanceMode::PoolOrder,
+        }
+    }
+}
+
+/// Dataset location arguments shared by `eval` and `tune`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DataArgs {
+    /// Dataset folder: memories.f32.npy, queries.f32.npy, queries.jsonl [, memories.jsonl].
     #[arg(long, value_name = "DIR", conflicts_with_all = ["memories", "queries", "spec"])]
     pub dir: Option<PathBuf>,
     /// Memory embeddings: .npy float32 (N, d); row i = memory id i.
@@ -36,9 +63,57 @@ pub struct EvalArgs {
     /// Query embeddings: .npy float32 (Q, d); row i = line i of --spec.
     #[arg(long, value_name = "Q.npy", requires_all = ["memories", "spec"])]
     pub queries: Option<PathBuf>,
-    /// Query specs, JSON Lines: id, type, pool, gold, gold_groups [, relevance].
+    /// Query specs, JSON Lines: id, type, pool, gold, gold_groups [, relevance, scope].
     #[arg(long, value_name = "queries.jsonl", requires_all = ["memories", "queries"])]
     pub spec: Option<PathBuf>,
+    /// Memory texts and scopes, JSON Lines (optional; for --retrieve with scopes).
+    #[arg(long, value_name = "memories.jsonl", requires = "spec")]
+    pub memory_texts: Option<PathBuf>,
+    /// Build pools from the top-P memories by cosine (within the query's scope).
+    #[arg(long, value_name = "P")]
+    pub retrieve: Option<usize>,
+    /// Where rho comes from.
+    #[arg(long, value_enum, default_value_t = RelevanceArg::Auto)]
+    pub relevance: RelevanceArg,
+    /// Same as --relevance pool-order.
+    #[arg(long, conflicts_with = "relevance")]
+    pub pool_order: bool,
+}
+
+impl DataArgs {
+    /// Loads the dataset; returns it with a label for the output.
+    pub fn load(&self) -> Result<(Dataset, String), Box<dyn std::error::Error>> {
+        let (paths, label) = match (&self.dir, &self.memories, &self.queries, &self.spec) {
+            (Some(dir), ..) => (DatasetPaths::in_dir(dir), dir.display().to_string()),
+            (None, Some(m), Some(q), Some(s)) => (
+                DatasetPaths {
+                    memory_embeddings: m.clone(),
+                    query_embeddings: q.clone(),
+                    queries: s.clone(),
+                    memories: self.memory_texts.clone(),
+                },
+                s.display().to_string(),
+            ),
+            _ => return Err("give --dir DIR, or all of --memories, --queries and --spec".into()),
+        };
+        Ok((Dataset::load(&paths)?, label))
+    }
+
+    /// The relevance mode.
+    pub fn relevance_mode(&self) -> RelevanceMode {
+        if self.pool_order {
+            RelevanceMode::PoolOrder
+        } else {
+            self.relevance.into()
+        }
+    }
+}
+
+/// Arguments of `mempursuit eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
     /// Budgets K, comma-separated.
     #[arg(
         short = 'k',
@@ -54,18 +129,29 @@ pub struct EvalArgs {
         value_enum,
         value_name = "M,...",
         value_delimiter = ',',
-        default_value = "topk,mmr,pursuit,centroid"
+        default_value = "topk,mmr,pursuit,centroid,recommended"
     )]
     pub methods: Vec<EvalMethod>,
     /// MMR trade-off lambda in [0, 1].
     #[arg(long, value_name = "X", default_value_t = 0.5)]
     pub mmr_lambda: f64,
-    /// Gamma of centroid pursuit, in (0, 1].
-    #[arg(long, value_name = "G", default_value_t = 0.5)]
-    pub gamma: f64,
-    /// Treat every pool as first-stage ordered (rho at rank k = k-th largest cosine).
-    #[arg(long)]
-    pub pool_order: bool,
+    /// Gamma(s) of centroid pursuit, in (0, 1], comma-separated (one row each).
+    #[arg(
+        long,
+        value_name = "G,...",
+        value_delimiter = ',',
+        default_value = "0.5"
+    )]
+    pub gamma: Vec<f64>,
+    /// Bootstrap resamples for the confidence intervals (0 = none).
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    pub bootstrap: usize,
+    /// Seed of the bootstrap (ChaCha8).
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// Draw evidence recall against K per method, with its 95% CI band, as SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Print the metrics as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -78,12 +164,20 @@ pub struct EvalArgs {
 pub(crate) fn named_methods(
     methods: &[EvalMethod],
     mmr_lambda: f64,
-    gamma: f64,
+    gammas: &[f64],
 ) -> Vec<NamedMethod> {
     let policy = InputPolicy::default();
     methods
         .iter()
-        .map(|m| match m {
+        .flat_map(|m| {
+            let gs: Vec<f64> = if *m == EvalMethod::Centroid {
+                gammas.to_vec()
+            } else {
+                vec![0.0]
+            };
+            gs.into_iter().map(move |g| (*m, g))
+        })
+        .map(|(m, gamma)| match m {
             EvalMethod::Topk => NamedMethod::new("top-K", Method::TopK(policy)),
             EvalMethod::Mmr => NamedMethod::new(
                 format!("MMR({mmr_lambda})"),
@@ -106,39 +200,33 @@ pub(crate) fn named_methods(
                     ..PursuitOptions::default()
                 }),
             ),
+            EvalMethod::Recommended => NamedMethod::new("recommended", Method::recommended()),
         })
         .collect()
 }
 
 /// Runs `mempursuit eval`.
 pub fn run(args: &EvalArgs) -> CliResult {
-    let (paths, label) = match (&args.dir, &args.memories, &args.queries, &args.spec) {
-        (Some(dir), ..) => (DatasetPaths::in_dir(dir), dir.display().to_string()),
-        (None, Some(m), Some(q), Some(s)) => (
-            DatasetPaths {
-                memory_embeddings: m.clone(),
-                query_embeddings: q.clone(),
-                queries: s.clone(),
-                memories: None,
-            },
-            s.display().to_string(),
-        ),
-        _ => return Err("give --dir DIR, or all of --memories, --queries and --spec".into()),
-    };
-    let data = Dataset::load(&paths)?;
-    let methods = named_methods(&args.methods, args.mmr_lambda, args.gamma);
+    let (data, label) = args.data.load()?;
+    let methods = named_methods(&args.methods, args.mmr_lambda, &args.gamma);
     let options = EvalOptions {
         ks: args.k.clone(),
-        relevance: if args.pool_order {
-            RelevanceMode::PoolOrder
-        } else {
-            RelevanceMode::Auto
+        relevance: args.data.relevance_mode(),
+        retrieve: args.data.retrieve,
+        bootstrap: Bootstrap {
+            resamples: args.bootstrap,
+            seed: args.seed,
         },
     };
     let report = evaluate(&data, &methods, &options)?;
     if let Some(out) = &args.out {
         std::fs::write(out, report.selections_jsonl())
             .map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    if let Some(plot) = &args.plot {
+        let svg =
+            mempursuit_cli::plot::recall_svg(&report, &format!("evidence recall vs K: {label}"))?;
+        std::fs::write(plot, svg).map_err(|e| format!("{}: {e}", plot.display()))?;
     }
     if args.json {
         return emit(&format!(

@@ -20,6 +20,7 @@ mod bench;
 mod demo;
 mod eval;
 mod select;
+mod tune;
 
 /// The result type of every subcommand.
 pub(crate) type CliResult = Result<(), Box<dyn std::error::Error>>;
@@ -42,6 +43,9 @@ enum Command {
     /// Evaluate top-K, MMR, MemPursuit and centroid pursuit on the built-in
     /// HotpotQA mini fixture and show a worked example.
     Demo(demo::DemoArgs),
+    /// Choose a setting on your own labelled data: k-fold cross-validated
+    /// choice among top-K, the recommended setting, paper mode and a gamma grid.
+    Tune(tune::TuneArgs),
     /// Measure per-query selection latency.
     Bench(bench::BenchArgs),
 }
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Tune(args) => tune::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

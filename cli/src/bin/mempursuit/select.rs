@@ -22,6 +22,8 @@ pub enum SelectMethod {
     Topk,
     /// Maximal marginal relevance.
     Mmr,
+    /// The recommended setting: centroid pursuit, per-pool gamma (no tuning).
+    Recommended,
 }
 
 /// Arguments of `mempursuit select`.
@@ -54,9 +56,13 @@ pub struct SelectArgs {
     /// MMR trade-off lambda in [0, 1] [mmr; default 0.5].
     #[arg(long, value_name = "X")]
     pub mmr_lambda: Option<f64>,
-    /// First-stage relevance scores: .npy float32 with P values (rho).
+    /// First-stage relevance scores: .npy float32 with P values, used by rank
+    /// on the pool's cosine scale (any scale or sign; see --raw-relevance).
     #[arg(long, value_name = "R.npy", conflicts_with = "pool_order")]
     pub relevance: Option<PathBuf>,
+    /// Use the --relevance scores as given (gamma is then in their units).
+    #[arg(long, requires = "relevance")]
+    pub raw_relevance: bool,
     /// Candidates are in first-stage order: rho at rank k = k-th largest cosine.
     #[arg(long)]
     pub pool_order: bool,
@@ -80,6 +86,7 @@ fn method_of(args: &SelectArgs) -> Result<(Method, String), String> {
         SelectMethod::Centroid => "centroid",
         SelectMethod::Topk => "topk",
         SelectMethod::Mmr => "mmr",
+        SelectMethod::Recommended => "recommended",
     };
     let pursuit_only =
         |flag: &str| format!("{flag} applies to --method pursuit or centroid, not {method_name}");
@@ -102,6 +109,10 @@ fn method_of(args: &SelectArgs) -> Result<(Method, String), String> {
     let policy = InputPolicy::default();
     Ok(match args.method {
         SelectMethod::Topk => (Method::TopK(policy), "top-K".into()),
+        SelectMethod::Recommended => (
+            Method::Recommended(policy),
+            "recommended (centroid pursuit, per-pool gamma)".into(),
+        ),
         SelectMethod::Mmr => {
             let lambda = args.mmr_lambda.unwrap_or(0.5);
             (
@@ -229,7 +240,8 @@ pub fn run(args: &SelectArgs) -> CliResult {
         None => None,
     };
     let relevance = match (&rel, args.pool_order) {
-        (Some(r), _) => Relevance::Scores(r),
+        (Some(r), _) if args.raw_relevance => Relevance::Scores(r),
+        (Some(r), _) => Relevance::RankedScores(r),
         (None, true) => Relevance::PoolOrder,
         (None, false) => Relevance::Similarity,
     };

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The npm package `mempursuit` (wasm/), run by .ci/portability.sh on a fresh
+# machine with Node.js >= 18 and npm:
+#  1. `npm ci` in wasm/ (the only dev dependency is TypeScript, for the
+#     type check of the declarations);
+#  2. the wasm module (release, simd128) into the package folder;
+#  3. the native reference (picks and error messages) from
+#     wasm/examples/native_orders.rs;
+#  4. `node --test` (wasm/test/*.test.mjs): identical picks to native on the
+#     committed HotpotQA fixture and seeded synthetic pools, the same error
+#     messages as thrown MemPursuitErrors, the API, `npm pack` and an offline
+#     install of the tarball into an empty project, `tsc --noEmit` on a
+#     usage file against the installed package; with
+#     MEMPURSUIT_QEMU_OUTPUT set, the firmware's picks under QEMU too;
+#  5. the example.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v node >/dev/null || { echo "npm.sh: Node.js >= 18 is required (node not found)" >&2; exit 1; }
+command -v npm >/dev/null || { echo "npm.sh: npm is required" >&2; exit 1; }
+echo "node $(node --version), npm $(npm --version)"
+
+echo "== npm ci (wasm/)"
+(cd wasm && npm ci --no-audit --no-fund)
+
+echo "== wasm module (release, simd128) -> wasm/mempursuit.wasm"
+bash wasm/build.sh
+
+echo "== native reference orders and error messages"
+mkdir -p target
+# strict-order: the unfused kernels, the same bits as wasm and the firmware.
+cargo run -q -p mempursuit-wasm --features mempursuit-core/strict-order --example native_orders -- cli/data/hotpotqa-mini > target/native-orders.json
+
+echo "== node --test (wasm/test)"
+(cd wasm && MEMPURSUIT_NATIVE_ORDERS=../target/native-orders.json MEMPURSUIT_REQUIRE_TSC=1 \
+  node --test --test-reporter=spec test/)
+
+echo "== wasm/example.mjs"
+node wasm/example.mjs > /dev/null
+echo "npm: ok"

@@ -1,0 +1,341 @@
+//! Unit-free relevance (`Relevance::RankedScores`) and the recommended
+//! setting (`recommend`, `recommended`, `Method::Recommended`): the mapping
+//! onto the pool's cosines, its invariance to the scores' units, the γ rule
+//! recomputed independently in f64, and agreement of the picks with the
+//! independent f64 reference (centroid pursuit with that γ and that ρ).
+
+use mempursuit::{
+    pursuit, recommend, top_k, Error, FixedWorkspace, Input, InputPolicy, Method, PursuitOptions,
+    Relevance, Selector, RECOMMENDED_C_COSINE, RECOMMENDED_C_EXTERNAL,
+};
+use mempursuit_tests::fixture::{self, Fixture};
+use mempursuit_tests::random;
+use mempursuit_tests::reference::reference_pursuit;
+use rand::RngExt as _;
+
+/// f64 cosines of every row of `pool` (P × d) with `q`.
+fn cosines(q: &[f32], pool: &[f32], d: usize) -> Vec<f64> {
+    let norm = |v: &[f32]| v.iter().map(|&x| (x as f64).powi(2)).sum::<f64>().sqrt();
+    let nq = norm(q);
+    pool.chunks(d)
+        .map(|m| {
+            let dot: f64 = m.iter().zip(q).map(|(&a, &b)| a as f64 * b as f64).sum();
+            dot / (norm(m) * nq)
+        })
+        .collect()
+}
+
+/// The rank map, written independently: the candidate with the k-th
+/// largest score gets the k-th largest cosine; equal scores share the mean
+/// of their ranks' cosines.
+fn rank_map(scores: &[f32], b: &[f64]) -> Vec<f64> {
+    let mut sorted_b = b.to_vec();
+    sorted_b.sort_by(|x, y| y.total_cmp(x));
+    scores
+        .iter()
+        .map(|&s| {
+            let above = scores.iter().filter(|&&t| t > s).count();
+            let equal = scores.iter().filter(|&&t| t == s).count();
+            sorted_b[above..above + equal].iter().sum::<f64>() / equal as f64
+        })
+        .collect()
+}
+
+/// The rule, written independently: γ = c · (ρ₍₁₎ − ρ₍ₖ₎) / (ρ₍₁₎ − ρ̄).
+fn rule_gamma(rho: &[f64], k: usize, cosine_ordered: bool) -> f64 {
+    let mut s = rho.to_vec();
+    s.sort_by(|x, y| y.total_cmp(x));
+    let mean = s.iter().sum::<f64>() / s.len() as f64;
+    let depth = (s[0] - s[k.min(s.len()) - 1]) / (s[0] - mean);
+    let c = if cosine_ordered {
+        RECOMMENDED_C_COSINE
+    } else {
+        RECOMMENDED_C_EXTERNAL
+    };
+    (c * depth).clamp(f64::MIN_POSITIVE, 1.0)
+}
+
+#[test]
+fn ranked_scores_ignore_the_scores_units_and_generalize_pool_order() {
+    let d = 16;
+    for seed in 0..10u64 {
+        let (q, pool) = random::clustered_pool(300 + seed, 30, d, 4, 0.3);
+        let mut r = random::rng(seed);
+        let scores: Vec<f32> = (0..30).map(|_| r.random::<f32>()).collect();
+        // An affine map and a monotone non-linear map of the same scores.
+        let affine: Vec<f32> = scores.iter().map(|s| 0.008 * s + 0.011).collect();
+        let cubed: Vec<f32> = scores.iter().map(|s| 1e3 * s * s * s - 5.0).collect();
+        let mut sel = Selector::new();
+        for method in [
+            Method::Pursuit(PursuitOptions::centroid(0.5)),
+            Method::Pursuit(PursuitOptions {
+                gamma: 0.3,
+                ridge: 0.1,
+                ..PursuitOptions::default()
+            }),
+            Method::TopK(InputPolicy::default()),
+        ] {
+            let run = |sel: &mut Selector, rel: Relevance<'_>| {
+                sel.select(&Input::new(&q, &pool).with_relevance(rel), 10, &method)
+                    .unwrap()
+            };
+            let base = run(&mut sel, Relevance::RankedScores(&scores));
+            assert_eq!(base, run(&mut sel, Relevance::RankedScores(&affine)));
+            assert_eq!(base, run(&mut sel, Relevance::RankedScores(&cubed)));
+        }
+        // Strictly decreasing scores are PoolOrder.
+        let decreasing: Vec<f32> = (0..30).map(|i| -(i as f32)).collect();
+        let m = Method::Pursuit(PursuitOptions::centroid(0.4));
+        let a = sel
+            .select(
+                &Input::new(&q, &pool).with_relevance(Relevance::RankedScores(&decreasing)),
+                12,
+                &m,
+            )
+            .unwrap();
+        let b = sel
+            .select(
+                &Input::new(&q, &pool).with_relevance(Relevance::PoolOrder),
+                12,
+                &m,
+            )
+            .unwrap();
+        assert_eq!(a, b, "seed {seed}");
+    }
+}
+
+#[test]
+fn ranked_scores_agree_with_the_reference_on_the_mapped_relevance() {
+    let d = 12;
+    for seed in 0..8u64 {
+        let (q, pool) = random::clustered_pool(500 + seed, 24, d, 3, 0.3);
+        let mut r = random::rng(seed);
+        // Few distinct values: many ties, which share their ranks' mean.
+        let scores: Vec<f32> = (0..24).map(|_| (r.random::<f32>() * 6.0).floor()).collect();
+        let rho = rank_map(&scores, &cosines(&q, &pool, d));
+        for (ridge, gamma) in [(f64::INFINITY, 0.5), (0.1, 0.3)] {
+            let reference = reference_pursuit(&q, &pool, d, 10, ridge, gamma, Some(&rho));
+            let o = PursuitOptions {
+                ridge,
+                gamma,
+                ..PursuitOptions::default()
+            };
+            let got = Selector::new()
+                .select(
+                    &Input::new(&q, &pool).with_relevance(Relevance::RankedScores(&scores)),
+                    10,
+                    &Method::Pursuit(o),
+                )
+                .unwrap();
+            assert_eq!(got.picks, reference.picks, "seed {seed} ridge {ridge}");
+        }
+    }
+}
+
+#[test]
+fn equal_scores_give_equal_relevance_and_the_lowest_index_wins() {
+    let (q, pool) = random::uniform_pool(9, 8, 4);
+    let flat = [2.5f32; 8];
+    let mut storage = FixedWorkspace::<8, 8>::new();
+    let mut ws = storage.view();
+    let input = Input::new(&q, &pool).with_relevance(Relevance::RankedScores(&flat));
+    let sel = top_k(&input, 8, &InputPolicy::default(), &mut ws).unwrap();
+    assert_eq!(sel.picks(), &[0, 1, 2, 3, 4, 5, 6, 7]);
+    let mean = cosines(&q, &pool, 4).iter().sum::<f64>() / 8.0;
+    for s in sel.steps() {
+        assert!((s.score - mean).abs() < 1e-6, "{} vs {mean}", s.score);
+    }
+}
+
+#[test]
+fn ranked_scores_errors_name_the_entry() {
+    let (q, pool) = random::uniform_pool(1, 5, 4);
+    let mut sel = Selector::new();
+    let m = Method::recommended();
+    let short = [1.0f32; 4];
+    let e = sel
+        .select(
+            &Input::new(&q, &pool).with_relevance(Relevance::RankedScores(&short)),
+            3,
+            &m,
+        )
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::RelevanceLength {
+            expected: 5,
+            found: 4
+        }
+    );
+    let nan = [1.0, 2.0, f32::NAN, 0.0, 1.0];
+    let e = sel
+        .select(
+            &Input::new(&q, &pool).with_relevance(Relevance::RankedScores(&nan)),
+            3,
+            &m,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::NonFiniteRelevance { index: 2, .. }),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn the_rule_recomputed_in_f64_on_random_pools() {
+    let d = 16;
+    for seed in 0..10u64 {
+        let (q, pool) = random::clustered_pool(700 + seed, 40, d, 5, 0.35);
+        let b = cosines(&q, &pool, d);
+        let mut r = random::rng(seed);
+        let scores: Vec<f32> = (0..40).map(|_| r.random::<f32>()).collect();
+        // Scores that are a monotone map of the cosines count as cosine-ordered.
+        let cos_like: Vec<f32> = b.iter().map(|&c| (3.0 * c + 1.0) as f32).collect();
+        let mut storage = FixedWorkspace::<64, 64>::new();
+        for k in [1usize, 3, 5, 10, 20, 40, 60] {
+            let cases: [(Relevance<'_>, Vec<f64>, bool); 4] = [
+                (Relevance::Similarity, b.clone(), true),
+                (Relevance::Scores(&cos_like), b.clone(), true),
+                (
+                    Relevance::RankedScores(&scores),
+                    rank_map(&scores, &b),
+                    false,
+                ),
+                // Raw scores are used by rank in the recommended setting.
+                (Relevance::Scores(&scores), rank_map(&scores, &b), false),
+            ];
+            for (rel, rho, ordered) in cases {
+                let input = Input::new(&q, &pool).with_relevance(rel);
+                let rec =
+                    recommend(&input, k, &InputPolicy::default(), &mut storage.view()).unwrap();
+                assert_eq!(rec.cosine_ordered, ordered, "seed {seed} k {k} {rel:?}");
+                let want = rule_gamma(&rho, k, ordered);
+                assert!(
+                    (rec.gamma - want).abs() < 1e-5,
+                    "seed {seed} k {k}: {} vs {want}",
+                    rec.gamma
+                );
+                assert!(rec.gamma > 0.0 && rec.gamma <= 1.0);
+                // The recommended selector is centroid pursuit with that γ
+                // on the unit-free relevance, step for step.
+                let got = Selector::new()
+                    .select(&input, k, &Method::recommended())
+                    .unwrap();
+                let unit_free = input.with_relevance(rel.unit_free());
+                let mut ws = storage.view();
+                let direct = pursuit(&unit_free, k, &rec.options(), &mut ws).unwrap();
+                assert_eq!(got.picks, direct.picks());
+                assert_eq!(got.steps, direct.steps());
+            }
+        }
+    }
+}
+
+#[test]
+fn recommended_agrees_with_the_reference_on_the_mini_fixture() {
+    let dir = fixture::find(&fixture::mini_candidates())
+        .expect("the mini fixture (cli/data/hotpotqa-mini or shared mini/) is required");
+    let fx = Fixture::load(&dir).expect("mini fixture loads");
+    let d = fx.dim();
+    let mut sel = Selector::new();
+    let mut storage = FixedWorkspace::<128, 32>::new();
+    for qi in 0..fx.queries.len() {
+        let (q, pool) = (fx.query(qi), fx.pool(qi));
+        let b = cosines(q, &pool, d);
+        for k in [3usize, 5, 10, 20] {
+            let input = Input::new(q, &pool);
+            let rec = recommend(&input, k, &InputPolicy::default(), &mut storage.view()).unwrap();
+            assert!(rec.cosine_ordered);
+            let want = rule_gamma(&b, k, true);
+            assert!((rec.gamma - want).abs() < 1e-5, "query {qi} k {k}");
+            let got = sel.select(&input, k, &Method::recommended()).unwrap();
+            let reference = reference_pursuit(q, &pool, d, k, f64::INFINITY, rec.gamma, None);
+            assert_eq!(got.picks, reference.picks, "query {qi} k {k}");
+        }
+    }
+}
+
+/// The recorded γ of the recommended setting on the first mini query, so a
+/// change of the rule or its constants shows up here.
+#[test]
+fn recorded_gamma_on_the_first_mini_query() {
+    let dir = fixture::find(&fixture::mini_candidates()).expect("mini fixture");
+    let fx = Fixture::load(&dir).expect("mini fixture loads");
+    let (q, pool) = (fx.query(0), fx.pool(0));
+    let mut storage = FixedWorkspace::<128, 32>::new();
+    let got: Vec<f64> = [3usize, 5, 10, 20]
+        .iter()
+        .map(|&k| {
+            recommend(
+                &Input::new(q, &pool),
+                k,
+                &InputPolicy::default(),
+                &mut storage.view(),
+            )
+            .unwrap()
+            .gamma
+        })
+        .collect();
+    let want = RECORDED_GAMMA;
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 1e-9, "{got:?}");
+    }
+}
+
+const RECORDED_GAMMA: [f64; 4] = [
+    0.008163177780335425,
+    0.10849290204049392,
+    0.4189593306392602,
+    0.6738218938803165,
+];
+
+/// Signed zeros are equal scores, extreme finite scores are fine, and rows
+/// excluded under `InvalidCandidates::Exclude` take no rank: the usable
+/// rows share the usable cosines.
+#[test]
+fn ranked_scores_with_signed_zeros_extremes_and_excluded_rows() {
+    use mempursuit::InvalidCandidates;
+    let d = 6;
+    let (q, mut pool) = random::uniform_pool(21, 10, d);
+    let scores = [
+        0.0f32,
+        -0.0,
+        f32::MAX,
+        -f32::MAX,
+        1.0,
+        0.0,
+        f32::MIN_POSITIVE,
+        -1.0,
+        3.0,
+        2.0,
+    ];
+    // Row 4 becomes unusable (all zeros).
+    pool[4 * d..5 * d].fill(0.0);
+    let policy = InputPolicy {
+        invalid_candidates: InvalidCandidates::Exclude,
+        ..InputPolicy::default()
+    };
+    let input = Input::new(&q, &pool).with_relevance(Relevance::RankedScores(&scores));
+    let mut storage = FixedWorkspace::<16, 16>::new();
+    let mut ws = storage.view();
+    let sel = top_k(&input, 9, &policy, &mut ws).unwrap();
+    // Order: MAX, 3, 2, MIN_POSITIVE, then the three zeros by index, -1, -MAX.
+    assert_eq!(sel.picks(), &[2, 8, 9, 6, 0, 1, 5, 7, 3]);
+    let b = cosines(&q, &pool, d);
+    let valid: Vec<usize> = (0..10).filter(|&i| i != 4).collect();
+    let vs: Vec<f32> = valid.iter().map(|&i| scores[i]).collect();
+    let vb: Vec<f64> = valid.iter().map(|&i| b[i]).collect();
+    let want = rank_map(&vs, &vb);
+    for s in sel.steps() {
+        let pos = valid.iter().position(|&i| i == s.index).unwrap();
+        assert!((s.score - want[pos]).abs() < 1e-6, "row {}", s.index);
+    }
+    // The three zeros share one value.
+    let z: Vec<f64> = sel.steps()[4..7].iter().map(|s| s.score).collect();
+    assert!(z[0] == z[1] && z[1] == z[2]);
+    let got = Selector::new()
+        .select(&input, 9, &Method::Recommended(policy))
+        .unwrap();
+    assert_eq!(got.excluded, vec![4]);
+    assert!(!got.picks.contains(&4) && got.picks.len() == 9);
+}

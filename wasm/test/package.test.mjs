@@ -1,0 +1,88 @@
+// The npm package as users get it: `npm pack` makes a tarball with exactly
+// the package's files, it installs into an empty project without network
+// access, `import ... from 'mempursuit'` works there, and the TypeScript
+// declarations type-check a strict usage file (test/usage.ts) against the
+// installed package when TypeScript is installed (`npm ci` in wasm/;
+// MEMPURSUIT_REQUIRE_TSC=1 makes its absence a failure, as in CI).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const wasmDir = fileURLToPath(new URL('../', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(wasmDir, 'package.json'), 'utf8'));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+const tmp = mkdtempSync(join(tmpdir(), 'mempursuit-npm-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+const project = join(tmp, 'project');
+
+test('npm pack: a tarball with exactly the package files', () => {
+  const [info] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', tmp], wasmDir));
+  assert.equal(info.filename, `mempursuit-${manifest.version}.tgz`);
+  assert.deepEqual(info.files.map((f) => f.path).sort(), ['README.md', 'mempursuit.d.ts', 'mempursuit.js', 'mempursuit.wasm', 'package.json']);
+  const wasm = info.files.find((f) => f.path === 'mempursuit.wasm');
+  assert.equal(wasm.size, readFileSync(join(wasmDir, 'mempursuit.wasm')).length);
+});
+
+test('the tarball installs into an empty project offline, and its import works', () => {
+  const tarball = join(tmp, `mempursuit-${manifest.version}.tgz`);
+  assert.ok(existsSync(tarball), 'npm pack ran');
+  execFileSync('mkdir', ['-p', project]);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'smoke', private: true, type: 'module' }));
+  run(npm, ['install', '--offline', '--no-audit', '--no-fund', tarball], project);
+  const installed = JSON.parse(readFileSync(join(project, 'node_modules/mempursuit/package.json'), 'utf8'));
+  assert.equal(installed.version, manifest.version);
+  writeFileSync(
+    join(project, 'smoke.mjs'),
+    `import { init, select, Selector, MemPursuitError } from 'mempursuit';
+await init();
+const s = Math.SQRT1_2;
+const pool = [[0.995, 0.0998], [0.9998, 0.02], [0, 1]];
+const picks = Array.from(select([s, s], pool, 2).picks);
+let message = '';
+try { new Selector().select([NaN, 1], pool, 1); } catch (e) { if (e instanceof MemPursuitError) message = e.message; }
+console.log(JSON.stringify({ picks, message }));
+`,
+  );
+  const out = JSON.parse(run(process.execPath, ['smoke.mjs'], project));
+  assert.deepEqual(out, { picks: [0, 2], message: 'query: element 0 is not finite (NaN)' });
+});
+
+const tsc = join(wasmDir, 'node_modules/typescript/bin/tsc');
+const haveTsc = existsSync(tsc);
+test(
+  'the declarations type-check a strict usage file against the installed package',
+  { skip: !haveTsc && !process.env.MEMPURSUIT_REQUIRE_TSC && 'TypeScript not installed (run npm ci in wasm/)' },
+  () => {
+    assert.ok(haveTsc, 'MEMPURSUIT_REQUIRE_TSC is set but wasm/node_modules/typescript is missing: run npm ci in wasm/');
+    assert.ok(existsSync(join(project, 'node_modules/mempursuit')), 'the tarball is installed');
+    copyFileSync(fileURLToPath(new URL('usage.ts', import.meta.url)), join(project, 'usage.ts'));
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          lib: ['es2022', 'dom'],
+          types: [],
+          noUnusedLocals: true,
+        },
+        files: ['usage.ts'],
+      }),
+    );
+    try {
+      run(process.execPath, [tsc, '-p', project], project);
+    } catch (err) {
+      assert.fail(`tsc --noEmit failed:\n${err.stdout}${err.stderr}`);
+    }
+  },
+);
