@@ -68,7 +68,7 @@ pub fn mmr<'w, E: Element>(
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
     let (lam, pen) = (lambda as f32, (1.0 - lambda) as f32);
-    // u = MMR scores; acc = max similarity to the picks so far.
+    // u = MMR scores; row_acc = max similarity to the picks so far.
     for i in 0..p {
         ws.u[i] = lam * ws.rho[i];
     }
@@ -88,9 +88,9 @@ pub fn mmr<'w, E: Element>(
                 let m = if t == 1 {
                     row[j]
                 } else {
-                    ws.acc[j].max(row[j])
+                    ws.row_acc[j].max(row[j])
                 };
-                ws.acc[j] = m;
+                ws.row_acc[j] = m;
                 ws.u[j] = lam * ws.rho[j] - pen * m;
             }
         }

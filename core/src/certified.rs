@@ -2,41 +2,73 @@
 //! (P·d bytes instead of 4·P·d) and still makes exactly the picks of the
 //! pursuit computed in f64 from the f32 rows.
 //!
+//! # What is exact
+//! The *exact pursuit* here is the pursuit of Eqs. 5, 6, 9 on the
+//! normalized rows m̂_i = σ_i m_i (σ_i = 1 for a row the input policy uses
+//! as given, else 1/‖m_i‖ in f64), with every score
+//! U_i = ρ_i − γ Σ_{j∈F} α_j m̂_i·m̂_j evaluated in f64 from the f32 rows
+//! (ρ_i = b_i = σ_i σ_q m_i·q in f64 for ρ = b; the caller's or pool-order
+//! relevance as given otherwise) and α the refit's weights (computed from
+//! G_SS, b_S in f64). The int8 pursuit returns the picks of that process:
+//! at every step the candidate with the largest exact U_i, ties to the
+//! lowest index — up to the f64 rounding of the exact scores themselves
+//! (~d·10⁻¹⁶), which is the precision of the independent f64 reference.
+//!
+//! # The bound
 //! Only the argmax of each pick needs an exact score; every other candidate
 //! only needs a proof that it cannot win. With the approximate rows
-//! m̃_i = w_i c_i (int8 codes, f32 scale) of the normalized rows
-//! m̂_i = σ_i m_i, write ê_i = m̂_i − m̃_i and x̂ = Σ_{j∈F} α_j m̂_j. The exact
-//! score (Eq. 9, relevance-scaled family) is U_i = ρ_i − γ Σ_j α_j m̂_i·m̂_j
-//! and the approximate one Ũ_i = ρ̃_i − γ Σ_j α_j m̃_i·m̃_j (the int8 Gram
-//! rows). Since m̂_i·m̂_j − m̃_i·m̃_j = ê_i·m̂_j + m̃_i·ê_j and α is on the
-//! simplex,
+//! m̃_i = w_i c_i (int8 codes c_i, w_i = σ_i s_i rounded to f32), write
+//! ê_i = m̂_i − m̃_i and x̂ = Σ_{j∈F} α_j m̂_j. The approximate score is
+//! Ũ_i = fl32(ρ̃_i − Σ_j fl32(γα_j) G̃_ij) with the int8 Gram rows
+//! G̃_ij = fl32((c_i·c_j) w_i w_j) (the integer dot is exact). Since
+//! m̂_i·m̂_j − m̃_i·m̃_j = ê_i·m̂_j + m̃_i·ê_j and α ≥ 0,
 //!
 //! ```text
-//! |U_i − Ũ_i| ≤ γ (‖ê_i‖ ‖x̂‖ + ‖m̃_i‖ Σ_j α_j ‖ê_j‖) + |ρ_i − ρ̃_i| + rounding
+//! |U_i − Ũ_i| ≤ γ (‖ê_i‖ ‖x̂‖ + ‖m̃_i‖ ‖Σ_j α_j ê_j‖) + |ρ_i − ρ̃_i| + rounding_i  =: B_i
 //! ```
 //!
-//! which does not grow with |S|. The code uses rigorous upper bounds of
-//! every factor (ARCHITECTURE.md, "Certified int8 pursuit", derives each,
-//! including the f32 rounding of the approximate computation itself), then
-//! takes L = max_i (Ũ_i − B_i) over the available candidates and computes
-//! the exact U_i in f64 for every candidate with Ũ_i + B_i ≥ L; the pick is
-//! the argmax of those exact values, ties to the lowest index. Any
-//! candidate left out has U_i ≤ Ũ_i + B_i < L ≤ U of the candidate that
-//! attains L, so the pick is the exact argmax.
+//! which does not grow with |S|. Each factor is replaced by a rigorous
+//! upper bound:
+//! * ‖ê_i‖ ≤ σ_i E_i + (2⁻²⁴ + 10⁻¹²) σ_i (‖m_i‖ + E_i), with E_i and ‖m_i‖
+//!   computed once in f64 and rounded up ([`Int8Pool`]); ‖m̃_i‖ ≤ σ_i‖m_i‖ +
+//!   ‖ê_i‖;
+//! * ‖x̂‖² = αᵀ G_FF α from the exact G_SS (plus 10⁻¹² before the root);
+//! * ‖Σ_j α_j ê_j‖² = Σ_{jk} α_j α_k ê_j·ê_k from the exact Gram matrix of
+//!   the picks' errors (one f64 dot per pair, each with slack
+//!   (d + 4)·2⁻⁵²·(‖ê_j‖ + ‖m̃_j‖)(‖ê_k‖ + ‖m̃_k‖)), and never more than
+//!   Σ_j α_j ‖ê_j‖;
+//! * |ρ_i − ρ̃_i| for ρ = b: the f32 query pass against f64, ≤ ‖m_i‖‖q‖ ·
+//!   [(d/8 + 12)·1.01·2⁻²⁴·s_i s_q + |s_i s_q − σ_i σ_q| + 2.01·2⁻²⁴ s_i s_q]
+//!   (lane-blocked f32 dot of the fixed reduction order, f32 scales s);
+//!   0 for the caller's relevance;
+//! * rounding_i ≤ (|F| + 4)·1.01·2⁻²⁴·(|ρ̃_i| + γ ‖m̃_i‖ Σ_j α_j ‖m̃_j‖): the
+//!   f32 score refresh (|F| rounded products and subtractions) and the f32
+//!   rounding of the coefficients and Gram entries;
+//! * the whole radius is multiplied by 1 + 10⁻⁹ and increased by 10⁻¹⁵ to
+//!   cover the f64 evaluation of the bound itself (and to make exact ties
+//!   overlap).
 //!
-//! Exact scores use b_i − γ Σ_j α_j G_ij with the exact G_ij of a verified
-//! candidate cached per pick (one f64 dot product per verified candidate
-//! and new pick): no d-sized buffer, so the workspace keeps its (P, K)
-//! shape.
+//! # The certified argmax
+//! L = max_i (Ũ_i − B_i) over the available candidates; every candidate
+//! with Ũ_i + B_i ≥ L is *verified*: its exact U_i is computed in f64 as
+//! ρ_i − γ Σ_j α_j G_ij with the exact G_ij of that candidate against each
+//! pick cached (one f64 dot product per verified candidate and new pick; no
+//! d-sized buffer, so the workspace keeps its (P, K) shape). The pick is the
+//! argmax of the verified exact values, ties to the lowest index. A
+//! candidate left out has U_i ≤ Ũ_i + B_i < L ≤ U_m for the candidate m
+//! attaining L (which is verified), so the pick is the exact argmax, and its
+//! exact score is the maximum over all unselected candidates: the
+//! Frank–Wolfe gap of every step is exact too.
 
 use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
 use crate::input::{prepare, Input, Relevance};
 use crate::int8::Int8Pool;
-use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Serial};
-use crate::options::{AtPoolOptimum, PursuitOptions};
+use crate::kernels::{int8::dots_i8, sealed::Rows, Executor, Serial};
+use crate::options::PursuitOptions;
 use crate::pursuit::{
-    argmax_available, exact_rho, pool_status, relative_improvement, AdaptiveStop,
+    after_step, argmax_available, exact_rho, fill_step, pool_status, refresh_scores,
+    relative_improvement, AdaptiveStop, Control,
 };
 use crate::selection::{RefitStatus, SelectionView, Step, StopReason};
 use crate::solver::refit;
@@ -112,11 +144,12 @@ pub fn pursuit_int8_with<'w>(
     }
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
-    ws.nfree = 0;
+    ws.solver.nfree = 0;
     let exact = ExactParts::new(Rows::F32(input.candidates), d, input.query, prep.q_scale);
     let similarity = matches!(input.relevance, Relevance::Similarity);
     let ctx = Ctx {
         exact,
+        rows: input.candidates,
         pool: *pool,
         similarity,
         gamma: options.gamma,
@@ -130,6 +163,8 @@ pub fn pursuit_int8_with<'w>(
 /// What the loop needs besides the workspace.
 struct Ctx<'a> {
     exact: ExactParts<'a>,
+    /// The f32 rows (P × d).
+    rows: &'a [f32],
     pool: Int8Pool<'a>,
     similarity: bool,
     gamma: f64,
@@ -227,8 +262,8 @@ fn verify(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, i: usize, nsel: usize) -> f64 {
         ws.cached[i] = nsel;
     }
     let mut g = 0.0;
-    for &pos in &ws.free[..ws.nfree] {
-        g += ws.alpha[pos] * ws.exact_gram[pos * stride + i];
+    for &pos in &ws.solver.free[..ws.solver.nfree] {
+        g += ws.solver.alpha[pos] * ws.exact_gram[pos * stride + i];
     }
     rho - ctx.gamma * g
 }
@@ -240,26 +275,45 @@ fn certified_next(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, nsel: usize) -> (Option
     let p = ws.pool;
     let k = ws.max_budget;
     let gamma = ctx.gamma;
-    let nf = ws.nfree;
+    let nf = ws.solver.nfree;
     // ‖x̂‖² = αᵀ G_FF α (f64), Σ α_j ‖ê_j‖ and Σ α_j ‖m̃_j‖ over F.
     let (mut x2, mut ebar, mut nbar) = (0.0f64, 0.0f64, 0.0f64);
-    for &a in &ws.free[..nf] {
+    for &a in &ws.solver.free[..nf] {
         let j = ws.picks[a];
-        let al = ws.alpha[a];
+        let al = ws.solver.alpha[a];
         ebar += al * ws.err_bound[j];
         nbar += al * ws.norm_bound[j];
-        for &b in &ws.free[..nf] {
-            x2 += al * ws.alpha[b] * ws.gss[a * k + b];
+        for &b in &ws.solver.free[..nf] {
+            x2 += al * ws.solver.alpha[b] * ws.solver.gss[a * k + b];
         }
     }
     let x = libm::sqrt(x2.max(0.0) + 1e-12) * SAFE;
     let (ebar, nbar) = (ebar * SAFE, nbar * SAFE);
+    // ‖Σ_j α_j ê_j‖ from the picks' error Gram (exact f64 dot products,
+    // each within (d + 4)·2⁻⁵² ‖ê_a‖‖ê_b‖ of the truth): usually ~ē/√|F|,
+    // never above ē (the triangle inequality); take the smaller.
+    let slack = (ctx.exact.d as f64 + 4.0) * f64::EPSILON;
+    let mut e2 = 0.0f64;
+    for &a in &ws.solver.free[..nf] {
+        let ja = ws.picks[a];
+        let ea = ws.err_bound[ja] + ws.norm_bound[ja];
+        for &b in &ws.solver.free[..nf] {
+            let jb = ws.picks[b];
+            let eb = ws.err_bound[jb] + ws.norm_bound[jb];
+            e2 += ws.solver.alpha[a]
+                * ws.solver.alpha[b]
+                * (ws.err_gram[a * k + b] + slack * ea * eb);
+        }
+    }
+    // f64 rounding of the quadratic form: |F|² terms, each ≤ α_a α_b ē-ish.
+    e2 += (nf * nf + 2) as f64 * f64::EPSILON * ebar * ebar;
+    let evec = (libm::sqrt(e2.max(0.0)) * SAFE).min(ebar);
     // f32 rounding of the refresh: |F| rounded products and subtractions,
     // the rounded coefficients fl32(γα_j) and Gram entries (2u each).
     let round = (nf as f64 + 4.0) * U32 * 1.01;
     let radius = |ws: &Workspace<'_>, i: usize| -> f64 {
         let nb = ws.norm_bound[i];
-        (gamma * (ws.err_bound[i] * x + nb * ebar)
+        (gamma * (ws.err_bound[i] * x + nb * evec)
             + ctx.rho_err
             + round * ((ws.rho[i] as f64).abs() + gamma * nb * nbar * 1.01))
             * SAFE
@@ -300,12 +354,48 @@ fn set_row_from_cache(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, t: usize, i: usize,
     let _ = verify(ctx, ws, i, t);
     for s in 0..t {
         let g = ws.exact_gram[s * stride + i];
-        ws.gss[t * k + s] = g;
-        ws.gss[s * k + t] = g;
+        ws.solver.gss[t * k + s] = g;
+        ws.solver.gss[s * k + t] = g;
     }
-    ws.gss[t * k + t] = ctx.exact.gram(ws, i, i);
-    ws.b_s[t] = ctx.exact.b(ws, i);
-    ws.rho_s[t] = rho;
+    ws.solver.gss[t * k + t] = ctx.exact.gram(ws, i, i);
+    ws.solver.b_s[t] = ctx.exact.b(ws, i);
+    ws.solver.rho_s[t] = rho;
+    for s in 0..=t {
+        let e = err_dot(ctx, ws, i, ws.picks[s]);
+        ws.err_gram[t * k + s] = e;
+        ws.err_gram[s * k + t] = e;
+    }
+}
+
+/// ê_i · ê_j = (σ_i m_i − w_i c_i) · (σ_j m_j − w_j c_j) in f64 for two
+/// picks (σ exact). Its f64 error is below (d + 4)·2⁻⁵²·(‖ê_i‖ + ‖m̃_i‖)·
+/// (‖ê_j‖ + ‖m̃_j‖) (each ê_l is rounded relative to |σ m_l| + |ê_l|, then
+/// d rounded products and sums); the caller adds that slack.
+fn err_dot(ctx: &Ctx<'_>, ws: &Workspace<'_>, i: usize, j: usize) -> f64 {
+    let d = ctx.exact.d;
+    let rows = ctx.rows;
+    let codes = ctx.pool.codes;
+    let (si, sj) = (ws.sigma[i], ws.sigma[j]);
+    let (wi, wj) = (ws.wscale[i], ws.wscale[j]);
+    let (mi, mj) = (&rows[i * d..(i + 1) * d], &rows[j * d..(j + 1) * d]);
+    let (ci, cj) = (&codes[i * d..(i + 1) * d], &codes[j * d..(j + 1) * d]);
+    // Four independent accumulators (fixed order), then the tail.
+    let body = d - d % 4;
+    let mut acc = [0.0f64; 4];
+    let mut l = 0;
+    while l < body {
+        for (r, a) in acc.iter_mut().enumerate() {
+            let ei = si * mi[l + r] as f64 - wi * ci[l + r] as f64;
+            let ej = sj * mj[l + r] as f64 - wj * cj[l + r] as f64;
+            *a += ei * ej;
+        }
+        l += 4;
+    }
+    let mut total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for l in body..d {
+        total += (si * mi[l] as f64 - wi * ci[l] as f64) * (sj * mj[l] as f64 - wj * cj[l] as f64);
+    }
+    total
 }
 
 /// Centroid pursuit's closed-form "refit" over the first `n` picks:
@@ -314,18 +404,20 @@ fn centroid_refit(ctx: &Ctx<'_>, ws: &mut Workspace<'_>, n: usize) -> f64 {
     let k = ws.max_budget;
     let w = 1.0 / n as f64;
     for a in 0..n {
-        ws.alpha[a] = w;
-        ws.free[a] = a;
+        ws.solver.alpha[a] = w;
+        ws.solver.free[a] = a;
     }
-    ws.nfree = n;
+    ws.solver.nfree = n;
     let mut sum_u = 0.0;
     for s in 0..n {
-        let g: f64 = ws.gss[s * k..s * k + n].iter().sum();
-        sum_u += ws.rho_s[s] - ctx.gamma * g * w;
+        let g: f64 = ws.solver.gss[s * k..s * k + n].iter().sum();
+        sum_u += ws.solver.rho_s[s] - ctx.gamma * g * w;
     }
     sum_u * w
 }
 
+/// The loop of [`pursuit_int8`]: the phases of the f32 loop (pass, refit,
+/// residual, scores), with the int8 pass and the certified argmax.
 fn certified_loop(
     ctx: &Ctx<'_>,
     k_eff: usize,
@@ -350,51 +442,27 @@ fn certified_loop(
         ws.state[i] = SELECTED;
         ws.picks[t] = i;
         if fill {
-            ws.alpha[t] = 0.0;
-            ws.steps[t] = Step {
-                index: i,
-                score: ws.rho[i] as f64,
-                improvement: 0.0,
-                solver_iterations: 0,
-                filled: true,
-                refit: RefitStatus::Optimal,
-                verified: 0,
-                ..last
-            };
+            ws.steps[t] = fill_step(ws, t, i, &last);
             t += 1;
             next = argmax_available(&ws.rho[..p], &ws.state[..p]);
             continue;
         }
-        // The pass: the pick's int8 Gram row.
+        // Pass: the pick's int8 Gram row.
         int8_gram_row(ctx, ws, i, t);
-        // The exact small parts and the refit.
+        // Refit: exact G_SS, b_S, ρ_S, then Eq. 6 (or α = 1/|S|).
         let rho_i = exact_rho(&ctx.exact, ws, i, ctx.similarity);
         set_row_from_cache(ctx, ws, t, i, rho_i);
         let (nu, iterations, status, kkt) = if centroid {
             (centroid_refit(ctx, ws, t + 1), 0, RefitStatus::Optimal, 0.0)
         } else {
-            let r = refit(ws, t + 1, gamma, kappa);
+            let r = refit(&mut ws.solver, t + 1, gamma, kappa);
             (r.nu, r.iterations, pool_status(ws, &r), r.kkt_violation)
         };
+        // Residual: L_t (Eq. 7).
         let l_t = residual_sq(&ctx.exact, ws);
-
-        // Approximate scores Ũ = ρ̃ − Σ_{j∈F} fl32(γ α_j) G̃_j (Eq. 9), the
-        // coefficients in `acc`, then the certified argmax.
-        let nf = ws.nfree;
-        for a in 0..nf {
-            ws.acc[a] = (gamma * ws.alpha[ws.free[a]]) as f32;
-        }
-        kernels::refresh_scores(
-            &mut ws.u[..p],
-            &ws.rho[..p],
-            ws.gram,
-            ws.max_pool,
-            &ws.free[..nf],
-            &ws.acc[..nf],
-        );
-        for &j in &ws.picks[..=t] {
-            ws.u[j] = f32::NEG_INFINITY;
-        }
+        // Scores: approximate refresh, certified argmax (exact score of the
+        // next pick), certificate.
+        refresh_scores(ws, t, gamma);
         let (n_next, s_next, v_next) = certified_next(ctx, ws, t + 1);
         let gap = match n_next {
             Some(_) if centroid => s_next - nu,
@@ -410,7 +478,7 @@ fn certified_loop(
             improvement,
             fw_gap: gap,
             nu,
-            free_size: ws.nfree,
+            free_size: ws.solver.nfree,
             solver_iterations: iterations,
             filled: false,
             refit: status,
@@ -420,27 +488,22 @@ fn certified_loop(
         (next, score, verified) = (n_next, s_next, v_next);
         t += 1;
         l_prev = l_t;
-        if stop.small_step(improvement) && t < k_eff {
-            ws.stop = StopReason::Adaptive;
-            break;
-        }
-        if !centroid && gap <= options.optimum_tolerance && t < k_eff {
-            match options.at_pool_optimum {
-                AtPoolOptimum::Continue => {}
-                AtPoolOptimum::Stop => {
-                    ws.stop = StopReason::PoolOptimum;
-                    break;
-                }
-                AtPoolOptimum::FillByRelevance => {
-                    fill = true;
-                    next = argmax_available(&ws.rho[..p], &ws.state[..p]);
-                }
+        let gap = if centroid { None } else { Some(gap) };
+        match after_step(&mut stop, options, improvement, gap, t, k_eff) {
+            Control::Continue => {}
+            Control::Stop(reason) => {
+                ws.stop = reason;
+                break;
+            }
+            Control::Fill => {
+                fill = true;
+                next = argmax_available(&ws.rho[..p], &ws.state[..p]);
             }
         }
     }
     if centroid {
         let w = if t > 0 { 1.0 / t as f64 } else { 0.0 };
-        ws.alpha[..t].fill(w);
+        ws.solver.alpha[..t].fill(w);
     }
     t
 }

@@ -44,29 +44,34 @@ impl Widen for half::bf16 {
     }
 }
 
-/// Σ a_k b_k in f64 over the common length, in the fixed order of
-/// `kernels::dot_f64_simd` (16 lanes; every product
-/// of two widened values is exact in f64, so only the additions round).
-/// f32 × f32 runs the SIMD kernel where the CPU has one (the same bits).
+/// Four consecutive elements widened to f64.
+#[inline(always)]
+fn load4<T: Widen>(s: &[T], k: usize) -> wide::f64x4 {
+    wide::f64x4::new([s[k].w(), s[k + 1].w(), s[k + 2].w(), s[k + 3].w()])
+}
+
+/// Σ a_k b_k in f64 (fixed order: two `f64x4` accumulators over blocks of
+/// 8, then the lanes, then the tail in order; no fused multiply-add).
 #[inline]
 fn dot<A: Widen, B: Widen>(a: &[A], b: &[B]) -> f64 {
     if let (Some(x), Some(y)) = (A::as_f32(a), B::as_f32(b)) {
+        // The same order on AVX2 (exact products: the same bits).
         if let Some(s) = crate::kernels::dot_f64_simd(x, y) {
             return s;
         }
     }
-    const L: usize = crate::kernels::DOT_F64_LANES;
+    use wide::f64x4;
     let n = a.len().min(b.len());
-    let body = n - n % L;
-    let mut s = [0.0f64; L];
+    let body = n - n % 8;
+    let (mut s0, mut s1) = (f64x4::ZERO, f64x4::ZERO);
     let mut k = 0;
     while k < body {
-        for l in 0..L {
-            s[l] += a[k + l].w() * b[k + l].w();
-        }
-        k += L;
+        s0 += load4(a, k) * load4(b, k);
+        s1 += load4(a, k + 4) * load4(b, k + 4);
+        k += 8;
     }
-    let mut t = crate::kernels::dot_f64_reduce(&s);
+    let l = (s0 + s1).to_array();
+    let mut t = (l[0] + l[1]) + (l[2] + l[3]);
     for k in body..n {
         t += a[k].w() * b[k].w();
     }
@@ -177,9 +182,9 @@ impl<'a> ExactParts<'a> {
             for (rk, &qk) in r[..n].iter_mut().zip(&self.q[k0..k0 + n]) {
                 *rk = self.sigma_q * qk as f64;
             }
-            for &pos in &ws.free[..ws.nfree] {
+            for &pos in &ws.solver.free[..ws.solver.nfree] {
                 let j = ws.picks[pos];
-                let c = ws.alpha[pos] * ws.sigma[j];
+                let c = ws.solver.alpha[pos] * ws.sigma[j];
                 let start = j * d + k0;
                 match self.rows {
                     Rows::F32(m) => sub_scaled(&mut r[..n], c, &m[start..start + n]),
@@ -210,12 +215,12 @@ fn sub_scaled<T: Widen>(r: &mut [f64], c: f64, m: &[T]) {
 pub(crate) fn residual_sq(parts: &ExactParts<'_>, ws: &Workspace<'_>) -> f64 {
     let k = ws.max_budget;
     let (mut ab, mut aga) = (0.0f64, 0.0f64);
-    for &i in &ws.free[..ws.nfree] {
-        let ai = ws.alpha[i];
-        ab += ai * ws.b_s[i];
+    for &i in &ws.solver.free[..ws.solver.nfree] {
+        let ai = ws.solver.alpha[i];
+        ab += ai * ws.solver.b_s[i];
         let mut g = 0.0;
-        for &j in &ws.free[..ws.nfree] {
-            g += ws.gss[i * k + j] * ws.alpha[j];
+        for &j in &ws.solver.free[..ws.solver.nfree] {
+            g += ws.solver.gss[i * k + j] * ws.solver.alpha[j];
         }
         aga += ai * g;
     }

@@ -207,7 +207,7 @@ pub(crate) fn prepare<E: Element>(
     ws.excluded = 0;
 
     let b = &mut ws.b[..p];
-    let nsq = &mut ws.acc[..p];
+    let nsq = &mut ws.nsq[..p];
     kernels::query_pass(exec, E::view(input.candidates), d, q, b, nsq);
     let mut excluded = 0;
     for i in 0..p {
@@ -245,8 +245,8 @@ pub(crate) fn prepare<E: Element>(
         Relevance::Scores(r) => rho.copy_from_slice(r),
         Relevance::PoolOrder => {
             // Sorted valid similarities, descending, assigned to the valid
-            // rows in pool order. `acc` is free scratch here.
-            let sorted = &mut ws.acc[..p];
+            // rows in pool order.
+            let sorted = &mut ws.sorted[..p];
             let n = sorted_valid_desc(b, &ws.state[..p], sorted);
             let mut r = 0;
             for i in 0..p {
@@ -260,12 +260,12 @@ pub(crate) fn prepare<E: Element>(
             debug_assert_eq!(r, n);
         }
         Relevance::RankedScores(scores) => {
-            // `acc`: the valid cosines, descending; `u`: the valid scores,
-            // descending (both free scratch here). Each block of equal
+            // `sorted`: the valid cosines, descending; `u`: the valid scores,
+            // descending (free scratch before the first pick). Each block of equal
             // scores spans ranks lo..hi; its cosines are replaced by their
             // mean, then row i reads the value at the first rank of its
             // score (a binary search), so no index buffer is needed.
-            let cos = &mut ws.acc[..p];
+            let cos = &mut ws.sorted[..p];
             let n = sorted_valid_desc(b, &ws.state[..p], cos);
             let sorted = &mut ws.u[..p];
             sorted_valid_desc(scores, &ws.state[..p], sorted);

@@ -1,8 +1,8 @@
 //! Certified int8 candidates: a candidate matrix stored as int8 codes with a
 //! per-row scale and the exact norm of each row's quantization error, so
 //! that every approximate score of the pursuit carries a rigorous error
-//! radius (see [`pursuit_int8`](crate::pursuit_int8) and ARCHITECTURE.md,
-//! "Certified int8 pursuit").
+//! radius (see [`pursuit_int8`](crate::pursuit_int8); the bound is derived
+//! in the docs of the `certified` module, `core/src/certified.rs`).
 //!
 //! Row i of the P × d matrix m is stored as m̃_i = s_i c_i with codes
 //! c_i ∈ {−127, …, 127}^d and scale s_i (f32; [`Int8Pool::quantize`] uses
@@ -246,7 +246,7 @@ impl<'a> Int8Pool<'a> {
             });
         }
         let p = scales.len();
-        let pd = p.checked_mul(dim).unwrap_or(usize::MAX);
+        let pd = p.saturating_mul(dim);
         for (expected, found) in [(pd, codes.len()), (p, errors.len()), (p, norms.len())] {
             if found != expected {
                 return Err(Error::Int8Length { expected, found });

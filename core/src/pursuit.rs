@@ -65,7 +65,7 @@ pub fn pursuit_with<'w, E: Element>(
     let (p, d) = (prep.pool, prep.dim);
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
-    ws.nfree = 0;
+    ws.solver.nfree = 0;
     let rows = E::view(input.candidates);
     let mut pass = Passes {
         rows,
@@ -180,13 +180,17 @@ impl AdaptiveStop {
 /// U_i in f64 from the stored Gram rows of the free set.
 fn score64(ws: &Workspace<'_>, i: usize, gamma: f64) -> f64 {
     let mut g = 0.0;
-    for a in 0..ws.nfree {
-        let j = ws.free[a];
-        g += ws.alpha[j] * ws.gram_row(j)[i] as f64;
+    for a in 0..ws.solver.nfree {
+        let j = ws.solver.free[a];
+        g += ws.solver.alpha[j] * ws.gram_row(j)[i] as f64;
     }
     ws.rho[i] as f64 - gamma * g
 }
 
+/// The paper's loop and its relevance-scaled family (κ < ∞), one pick per
+/// iteration in four phases: the pass (the pick's Gram row), the exact
+/// small parts and the refit, the residual, and the score refresh that
+/// chooses the next pick and gives the step's certificate.
 fn qp_loop(
     pass: &mut Passes<'_, '_>,
     exact: &ExactParts<'_>,
@@ -198,19 +202,11 @@ fn qp_loop(
     let p = ws.pool;
     let (gamma, kappa) = (options.gamma, options.ridge);
     let mut stop = AdaptiveStop::new(options);
-    let mut l_prev = 1.0f64;
+    let mut l_prev = exact.qq;
     let mut fill = false;
     let mut last = Step::default();
     let mut next = argmax_available(&ws.rho[..p], &ws.state[..p]);
-    if ws.excluded > 0 {
-        // Excluded candidates score −∞ in every refresh (`argmax_scores`);
-        // ρ is not read for them otherwise.
-        for (r, &s) in ws.rho[..p].iter_mut().zip(&ws.state[..p]) {
-            if s == EXCLUDED {
-                *r = f32::NEG_INFINITY;
-            }
-        }
-    }
+    mask_excluded(ws);
     let mut t = 0;
     while t < k_eff {
         let Some(i) = next else {
@@ -220,46 +216,22 @@ fn qp_loop(
         ws.state[i] = SELECTED;
         ws.picks[t] = i;
         if fill {
-            ws.alpha[t] = 0.0;
-            ws.steps[t] = Step {
-                index: i,
-                score: ws.rho[i] as f64,
-                improvement: 0.0,
-                solver_iterations: 0,
-                filled: true,
-                ..last
-            };
+            ws.steps[t] = fill_step(ws, t, i, &last);
             t += 1;
             next = argmax_available(&ws.rho[..p], &ws.state[..p]);
             continue;
         }
-        // The pass: the pick's Gram row (f32), for the score refresh.
+        // Pass: the pick's Gram row (f32), for the score refresh.
         gram_row_into(pass, i, t, ws);
-        // The exact small parts: G_SS, b_S and ρ_S in f64 from the rows.
+        // Refit: G_SS, b_S and ρ_S in f64 from the rows, then Eq. 6.
         let rho_i = exact_rho(exact, ws, i, similarity);
         let score = if t == 0 { rho_i } else { score64(ws, i, gamma) };
         set_exact_row(exact, ws, t, i, rho_i);
-        let r = refit(ws, t + 1, gamma, kappa);
+        let r = refit(&mut ws.solver, t + 1, gamma, kappa);
+        // Residual: L_t (Eq. 7).
         let l_t = residual_sq(exact, ws);
-
-        // Score refresh (Eq. 9) for the next pick and the certificate.
-        // U = ρ − Σ_{j∈F} (γ α_j) G_j in one pass; the coefficients go to
-        // `acc`, which the QP path does not otherwise use.
-        let nf = ws.nfree;
-        for a in 0..nf {
-            ws.acc[a] = (gamma * ws.alpha[ws.free[a]]) as f32;
-        }
-        kernels::refresh_scores(
-            &mut ws.u[..p],
-            &ws.rho[..p],
-            ws.gram,
-            ws.max_pool,
-            &ws.free[..nf],
-            &ws.acc[..nf],
-        );
-        for &j in &ws.picks[..=t] {
-            ws.u[j] = f32::NEG_INFINITY;
-        }
+        // Scores (Eq. 9) for the next pick, and the certificate (Eq. 25).
+        refresh_scores(ws, t, gamma);
         next = argmax_scores(&ws.u[..p], &ws.state[..p]);
         let gap = next
             .map_or(0.0, |n| score64(ws, n, gamma) - r.nu)
@@ -273,7 +245,7 @@ fn qp_loop(
             improvement,
             fw_gap: gap,
             nu: r.nu,
-            free_size: ws.nfree,
+            free_size: ws.solver.nfree,
             solver_iterations: r.iterations,
             filled: false,
             refit: pool_status(ws, &r),
@@ -282,25 +254,101 @@ fn qp_loop(
         ws.steps[t] = last;
         t += 1;
         l_prev = l_t;
-        if stop.small_step(improvement) && t < k_eff {
-            ws.stop = StopReason::Adaptive;
-            break;
-        }
-        if gap <= options.optimum_tolerance && t < k_eff {
-            match options.at_pool_optimum {
-                AtPoolOptimum::Continue => {}
-                AtPoolOptimum::Stop => {
-                    ws.stop = StopReason::PoolOptimum;
-                    break;
-                }
-                AtPoolOptimum::FillByRelevance => {
-                    fill = true;
-                    next = argmax_available(&ws.rho[..p], &ws.state[..p]);
-                }
+        match after_step(&mut stop, options, improvement, Some(gap), t, k_eff) {
+            Control::Continue => {}
+            Control::Stop(reason) => {
+                ws.stop = reason;
+                break;
+            }
+            Control::Fill => {
+                fill = true;
+                next = argmax_available(&ws.rho[..p], &ws.state[..p]);
             }
         }
     }
     t
+}
+
+/// Excluded candidates score −∞ in every refresh (`argmax_scores`); ρ is
+/// not read for them otherwise.
+pub(crate) fn mask_excluded(ws: &mut Workspace<'_>) {
+    if ws.excluded > 0 {
+        let p = ws.pool;
+        for (r, &s) in ws.rho[..p].iter_mut().zip(&ws.state[..p]) {
+            if s == EXCLUDED {
+                *r = f32::NEG_INFINITY;
+            }
+        }
+    }
+}
+
+/// The record of a pick made by relevance fill after the pool optimum
+/// (α and the refit unchanged; the new memory has weight 0).
+pub(crate) fn fill_step(ws: &mut Workspace<'_>, t: usize, i: usize, last: &Step) -> Step {
+    ws.solver.alpha[t] = 0.0;
+    Step {
+        index: i,
+        score: ws.rho[i] as f64,
+        improvement: 0.0,
+        solver_iterations: 0,
+        filled: true,
+        refit: RefitStatus::Optimal,
+        verified: 0,
+        ..*last
+    }
+}
+
+/// The score refresh of Eq. 9 into `u`: U = ρ − Σ_{j∈F} fl32(γ α_j) G_j in
+/// one pass over the stored Gram rows (coefficients in `coef`); the first
+/// `t + 1` picks get −∞.
+pub(crate) fn refresh_scores(ws: &mut Workspace<'_>, t: usize, gamma: f64) {
+    let p = ws.pool;
+    let nf = ws.solver.nfree;
+    for a in 0..nf {
+        ws.coef[a] = (gamma * ws.solver.alpha[ws.solver.free[a]]) as f32;
+    }
+    kernels::refresh_scores(
+        &mut ws.u[..p],
+        &ws.rho[..p],
+        ws.gram,
+        ws.max_pool,
+        &ws.solver.free[..nf],
+        &ws.coef[..nf],
+    );
+    for &j in &ws.picks[..=t] {
+        ws.u[j] = f32::NEG_INFINITY;
+    }
+}
+
+/// What the loop does after recording a step.
+pub(crate) enum Control {
+    Continue,
+    Stop(StopReason),
+    /// Take the remaining picks in ρ order.
+    Fill,
+}
+
+/// Adaptive stopping (Eq. 7) and, when `gap` is given (κ < ∞), the
+/// pool-optimum rule, after `t` picks of `k_eff`.
+pub(crate) fn after_step(
+    stop: &mut AdaptiveStop,
+    options: &PursuitOptions,
+    improvement: f64,
+    gap: Option<f64>,
+    t: usize,
+    k_eff: usize,
+) -> Control {
+    if stop.small_step(improvement) && t < k_eff {
+        return Control::Stop(StopReason::Adaptive);
+    }
+    match gap {
+        Some(g) if g <= options.optimum_tolerance && t < k_eff => match options.at_pool_optimum {
+            AtPoolOptimum::Continue => Control::Continue,
+            AtPoolOptimum::Stop => Control::Stop(StopReason::PoolOptimum),
+            AtPoolOptimum::FillByRelevance => Control::Fill,
+        },
+        _ => Control::Continue,
+    }
 }
 
 /// ρ_i of the exact small parts: b_i in f64 for ρ = b, else the caller's
@@ -333,12 +381,12 @@ pub(crate) fn set_exact_row(
     for j in 0..t {
         let pj = ws.picks[j];
         let g = exact.gram(ws, i, pj);
-        ws.gss[t * k + j] = g;
-        ws.gss[j * k + t] = g;
+        ws.solver.gss[t * k + j] = g;
+        ws.solver.gss[j * k + t] = g;
     }
-    ws.gss[t * k + t] = exact.gram(ws, i, i);
-    ws.b_s[t] = exact.b(ws, i);
-    ws.rho_s[t] = rho_i;
+    ws.solver.gss[t * k + t] = exact.gram(ws, i, i);
+    ws.solver.b_s[t] = exact.b(ws, i);
+    ws.solver.rho_s[t] = rho_i;
 }
 
 /// The refit's status with a blocked memory's position mapped to its pool
@@ -367,7 +415,7 @@ fn centroid_loop(
     let mut l_prev = 1.0f64;
     // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
     let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
-    ws.acc[..p].fill(0.0);
+    ws.row_acc[..p].fill(0.0);
     ws.u[..p].copy_from_slice(&ws.rho[..p]);
     let mut t = 0;
     while t < k_eff {
@@ -379,13 +427,13 @@ fn centroid_loop(
         ws.state[i] = SELECTED;
         ws.picks[t] = i;
         gram_row_into(pass, i, 0, ws);
-        total += 2.0 * ws.acc[i] as f64 + ws.gram[i] as f64;
-        kernels::add_assign(&mut ws.acc[..p], &ws.gram[..p]);
+        total += 2.0 * ws.row_acc[i] as f64 + ws.gram[i] as f64;
+        kernels::add_assign(&mut ws.row_acc[..p], &ws.gram[..p]);
         sum_b += ws.b[i] as f64;
         sum_rho += ws.rho[i] as f64;
         let n = (t + 1) as f64;
         ws.u[..p].copy_from_slice(&ws.rho[..p]);
-        kernels::sub_scaled(&mut ws.u[..p], (gamma / n) as f32, &ws.acc[..p]);
+        kernels::sub_scaled(&mut ws.u[..p], (gamma / n) as f32, &ws.row_acc[..p]);
         let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
         let mean_u = sum_rho / n - gamma * total / (n * n);
         let gap =
@@ -412,7 +460,7 @@ fn centroid_loop(
         }
     }
     let w = if t > 0 { 1.0 / t as f64 } else { 0.0 };
-    ws.alpha[..t].fill(w);
+    ws.solver.alpha[..t].fill(w);
     t
 }
 

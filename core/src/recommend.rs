@@ -123,7 +123,7 @@ pub fn recommend<E: Element>(
     let input = input.with_relevance(input.relevance.unit_free());
     let prep = prepare(&input, budget, policy, ws, &mut Serial)?;
     let p = prep.pool;
-    // Usable candidates' ρ into `acc` (free scratch after `prepare`).
+    // Usable candidates' ρ into `sorted` (partially sorted for the K-th).
     let mut n = 0;
     let mut cosine_ordered = true;
     let (mut top, mut sum) = (f32::NEG_INFINITY, 0.0f64);
@@ -133,7 +133,7 @@ pub fn recommend<E: Element>(
             cosine_ordered &= r == ws.b[i];
             top = top.max(r);
             sum += r as f64;
-            ws.acc[n] = r;
+            ws.sorted[n] = r;
             n += 1;
         }
     }
@@ -141,7 +141,7 @@ pub fn recommend<E: Element>(
         1.0
     } else {
         let k = budget.clamp(1, n);
-        let vals = &mut ws.acc[..n];
+        let vals = &mut ws.sorted[..n];
         let (_, kth, _) = vals.select_nth_unstable_by(k - 1, |x, y| y.total_cmp(x));
         let (top, kth, mean) = (top as f64, *kth as f64, sum / n as f64);
         if top - mean > 0.0 {

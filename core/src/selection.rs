@@ -120,7 +120,11 @@ impl<'w> SelectionView<'w> {
     pub(crate) fn from_workspace(ws: &'w Workspace<'_>, len: usize, with_weights: bool) -> Self {
         SelectionView {
             picks: &ws.picks[..len],
-            weights: if with_weights { &ws.alpha[..len] } else { &[] },
+            weights: if with_weights {
+                &ws.solver.alpha[..len]
+            } else {
+                &[]
+            },
             steps: &ws.steps[..len],
             state: &ws.state[..ws.pool],
             excluded: ws.excluded,

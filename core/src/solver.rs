@@ -17,8 +17,8 @@
 //! and its diagonal is ≈ 2 whatever κ is.
 //!
 //! **Solves.** Besides L (A_FF = L Lᵀ) the solver keeps the forward-
-//! substituted right-hand sides w_ρ = L⁻¹ρ_F (in `x`) and w₁ = L⁻¹1 (in
-//! `y`): an append extends them by one entry in O(|F|), a delete recomputes
+//! substituted right-hand sides w_ρ = L⁻¹ρ_F (`w_rho`) and w₁ = L⁻¹1
+//! (`w_one`): an append extends them by one entry in O(|F|), a delete recomputes
 //! them (deletes are rare). The equality-constrained optimum on F then costs
 //! one back substitution: with x = A⁻¹ρ_F and y = A⁻¹1, 1ᵀx = w₁ᵀw_ρ and
 //! 1ᵀy = w₁ᵀw₁, so α_F = L⁻ᵀ(w_ρ − s·w₁)/γ with s = (w₁ᵀw_ρ − γ)/w₁ᵀw₁.
@@ -36,7 +36,48 @@
 
 use crate::cholesky::{Factor, PIVOT_TOLERANCE};
 use crate::selection::RefitStatus;
-use crate::workspace::Workspace;
+
+/// The refit's state, owned by the solver and kept across the steps of one
+/// pursuit (warm start). Every buffer has one meaning; positions are the
+/// entry order of the picks (0..t), free indices the order of F.
+#[derive(Debug)]
+pub(crate) struct SolverState<'a> {
+    /// K_max: the stride of the K × K matrices.
+    pub(crate) k: usize,
+    /// G_SS (+ nothing: κ and 11ᵀ are added when factoring), by position.
+    pub(crate) gss: &'a mut [f64],
+    /// Lower Cholesky factor L of A_FF = G_FF + κI + 11ᵀ, by free index.
+    pub(crate) chol: &'a mut [f64],
+    /// Weights α, by position (0 outside F).
+    pub(crate) alpha: &'a mut [f64],
+    /// ρ_S, by position.
+    pub(crate) rho_s: &'a mut [f64],
+    /// b_S (query similarities in f64), by position.
+    pub(crate) b_s: &'a mut [f64],
+    /// Scores U_S = ρ_S − γ G_SS α, by position.
+    pub(crate) u_s: &'a mut [f64],
+    /// G_SS α, by position.
+    pub(crate) g_alpha: &'a mut [f64],
+    /// The equality-constrained optimum on F (trial point), by free index.
+    pub(crate) trial: &'a mut [f64],
+    /// w_ρ = L⁻¹ ρ_F, by free index.
+    pub(crate) w_rho: &'a mut [f64],
+    /// w₁ = L⁻¹ 1, by free index.
+    pub(crate) w_one: &'a mut [f64],
+    /// Solve vectors of a dependent-column exchange: c = A_FF⁻¹ a_j and
+    /// A_FF⁻¹ e_out, by free index.
+    pub(crate) solve_a: &'a mut [f64],
+    /// See `solve_a`.
+    pub(crate) solve_b: &'a mut [f64],
+    /// The free set F: positions, in factor order.
+    pub(crate) free: &'a mut [usize],
+    /// Per position: `IN_FREE` and/or `BLOCKED` flags.
+    pub(crate) blocked: &'a mut [usize],
+    /// |F| (the factor's order).
+    pub(crate) nfree: usize,
+    /// ν of the last refit (the warm start of the next one).
+    pub(crate) nu: f64,
+}
 
 const IN_FREE: usize = 1;
 const BLOCKED: usize = 2;
@@ -67,17 +108,17 @@ enum Exit {
 /// Refits α over the first `t` selected positions. Position t−1 is new and
 /// enters with α = 0 (for t = 1 it is the only one and gets α = 1). Expects
 /// `gss` (t × t, stride K_max), `rho_s` and the previous α, F and factor.
-/// Leaves α, the factor, F, the selected scores `u_s`, G_SS α (in `trial`,
-/// by position) and ν (in `nu`) updated.
-pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) -> Refit {
-    let k = ws.max_budget;
+/// Leaves α, the factor, F, the selected scores `u_s`, G_SS α (`g_alpha`)
+/// and ν (`nu`) updated.
+pub(crate) fn refit(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) -> Refit {
+    let k = st.k;
     let new = t - 1;
-    ws.alpha[new] = 0.0;
-    ws.blocked[new] = 0;
+    st.alpha[new] = 0.0;
+    st.blocked[new] = 0;
     if t == 1 {
-        ws.nfree = 0;
+        st.nfree = 0;
     }
-    for flag in ws.blocked[..t].iter_mut() {
+    for flag in st.blocked[..t].iter_mut() {
         *flag &= !BLOCKED;
     }
     let add_tol = 1e-12;
@@ -85,23 +126,23 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
     let mut iterations = 0u32;
     let mut last_added: Option<usize> = None;
 
-    if ws.nfree == 0 {
+    if st.nfree == 0 {
         // First pick: α = e_1, F = {0}.
         let mut f = Factor {
-            l: ws.chol,
+            l: st.chol,
             stride: k,
             n: 0,
         };
-        let diag = ws.gss[new * k + new] + kappa + 1.0;
+        let diag = st.gss[new * k + new] + kappa + 1.0;
         // A single positive diagonal always passes.
         let ok = f.append(|_| 0.0, diag);
         debug_assert!(ok);
-        f.extend_forward(ws.x, ws.rho_s[new]);
-        f.extend_forward(ws.y, 1.0);
-        ws.free[0] = new;
-        ws.nfree = 1;
-        ws.blocked[new] = IN_FREE;
-        ws.alpha[new] = 1.0;
+        f.extend_forward(st.w_rho, st.rho_s[new]);
+        f.extend_forward(st.w_one, 1.0);
+        st.free[0] = new;
+        st.nfree = 1;
+        st.blocked[new] = IN_FREE;
+        st.alpha[new] = 1.0;
     }
 
     // Warm start: the previous refit left α optimal on the unchanged free
@@ -116,28 +157,28 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             break;
         }
         iterations += 1;
-        let nf = ws.nfree;
+        let nf = st.nfree;
         let nu = if warm {
             // α, F and the old positions' scores are the previous refit's
-            // (G_SS α in `trial`, ν in `ws.nu`); only the new memory's score
+            // (G_SS α in `g_alpha`, ν in `nu`); only the new memory's score
             // is new: U_new = ρ_new − γ Σ_F G_new,i α_i.
             warm = false;
             let mut g = 0.0;
             for a in 0..nf {
-                let i = ws.free[a];
-                g += ws.gss[new * k + i] * ws.alpha[i];
+                let i = st.free[a];
+                g += st.gss[new * k + i] * st.alpha[i];
             }
-            ws.trial[new] = g;
-            ws.u_s[new] = ws.rho_s[new] - gamma * g;
-            ws.nu
-        } else if let Some(step) = equality_step(ws, nf, gamma, last_added) {
+            st.g_alpha[new] = g;
+            st.u_s[new] = st.rho_s[new] - gamma * g;
+            st.nu
+        } else if let Some(step) = equality_step(st, nf, gamma, last_added) {
             if step.dropped {
                 last_added = None;
             }
             if !step.optimal_on_free {
                 continue;
             }
-            scores(ws, t, gamma, kappa)
+            scores(st, t, gamma, kappa)
         } else {
             exit = Exit::NonFinite;
             break;
@@ -145,10 +186,10 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
         // Most violating selected memory outside F (lowest position on ties).
         let mut best: Option<(usize, f64)> = None;
         for j in 0..t {
-            if ws.blocked[j] != 0 {
+            if st.blocked[j] != 0 {
                 continue;
             }
-            let v = ws.u_s[j] - nu;
+            let v = st.u_s[j] - nu;
             if v > add_tol * (1.0 + nu.abs()) && best.is_none_or(|(_, bv)| v > bv) {
                 best = Some((j, v));
             }
@@ -158,29 +199,29 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
             break;
         };
         let mut f = Factor {
-            l: ws.chol,
+            l: st.chol,
             stride: k,
             n: nf,
         };
-        let gss = &*ws.gss;
-        let free = &*ws.free;
+        let gss = &*st.gss;
+        let free = &*st.free;
         let diag = gss[j_in * k + j_in] + kappa + 1.0;
         if f.append(|a| gss[free[a] * k + j_in] + 1.0, diag) {
-            f.extend_forward(ws.x, ws.rho_s[j_in]);
-            f.extend_forward(ws.y, 1.0);
-            ws.free[nf] = j_in;
-            ws.nfree = nf + 1;
-            ws.blocked[j_in] = IN_FREE;
+            f.extend_forward(st.w_rho, st.rho_s[j_in]);
+            f.extend_forward(st.w_one, 1.0);
+            st.free[nf] = j_in;
+            st.nfree = nf + 1;
+            st.blocked[j_in] = IN_FREE;
             last_added = Some(j_in);
-        } else if exchange_dependent(ws, nf, j_in, violation, gamma, kappa) {
+        } else if exchange_dependent(st, nf, j_in, violation, gamma, kappa) {
             last_added = Some(j_in);
-            reset_forward(ws);
+            reset_forward(st);
         } else {
-            ws.blocked[j_in] |= BLOCKED;
-            reset_forward(ws);
+            st.blocked[j_in] |= BLOCKED;
+            reset_forward(st);
         }
     }
-    let (nu, iterations, fell_back) = finish(ws, t, gamma, kappa, iterations, optimal_nu);
+    let (nu, iterations, fell_back) = finish(st, t, gamma, kappa, iterations, optimal_nu);
     // KKT check of the α returned (u_s is current: `finish` recomputed it
     // unless α only moved by rounding). After an optimal exit the free
     // memories satisfy U_j − γκα_j = ν by construction (their difference is
@@ -188,10 +229,10 @@ pub(crate) fn refit(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) ->
     // exit every selected position is.
     let mut worst: Option<(usize, f64)> = None;
     for j in 0..t {
-        if exit == Exit::Optimal && !fell_back && ws.blocked[j] & IN_FREE != 0 {
+        if exit == Exit::Optimal && !fell_back && st.blocked[j] & IN_FREE != 0 {
             continue;
         }
-        let v = ws.u_s[j] - gamma * kappa * ws.alpha[j] - nu;
+        let v = st.u_s[j] - gamma * kappa * st.alpha[j] - nu;
         if worst.is_none_or(|(_, w)| v > w) {
             worst = Some((j, v));
         }
@@ -231,39 +272,39 @@ struct EqualityStep {
 /// 0, which is dropped from F. `None` if the solve produced a non-finite
 /// value (impossible with a positive definite factor; α stays feasible).
 fn equality_step(
-    ws: &mut Workspace<'_>,
+    st: &mut SolverState<'_>,
     nf: usize,
     gamma: f64,
     last_added: Option<usize>,
 ) -> Option<EqualityStep> {
-    let k = ws.max_budget;
+    let k = st.k;
     {
         // 1ᵀx = w₁ᵀw_ρ, 1ᵀy = w₁ᵀw₁ (module docs).
         let (mut sx, mut sy) = (0.0, 0.0);
-        for (w1, wr) in ws.y[..nf].iter().zip(&ws.x[..nf]) {
+        for (w1, wr) in st.w_one[..nf].iter().zip(&st.w_rho[..nf]) {
             sx += w1 * wr;
             sy += w1 * w1;
         }
         let shift = (sx - gamma) / sy;
         for a in 0..nf {
-            ws.trial[a] = (ws.x[a] - shift * ws.y[a]) / gamma;
+            st.trial[a] = (st.w_rho[a] - shift * st.w_one[a]) / gamma;
         }
         let f = Factor {
-            l: ws.chol,
+            l: st.chol,
             stride: k,
             n: nf,
         };
-        f.backward(&mut ws.trial[..nf]);
+        f.backward(&mut st.trial[..nf]);
         let mut all_finite = shift.is_finite();
         for a in 0..nf {
-            all_finite &= ws.trial[a].is_finite();
+            all_finite &= st.trial[a].is_finite();
         }
         if nf == 1 {
             // A one-memory free set has the single feasible point α = 1; the
             // formula above divides rounding noise by γ (γ = 1e-300 gave
             // α = −1e283, a ratio test that emptied F, and weights off the
             // simplex), so never let it drop the last free memory.
-            ws.trial[0] = 1.0;
+            st.trial[0] = 1.0;
             all_finite = true;
         }
         if !all_finite {
@@ -273,9 +314,9 @@ fn equality_step(
         // stop at the first coordinate that would turn negative.
         let mut block: Option<(usize, f64)> = None;
         for a in 0..nf {
-            let tr = ws.trial[a];
+            let tr = st.trial[a];
             if tr < 0.0 {
-                let cur = ws.alpha[ws.free[a]];
+                let cur = st.alpha[st.free[a]];
                 let step = cur / (cur - tr);
                 if block.is_none_or(|(_, s)| step < s) {
                     block = Some((a, step));
@@ -284,25 +325,25 @@ fn equality_step(
         }
         if let Some((a_out, step)) = block {
             for a in 0..nf {
-                let j = ws.free[a];
-                ws.alpha[j] += step * (ws.trial[a] - ws.alpha[j]);
+                let j = st.free[a];
+                st.alpha[j] += step * (st.trial[a] - st.alpha[j]);
             }
-            let j_out = ws.free[a_out];
-            ws.alpha[j_out] = 0.0;
-            ws.blocked[j_out] &= !IN_FREE;
+            let j_out = st.free[a_out];
+            st.alpha[j_out] = 0.0;
+            st.blocked[j_out] &= !IN_FREE;
             if last_added == Some(j_out) && step <= 0.0 {
-                ws.blocked[j_out] |= BLOCKED;
+                st.blocked[j_out] |= BLOCKED;
             }
-            remove_free(ws, nf, a_out);
-            ws.nfree = nf - 1;
-            reset_forward(ws);
+            remove_free(st, nf, a_out);
+            st.nfree = nf - 1;
+            reset_forward(st);
             return Some(EqualityStep {
                 dropped: true,
                 optimal_on_free: false,
             });
         }
         for a in 0..nf {
-            ws.alpha[ws.free[a]] = ws.trial[a];
+            st.alpha[st.free[a]] = st.trial[a];
         }
     }
     Some(EqualityStep {
@@ -317,7 +358,7 @@ fn equality_step(
 /// current; the renormalization then moves α by rounding only (|Σα − 1| is
 /// a few ulps) and ν is kept instead of being recomputed.
 fn finish(
-    ws: &mut Workspace<'_>,
+    st: &mut SolverState<'_>,
     t: usize,
     gamma: f64,
     kappa: f64,
@@ -327,29 +368,30 @@ fn finish(
     // Exact simplex: clear round-off negatives (none are expected) and
     // renormalize the free weights.
     let mut sum = 0.0;
-    for a in 0..ws.nfree {
-        let j = ws.free[a];
-        if ws.alpha[j].is_nan() || ws.alpha[j] <= 0.0 {
-            ws.alpha[j] = 0.0;
+    for a in 0..st.nfree {
+        let j = st.free[a];
+        if st.alpha[j].is_nan() || st.alpha[j] <= 0.0 {
+            st.alpha[j] = 0.0;
         }
-        sum += ws.alpha[j];
+        sum += st.alpha[j];
     }
-    let fell_back = !(sum > 0.0);
+    // `sum` may be NaN: only a positive sum renormalizes.
+    let fell_back = sum.partial_cmp(&0.0) != Some(core::cmp::Ordering::Greater);
     if !fell_back {
-        for a in 0..ws.nfree {
-            ws.alpha[ws.free[a]] /= sum;
+        for a in 0..st.nfree {
+            st.alpha[st.free[a]] /= sum;
         }
     } else {
         // Unreachable in exact arithmetic; fall back to the first free
         // memory (reported as a numerical failure).
-        let j = ws.free[0];
-        ws.alpha[j] = 1.0;
+        let j = st.free[0];
+        st.alpha[j] = 1.0;
     }
     let nu = match optimal_nu {
         Some(nu) if (sum - 1.0).abs() <= 1e-14 => nu,
-        _ => scores(ws, t, gamma, kappa),
+        _ => scores(st, t, gamma, kappa),
     };
-    ws.nu = nu;
+    st.nu = nu;
     (nu, iterations, fell_back)
 }
 
@@ -370,33 +412,33 @@ fn finish(
 /// would still be dependent after the drop (predicted pivot²
 /// p² + c_out² / (A_FF⁻¹)_out,out).
 fn exchange_dependent(
-    ws: &mut Workspace<'_>,
+    st: &mut SolverState<'_>,
     nf: usize,
     j: usize,
     violation: f64,
     gamma: f64,
     kappa: f64,
 ) -> bool {
-    let k = ws.max_budget;
-    let diag = ws.gss[j * k + j] + kappa + 1.0;
+    let k = st.k;
+    let diag = st.gss[j * k + j] + kappa + 1.0;
     if violation.is_nan() || violation <= gamma * PIVOT_TOLERANCE * diag {
         return false;
     }
-    // c = A_FF⁻¹ a_j in x.
+    // c = A_FF⁻¹ a_j in solve_a.
     for a in 0..nf {
-        ws.x[a] = ws.gss[ws.free[a] * k + j] + 1.0;
+        st.solve_a[a] = st.gss[st.free[a] * k + j] + 1.0;
     }
     let f = Factor {
-        l: ws.chol,
+        l: st.chol,
         stride: k,
         n: nf,
     };
-    f.solve(&mut ws.x[..nf]);
+    f.solve(&mut st.solve_a[..nf]);
     let mut out: Option<(usize, f64)> = None;
     for a in 0..nf {
-        let c = ws.x[a];
+        let c = st.solve_a[a];
         if c > 0.0 {
-            let step = ws.alpha[ws.free[a]] / c;
+            let step = st.alpha[st.free[a]] / c;
             if out.is_none_or(|(_, s)| step < s) {
                 out = Some((a, step));
             }
@@ -411,47 +453,47 @@ fn exchange_dependent(
     // Pivot² of j now and once F loses a_out: p² + c_out² / (A_FF⁻¹)_oo.
     let mut p2 = diag;
     for a in 0..nf {
-        p2 -= (ws.gss[ws.free[a] * k + j] + 1.0) * ws.x[a];
+        p2 -= (st.gss[st.free[a] * k + j] + 1.0) * st.solve_a[a];
     }
     for a in 0..nf {
-        ws.y[a] = if a == a_out { 1.0 } else { 0.0 };
+        st.solve_b[a] = if a == a_out { 1.0 } else { 0.0 };
     }
-    f.solve(&mut ws.y[..nf]);
-    let c_out = ws.x[a_out];
-    let p2_new = p2.max(0.0) + c_out * c_out / ws.y[a_out];
+    f.solve(&mut st.solve_b[..nf]);
+    let c_out = st.solve_a[a_out];
+    let p2_new = p2.max(0.0) + c_out * c_out / st.solve_b[a_out];
     if p2_new.is_nan() || p2_new <= 4.0 * PIVOT_TOLERANCE * diag {
         return false;
     }
     for a in 0..nf {
-        let i = ws.free[a];
-        ws.alpha[i] = (ws.alpha[i] - step * ws.x[a]).max(0.0);
+        let i = st.free[a];
+        st.alpha[i] = (st.alpha[i] - step * st.solve_a[a]).max(0.0);
     }
-    let i_out = ws.free[a_out];
-    ws.alpha[i_out] = 0.0;
-    ws.alpha[j] = step;
-    ws.blocked[i_out] &= !IN_FREE;
-    remove_free(ws, nf, a_out);
+    let i_out = st.free[a_out];
+    st.alpha[i_out] = 0.0;
+    st.alpha[j] = step;
+    st.blocked[i_out] &= !IN_FREE;
+    remove_free(st, nf, a_out);
     let mut f = Factor {
-        l: ws.chol,
+        l: st.chol,
         stride: k,
         n: nf - 1,
     };
-    let gss = &*ws.gss;
-    let free = &*ws.free;
+    let gss = &*st.gss;
+    let free = &*st.free;
     if f.append(|a| gss[free[a] * k + j] + 1.0, diag) {
-        ws.free[nf - 1] = j;
-        ws.blocked[j] = IN_FREE;
-        ws.nfree = nf;
+        st.free[nf - 1] = j;
+        st.blocked[j] = IN_FREE;
+        st.nfree = nf;
     } else {
         // Rounding defeated the prediction: keep the smaller free set at a
         // feasible point (j back to 0, the rest renormalized) and block j.
-        ws.nfree = nf - 1;
-        ws.alpha[j] = 0.0;
-        ws.blocked[j] |= BLOCKED;
-        let sum: f64 = (0..nf - 1).map(|a| ws.alpha[ws.free[a]]).sum();
+        st.nfree = nf - 1;
+        st.alpha[j] = 0.0;
+        st.blocked[j] |= BLOCKED;
+        let sum: f64 = (0..nf - 1).map(|a| st.alpha[st.free[a]]).sum();
         if sum > 0.0 {
             for a in 0..nf - 1 {
-                ws.alpha[ws.free[a]] /= sum;
+                st.alpha[st.free[a]] /= sum;
             }
         }
     }
@@ -461,57 +503,57 @@ fn exchange_dependent(
 /// Deletes free position `a_out` of the `nf` free memories: its row and
 /// column of the factor (Givens) and its entry of `free` (the caller sets
 /// `nfree` and the flags).
-fn remove_free(ws: &mut Workspace<'_>, nf: usize, a_out: usize) {
+fn remove_free(st: &mut SolverState<'_>, nf: usize, a_out: usize) {
     let mut f = Factor {
-        l: ws.chol,
-        stride: ws.max_budget,
+        l: st.chol,
+        stride: st.k,
         n: nf,
     };
     f.remove(a_out);
-    ws.free.copy_within(a_out + 1..nf, a_out);
+    st.free.copy_within(a_out + 1..nf, a_out);
 }
 
-/// Recomputes w_ρ = L⁻¹ρ_F (in `x`) and w₁ = L⁻¹1 (in `y`) for the current
+/// Recomputes w_ρ = L⁻¹ρ_F and w₁ = L⁻¹1 for the current
 /// free set and factor (after a delete or an exchange).
-fn reset_forward(ws: &mut Workspace<'_>) {
-    let nf = ws.nfree;
+fn reset_forward(st: &mut SolverState<'_>) {
+    let nf = st.nfree;
     for a in 0..nf {
-        ws.x[a] = ws.rho_s[ws.free[a]];
-        ws.y[a] = 1.0;
+        st.w_rho[a] = st.rho_s[st.free[a]];
+        st.w_one[a] = 1.0;
     }
     let f = Factor {
-        l: ws.chol,
-        stride: ws.max_budget,
+        l: st.chol,
+        stride: st.k,
         n: nf,
     };
-    f.forward(&mut ws.x[..nf]);
-    f.forward(&mut ws.y[..nf]);
+    f.forward(&mut st.w_rho[..nf]);
+    f.forward(&mut st.w_one[..nf]);
 }
 
 /// u_s[j] = ρ_j − γ (G_SS α)_j for every selected position, with (G_SS α)_j
-/// kept in `trial[j]`; returns ν = Σ α_j u_j − γκ‖α‖².
-fn scores(ws: &mut Workspace<'_>, t: usize, gamma: f64, kappa: f64) -> f64 {
-    let k = ws.max_budget;
-    let nf = ws.nfree;
+/// kept in `g_alpha[j]`; returns ν = Σ α_j u_j − γκ‖α‖².
+fn scores(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) -> f64 {
+    let k = st.k;
+    let nf = st.nfree;
     // G_SS is symmetric, so (G_SS α)_j = Σ_a G[free_a, j] α_{free_a}: one
     // contiguous row of G_SS per free memory, accumulated over a in order.
-    let g = &mut ws.trial[..t];
+    let g = &mut st.g_alpha[..t];
     g.fill(0.0);
-    for &i in &ws.free[..nf] {
-        let c = ws.alpha[i];
-        for (gj, &gij) in g.iter_mut().zip(&ws.gss[i * k..i * k + t]) {
+    for &i in &st.free[..nf] {
+        let c = st.alpha[i];
+        for (gj, &gij) in g.iter_mut().zip(&st.gss[i * k..i * k + t]) {
             *gj += gij * c;
         }
     }
     for j in 0..t {
-        ws.u_s[j] = ws.rho_s[j] - gamma * ws.trial[j];
+        st.u_s[j] = st.rho_s[j] - gamma * st.g_alpha[j];
     }
     let mut au = 0.0;
     let mut aa = 0.0;
     for a in 0..nf {
-        let i = ws.free[a];
-        au += ws.alpha[i] * ws.u_s[i];
-        aa += ws.alpha[i] * ws.alpha[i];
+        let i = st.free[a];
+        au += st.alpha[i] * st.u_s[i];
+        aa += st.alpha[i] * st.alpha[i];
     }
     au - gamma * kappa * aa
 }

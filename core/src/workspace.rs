@@ -16,6 +16,7 @@
 
 use crate::error::{Capacity, Error};
 use crate::selection::{Step, StopReason};
+use crate::solver::SolverState;
 
 pub(crate) const AVAILABLE: usize = 0;
 pub(crate) const SELECTED: usize = 1;
@@ -25,13 +26,17 @@ pub(crate) const EXCLUDED: usize = 2;
 /// (in the spirit of faer's `*_scratch` functions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScratchSize {
-    /// f32 elements: 5·P_max (similarities, relevance, scores, norms'
-    /// scales, one accumulator row) + K_max·P_max (the Gram rows of the picks).
+    /// f32 elements: 7·P_max (similarities, relevance, scores, scales,
+    /// squared norms, sorted similarities, the Gram-row accumulator) + K_max
+    /// (refresh coefficients) + K_max·P_max (the Gram rows of the picks).
     pub f32s: usize,
-    /// f64 elements: 2·K_max² (G_SS and its Cholesky factor) + 7·K_max
-    /// + 5·P_max (exact scales and similarities, the per-row error radii
-    /// and int8 scales of the certified int8 pursuit) + K_max·P_max (its
-    /// cache of exact Gram entries).
+    /// f64 elements: 3·K_max² (G_SS, its Cholesky factor, the Gram matrix
+    /// of the picks' int8 errors) + 10·K_max
+    /// (α, ρ_S, b_S, U_S, G_SS α, the trial point, two forward-substituted
+    /// right-hand sides, two solve vectors) + 5·P_max (exact scales and
+    /// similarities, the per-row error radii and int8 scales of the
+    /// certified int8 pursuit) + K_max·P_max (its cache of exact Gram
+    /// entries).
     pub f64s: usize,
     /// usize elements: 2·P_max (candidate states, exact-cache fill) +
     /// 3·K_max (picks, free set, blocked flags).
@@ -51,14 +56,20 @@ impl ScratchSize {
         let Some(p5) = max_pool.checked_mul(5) else {
             return None;
         };
-        let Some(f32s) = gram.checked_add(p5) else {
+        let Some(p7) = max_pool.checked_mul(7) else {
+            return None;
+        };
+        let Some(f32s) = (match gram.checked_add(p7) {
+            Some(v) => v.checked_add(max_budget),
+            None => None,
+        }) else {
             return None;
         };
         let Some(k2) = max_budget.checked_mul(max_budget) else {
             return None;
         };
-        let Some(f64s) = (match k2.checked_mul(2) {
-            Some(v) => v.checked_add(7 * max_budget),
+        let Some(f64s) = (match k2.checked_mul(3) {
+            Some(v) => v.checked_add(10 * max_budget),
             None => None,
         }) else {
             return None;
@@ -135,24 +146,29 @@ pub struct Workspace<'a> {
     pub(crate) max_pool: usize,
     pub(crate) max_budget: usize,
     // f32, length P_max each
+    /// Query similarities b_i (cosines, the f32 query pass).
     pub(crate) b: &'a mut [f32],
+    /// Relevance ρ_i (−∞ for an excluded row in the QP and int8 loops).
     pub(crate) rho: &'a mut [f32],
+    /// Scores U_i of the next pick (−∞ for unavailable rows).
     pub(crate) u: &'a mut [f32],
+    /// Normalization scales s_i (1 = used as given; 0 = excluded).
     pub(crate) scale: &'a mut [f32],
-    pub(crate) acc: &'a mut [f32],
+    /// Squared norms ‖m_i‖² from the query pass.
+    pub(crate) nsq: &'a mut [f32],
+    /// The pool's similarities sorted descending (ρ of `Relevance::PoolOrder`).
+    pub(crate) sorted: &'a mut [f32],
+    /// Per candidate, the picks' Gram rows accumulated: their sum (centroid
+    /// pursuit) or their maximum (MMR).
+    pub(crate) row_acc: &'a mut [f32],
+    // f32, K_max
+    /// Coefficients fl32(γ α_j) of the score refresh, by free index.
+    pub(crate) coef: &'a mut [f32],
     // f32, K_max rows of stride P_max
+    /// Gram rows of the picks, row t = pick t (f32 pass or int8 pass).
     pub(crate) gram: &'a mut [f32],
-    // f64, K_max x K_max each
-    pub(crate) gss: &'a mut [f64],
-    pub(crate) chol: &'a mut [f64],
-    // f64, K_max each
-    pub(crate) alpha: &'a mut [f64],
-    pub(crate) rho_s: &'a mut [f64],
-    pub(crate) b_s: &'a mut [f64],
-    pub(crate) u_s: &'a mut [f64],
-    pub(crate) x: &'a mut [f64],
-    pub(crate) y: &'a mut [f64],
-    pub(crate) trial: &'a mut [f64],
+    /// The refit's state: G_SS, the factor, α and the solver's vectors.
+    pub(crate) solver: SolverState<'a>,
     // f64, P_max each: exact small parts (f32 and int8 pursuit) and the
     // certified int8 pursuit's per-row data
     /// σ_i in f64 (1 for a near-unit row, else 1/‖m_i‖); NaN = not computed.
@@ -167,22 +183,18 @@ pub struct Workspace<'a> {
     pub(crate) wscale: &'a mut [f64],
     // f64, K_max rows of stride P_max: exact G_{pick_s, i} (int8 pursuit)
     pub(crate) exact_gram: &'a mut [f64],
+    // f64, K_max × K_max: ê_j · ê_k of the picks' int8 errors, by position
+    pub(crate) err_gram: &'a mut [f64],
     // usize
     pub(crate) state: &'a mut [usize],
     /// Number of picks whose exact Gram entry with candidate i is cached.
     pub(crate) cached: &'a mut [usize],
     pub(crate) picks: &'a mut [usize],
-    pub(crate) free: &'a mut [usize],
-    pub(crate) blocked: &'a mut [usize],
     pub(crate) steps: &'a mut [Step],
     // result metadata of the last call
     pub(crate) pool: usize,
     pub(crate) excluded: usize,
     pub(crate) stop: StopReason,
-    /// Size of the free set (the factor's order), kept across pursuit steps.
-    pub(crate) nfree: usize,
-    /// ν of the last refit (the warm start of the next one).
-    pub(crate) nu: f64,
 }
 
 fn take<'a, T>(buf: &mut &'a mut [T], n: usize) -> &'a mut [T] {
@@ -238,34 +250,44 @@ impl<'a> Workspace<'a> {
             rho: take(&mut f32s, p),
             u: take(&mut f32s, p),
             scale: take(&mut f32s, p),
-            acc: take(&mut f32s, p),
+            nsq: take(&mut f32s, p),
+            sorted: take(&mut f32s, p),
+            row_acc: take(&mut f32s, p),
+            coef: take(&mut f32s, k),
             gram: take(&mut f32s, k * p),
-            gss: take(&mut f64s, k * k),
-            chol: take(&mut f64s, k * k),
-            alpha: take(&mut f64s, k),
-            rho_s: take(&mut f64s, k),
-            b_s: take(&mut f64s, k),
-            u_s: take(&mut f64s, k),
-            x: take(&mut f64s, k),
-            y: take(&mut f64s, k),
-            trial: take(&mut f64s, k),
+            solver: SolverState {
+                k,
+                gss: take(&mut f64s, k * k),
+                chol: take(&mut f64s, k * k),
+                alpha: take(&mut f64s, k),
+                rho_s: take(&mut f64s, k),
+                b_s: take(&mut f64s, k),
+                u_s: take(&mut f64s, k),
+                g_alpha: take(&mut f64s, k),
+                trial: take(&mut f64s, k),
+                w_rho: take(&mut f64s, k),
+                w_one: take(&mut f64s, k),
+                solve_a: take(&mut f64s, k),
+                solve_b: take(&mut f64s, k),
+                free: take(&mut indices, k),
+                blocked: take(&mut indices, k),
+                nfree: 0,
+                nu: 0.0,
+            },
             sigma: take(&mut f64s, p),
             b_exact: take(&mut f64s, p),
             err_bound: take(&mut f64s, p),
             norm_bound: take(&mut f64s, p),
             wscale: take(&mut f64s, p),
             exact_gram: take(&mut f64s, k * p),
+            err_gram: take(&mut f64s, k * k),
             state: take(&mut indices, p),
             cached: take(&mut indices, p),
             picks: take(&mut indices, k),
-            free: take(&mut indices, k),
-            blocked: take(&mut indices, k),
             steps: &mut steps[..k],
             pool: 0,
             excluded: 0,
             stop: StopReason::Budget,
-            nfree: 0,
-            nu: 0.0,
         })
     }
 
@@ -310,17 +332,18 @@ impl<'a> Workspace<'a> {
 /// [`Workspace`] the selectors take.
 ///
 /// Its size is [`ScratchSize::bytes`] rounded up to a multiple of 8 (the
-/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 24,064 bytes on
-/// 64-bit targets and 23,104 on 32-bit ones, `FixedWorkspace<200, 20>` is
-/// 73,120 / 70,960 (table in `docs/PORTABILITY.md`). For small devices put
+/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 27,072 bytes on
+/// 64-bit targets and 26,112 on 32-bit ones, `FixedWorkspace<200, 20>` is
+/// 78,480 / 76,320 (table in `docs/PORTABILITY.md`). For small devices put
 /// it in a `static` (or a `static mut` behind a critical section) rather than
 /// on a small stack.
 #[derive(Debug, Clone)]
 pub struct FixedWorkspace<const P: usize, const K: usize> {
-    vec_p: [[f32; P]; 5],
+    vec_p: [[f32; P]; 7],
+    coef: [f32; K],
     gram: [[f32; P]; K],
-    mats: [[[f64; K]; K]; 2],
-    vec_k: [[f64; K]; 7],
+    mats: [[[f64; K]; K]; 3],
+    vec_k: [[f64; K]; 10],
     vec_p64: [[f64; P]; 5],
     exact_gram: [[f64; P]; K],
     state: [[usize; P]; 2],
@@ -345,10 +368,11 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             verified: 0,
         };
         FixedWorkspace {
-            vec_p: [[0.0; P]; 5],
+            vec_p: [[0.0; P]; 7],
+            coef: [0.0; K],
             gram: [[0.0; P]; K],
-            mats: [[[0.0; K]; K]; 2],
-            vec_k: [[0.0; K]; 7],
+            mats: [[[0.0; K]; K]; 3],
+            vec_k: [[0.0; K]; 10],
             vec_p64: [[0.0; P]; 5],
             exact_gram: [[0.0; P]; K],
             state: [[0; P]; 2],
@@ -359,9 +383,10 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
 
     /// The [`Workspace`] view over these buffers.
     pub fn view(&mut self) -> Workspace<'_> {
-        let [b, rho, u, scale, acc] = &mut self.vec_p;
-        let [gss, chol] = &mut self.mats;
-        let [alpha, rho_s, b_s, u_s, x, y, trial] = &mut self.vec_k;
+        let [b, rho, u, scale, nsq, sorted, row_acc] = &mut self.vec_p;
+        let [gss, chol, err_gram] = &mut self.mats;
+        let [alpha, rho_s, b_s, u_s, g_alpha, trial, w_rho, w_one, solve_a, solve_b] =
+            &mut self.vec_k;
         let [picks, free, blocked] = &mut self.idx_k;
         let [sigma, b_exact, err_bound, norm_bound, wscale] = &mut self.vec_p64;
         let [state, cached] = &mut self.state;
@@ -372,34 +397,44 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             rho,
             u,
             scale,
-            acc,
+            nsq,
+            sorted,
+            row_acc,
+            coef: &mut self.coef,
             gram: self.gram.as_flattened_mut(),
-            gss: gss.as_flattened_mut(),
-            chol: chol.as_flattened_mut(),
-            alpha,
-            rho_s,
-            b_s,
-            u_s,
-            x,
-            y,
-            trial,
+            solver: SolverState {
+                k: K,
+                gss: gss.as_flattened_mut(),
+                chol: chol.as_flattened_mut(),
+                alpha,
+                rho_s,
+                b_s,
+                u_s,
+                g_alpha,
+                trial,
+                w_rho,
+                w_one,
+                solve_a,
+                solve_b,
+                free,
+                blocked,
+                nfree: 0,
+                nu: 0.0,
+            },
             sigma,
             b_exact,
             err_bound,
             norm_bound,
             wscale,
             exact_gram: self.exact_gram.as_flattened_mut(),
+            err_gram: err_gram.as_flattened_mut(),
             state,
             cached,
             picks,
-            free,
-            blocked,
             steps: &mut self.steps,
             pool: 0,
             excluded: 0,
             stop: StopReason::Budget,
-            nfree: 0,
-            nu: 0.0,
         }
     }
 }

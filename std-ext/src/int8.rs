@@ -24,7 +24,7 @@ impl Int8Candidates {
     /// # Errors
     /// As [`Int8Pool::quantize`].
     pub fn quantize(rows: &[f32], d: usize) -> Result<Self, Error> {
-        let p = if d == 0 { 0 } else { rows.len() / d };
+        let p = rows.len().checked_div(d).unwrap_or(0);
         let mut c = Int8Candidates {
             codes: vec![0; rows.len()],
             scales: vec![0.0; p],
@@ -55,7 +55,7 @@ impl Int8Candidates {
         codes: Vec<i8>,
         scales: Vec<f32>,
     ) -> Result<Self, Error> {
-        let p = if d == 0 { 0 } else { rows.len() / d };
+        let p = rows.len().checked_div(d).unwrap_or(0);
         let mut errors = vec![0.0; p];
         let mut norms = vec![0.0; p];
         Int8Pool::from_codes(rows, d, &codes, &scales, &mut errors, &mut norms)?;

@@ -88,20 +88,20 @@ pub(crate) fn refresh_scores(
 }
 
 /// Lanes of the f64 dot product of the exact small parts.
-pub(crate) const DOT_F64_LANES: usize = 16;
+pub(crate) const DOT_F64_LANES: usize = 8;
 
-/// The lane sum of the f64 dot product: u_l = (s_l + s_{l+4}) +
-/// (s_{l+8} + s_{l+12}) for l < 4, then (u_0 + u_1) + (u_2 + u_3).
+/// The lane sum of the f64 dot product: u_l = s_l + s_{l+4} for l < 4,
+/// then (u_0 + u_1) + (u_2 + u_3).
 #[inline(always)]
 pub(crate) fn dot_f64_reduce(s: &[f64; DOT_F64_LANES]) -> f64 {
-    let u: [f64; 4] = core::array::from_fn(|l| (s[l] + s[l + 4]) + (s[l + 8] + s[l + 12]));
+    let u: [f64; 4] = core::array::from_fn(|l| s[l] + s[l + 4]);
     (u[0] + u[1]) + (u[2] + u[3])
 }
 
 /// Σ_k a_k b_k in f64 (the exact small parts' dot product of f32 rows) on
 /// the SIMD kernel, or `None` where the CPU has none (the caller then runs
-/// the same order in scalar code). The order: element k goes to lane
-/// k mod 16 for k < n − n mod 16, in increasing k; the lanes are summed by
+/// the same order in portable code, `exact::dot`). The order: element k
+/// goes to lane k mod 8 for k < n − n mod 8, in increasing k; the lanes are summed by
 /// [`dot_f64_reduce`]; the tail is added in order. Products of two f32 are
 /// exact in f64, so a fused multiply-add rounds exactly like a multiply and
 /// an add: every instruction set gives the same bits.

@@ -441,8 +441,8 @@ pub(super) fn row_dots_and_sumsq<const FUSED: bool, R: Load>(
     unsafe { row_dots_and_sumsq_impl::<FUSED, R>(rows, d, q, dots, sumsq) }
 }
 
-/// Σ a_k b_k in f64 in the order of `kernels::dot_f64_simd`: four YMM
-/// accumulators of 4 f64 lanes (lanes 0–3, 4–7, 8–11, 12–15), each element
+/// Σ a_k b_k in f64 in the order of `kernels::dot_f64_simd`: two YMM
+/// accumulators of 4 f64 lanes (lanes 0–3, 4–7), each element
 /// widened exactly (`vcvtps2pd`) and added by a fused multiply-add, which
 /// rounds as the unfused order does because the f64 product of two f32 is
 /// exact.
@@ -454,7 +454,7 @@ unsafe fn dot_f64_impl(a: &[f32], b: &[f32]) -> f64 {
     let n = a.len().min(b.len());
     let body = n - n % super::DOT_F64_LANES;
     let (ap, bp) = (a.as_ptr(), b.as_ptr());
-    let mut acc = [_mm256_setzero_pd(); 4];
+    let mut acc = [_mm256_setzero_pd(); 2];
     let mut k = 0;
     // SAFETY: every load reads 4 f32 at k + 4g + 4 ≤ body ≤ n of a and b.
     unsafe {
