@@ -85,6 +85,16 @@ fn bench_case(c: &mut Criterion, case: Case, naive_too: bool) {
     g.bench_function(id("roofline"), |b| {
         b.iter(|| roofline(black_box(&prob.candidates), d, k, &mut out))
     });
+    g.bench_function(id("roofline_unfused"), |b| {
+        b.iter(|| {
+            for j in 0..=k {
+                let r = j % p;
+                let v = &prob.candidates[r * d..(r + 1) * d];
+                row_dots(Isa::Avx2, black_box(&prob.candidates), d, v, &mut out);
+            }
+            out[0]
+        })
+    });
     g.bench_function(id("roofline_portable"), |b| {
         b.iter(|| {
             for j in 0..=k {
@@ -206,9 +216,9 @@ fn summary(dir: &Path, cases: &[Case], since: SystemTime) {
     };
     println!("\nSummary of this run (criterion medians, µs per query; ratios of medians)");
     println!(
-        "| P | K | d | pursuit | roofline | pursuit/roofline | OpenBLAS | faer | pursuit/best external | roofline portable/avx2 | naive | naive/pursuit | centroid | adaptive | top-K | MMR | f16/f32 | bf16/f32 | 2 threads/1 |"
+        "| P | K | d | pursuit | roofline | pursuit/roofline | OpenBLAS | faer | pursuit/best external | roofline unfused/fused | roofline portable/avx2 | naive | naive/pursuit | centroid | adaptive | top-K | MMR | f16/f32 | bf16/f32 | 2 threads/1 |"
     );
-    println!("|{}", "---|".repeat(19));
+    println!("|{}", "---|".repeat(20));
     for case in cases {
         let param = case.to_string();
         let m = |f: &str| median(dir, "grid", f, &param, since);
@@ -219,7 +229,7 @@ fn summary(dir: &Path, cases: &[Case], since: SystemTime) {
             (a, b) => a.or(b),
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             case.pool,
             case.budget,
             case.dim,
@@ -229,6 +239,7 @@ fn summary(dir: &Path, cases: &[Case], since: SystemTime) {
             us(blas),
             us(faer),
             ratio(pur, best),
+            ratio(m("roofline_unfused"), roof),
             ratio(m("roofline_portable"), roof),
             us(m("naive")),
             ratio(m("naive"), pur),
