@@ -53,8 +53,9 @@
 //! similarity pass, the Gram rows and the score refresh are f32x8 SIMD.
 
 #![no_std]
-// `unsafe` is allowed only in `kernels::x86` (AVX2 intrinsics behind run-time
-// feature detection), each block with a SAFETY comment.
+// `unsafe` is allowed only in the SIMD kernel modules `kernels::x86`,
+// `kernels::int8_x86` (intrinsics behind run-time feature detection) and
+// `kernels::int8_wasm` (simd128 loads), each block with a SAFETY comment.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 // Index loops over several parallel arrays read better in numeric code.
