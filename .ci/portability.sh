@@ -40,7 +40,7 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128" \
 
 echo "== simd128 kernel tests under Node.js WASI (wasm32-wasip1, +simd128)"
 CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C target-feature=+simd128" \
-  CARGO_TARGET_WASM32_WASIP1_RUNNER="node .ci/wasi-run.mjs" \
+  CARGO_TARGET_WASM32_WASIP1_RUNNER="node $PWD/.ci/wasi-run.mjs" \
   cargo test -p mempursuit-core --lib --target wasm32-wasip1 --target-dir target/wasi-simd128 int8_wasm
 
 echo "== embedded-check: Cortex-M4F firmware links (workspace in a static)"
