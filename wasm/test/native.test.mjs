@@ -26,7 +26,7 @@ function nativeOrders() {
   const out = execFileSync(
     'cargo',
     // strict-order: the unfused kernels, the same bits as this module.
-    ['run', '-q', '-p', 'mempursuit-wasm', '--features', 'mempursuit-core/strict-order', '--example', 'native_orders', '--', fixtureDir],
+    ['run', '-q', '-p', 'mempursuit-wasm', '--features', 'strict-order', '--example', 'native_orders', '--', fixtureDir],
     { cwd: root, maxBuffer: 256 << 20, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return JSON.parse(out);

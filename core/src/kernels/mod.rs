@@ -88,10 +88,12 @@ pub(crate) fn refresh_scores(
 }
 
 /// Lanes of the f64 dot product of the exact small parts.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const DOT_F64_LANES: usize = 8;
 
 /// The lane sum of the f64 dot product: u_l = s_l + s_{l+4} for l < 4,
 /// then (u_0 + u_1) + (u_2 + u_3).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn dot_f64_reduce(s: &[f64; DOT_F64_LANES]) -> f64 {
     let u: [f64; 4] = core::array::from_fn(|l| s[l] + s[l + 4]);
