@@ -97,7 +97,11 @@ const BLOCK: usize = 64;
 /// * `budget`, `options`, `ws`: as for [`pursuit`](crate::pursuit).
 ///
 /// Each [`Step::verified`] says how many candidates were scored exactly to
-/// certify that pick. [`Step::score`], `nu`, `residual_sq` and `fw_gap` are
+/// certify that pick. Picks made by
+/// [`AtPoolOptimum::FillByRelevance`](crate::AtPoolOptimum::FillByRelevance)
+/// follow the f32 relevance ρ, as in [`pursuit`](crate::pursuit)
+/// (uncertified, `verified` = 0). The int8 passes run on the calling thread
+/// (the query pass may be split, see [`pursuit_int8_with`]). [`Step::score`], `nu`, `residual_sq` and `fw_gap` are
 /// computed in f64 from the f32 rows.
 ///
 /// # Errors

@@ -11,9 +11,9 @@
 //! result, bit for bit; there is no reduction order to keep.
 //!
 //! # Dispatch
-//! [`dots_i8`] is the one entry point. It picks an instruction-set specific
+//! `dots_i8` is the one entry point. It picks an instruction-set specific
 //! kernel when one is available and falls back to the portable scalar
-//! kernel [`dots_i8_portable`] otherwise: AVX-512 VNNI, AVX-VNNI or AVX2
+//! kernel `dots_i8_portable` otherwise: AVX-512 VNNI, AVX-VNNI or AVX2
 //! on x86-64 (`int8_x86.rs`, detected at run time), simd128 on WebAssembly
 //! (`int8_wasm.rs`, when the build enables it). Same signature, same exact
 //! result.
