@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for target in thumbv7em-none-eabihf wasm32-unknown-unknown; do
+for target in thumbv7em-none-eabihf wasm32-unknown-unknown wasm32-wasip1; do
   if ! rustup target list --installed | grep -qx "$target"; then
     rustup target add "$target"
   fi
@@ -37,6 +37,11 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="" \
 echo "== core for wasm32-unknown-unknown (+simd128)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128" \
   cargo build -p mempursuit-core --target wasm32-unknown-unknown --release --target-dir target/wasm-simd128
+
+echo "== simd128 kernel tests under Node.js WASI (wasm32-wasip1, +simd128)"
+CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C target-feature=+simd128" \
+  CARGO_TARGET_WASM32_WASIP1_RUNNER="node $PWD/.ci/wasi-run.mjs" \
+  cargo test -p mempursuit-core --lib --target wasm32-wasip1 --target-dir target/wasi-simd128 int8_wasm
 
 echo "== embedded-check: Cortex-M4F firmware links (workspace in a static)"
 cargo build --release --target thumbv7em-none-eabihf \

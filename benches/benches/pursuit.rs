@@ -12,6 +12,16 @@
 //! pursuit, f16 / f32, 2 threads / 1 thread, ...) is printed, computed from
 //! the estimates this very run wrote (a benchmark skipped by a filter shows
 //! as "-"). Inputs are seeded random unit vectors (`unit_vectors`).
+//!
+//! With `--features openblas,faer` (either or both; OpenBLAS needs the
+//! system library, e.g. Debian's `libopenblas-dev`) each case also times
+//! K + 1 passes with OpenBLAS's SGEMV and with faer's matrix–vector product
+//! over the same matrix (`openblas`, `faer`), and the summary gives
+//! pursuit / the faster of them:
+//!
+//! ```text
+//! cargo bench -p mempursuit-benches --features openblas,faer --bench pursuit -- 'grid/(pursuit|roofline|openblas|faer)/'
+//! ```
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -24,7 +34,7 @@ use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
     mmr, pursuit, top_k, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Selector, Stopping,
 };
-use mempursuit_benches::{grid_from_env, naive, roofline, Case, Problem};
+use mempursuit_benches::{external, grid_from_env, naive, roofline, Case, Problem};
 
 fn criterion_dir() -> PathBuf {
     if let Some(home) = std::env::var_os("CRITERION_HOME") {
@@ -75,6 +85,16 @@ fn bench_case(c: &mut Criterion, case: Case, naive_too: bool) {
     g.bench_function(id("roofline"), |b| {
         b.iter(|| roofline(black_box(&prob.candidates), d, k, &mut out))
     });
+    g.bench_function(id("roofline_unfused"), |b| {
+        b.iter(|| {
+            for j in 0..=k {
+                let r = j % p;
+                let v = &prob.candidates[r * d..(r + 1) * d];
+                row_dots(Isa::Avx2, black_box(&prob.candidates), d, v, &mut out);
+            }
+            out[0]
+        })
+    });
     g.bench_function(id("roofline_portable"), |b| {
         b.iter(|| {
             for j in 0..=k {
@@ -85,6 +105,11 @@ fn bench_case(c: &mut Criterion, case: Case, naive_too: bool) {
             out[0]
         })
     });
+    for (name, passes) in external::available() {
+        g.bench_function(id(name), |b| {
+            b.iter(|| passes(black_box(&prob.candidates), d, k, &mut out))
+        });
+    }
     g.bench_function(id("centroid"), |b| {
         let mut ws = selector.workspace(p, k);
         b.iter(|| pursuit(black_box(&input), k, &centroid, &mut ws).map(|s| s.len()))
@@ -191,21 +216,30 @@ fn summary(dir: &Path, cases: &[Case], since: SystemTime) {
     };
     println!("\nSummary of this run (criterion medians, µs per query; ratios of medians)");
     println!(
-        "| P | K | d | pursuit | roofline | pursuit/roofline | roofline portable/avx2 | naive | naive/pursuit | centroid | adaptive | top-K | MMR | f16/f32 | bf16/f32 | 2 threads/1 |"
+        "| P | K | d | pursuit | roofline | pursuit/roofline | OpenBLAS | faer | pursuit/best external | roofline unfused/fused | roofline portable/avx2 | naive | naive/pursuit | centroid | adaptive | top-K | MMR | f16/f32 | bf16/f32 | 2 threads/1 |"
     );
-    println!("|{}", "---|".repeat(16));
+    println!("|{}", "---|".repeat(20));
     for case in cases {
         let param = case.to_string();
         let m = |f: &str| median(dir, "grid", f, &param, since);
         let (pur, roof) = (m("pursuit"), m("roofline"));
+        let (blas, faer) = (m("openblas"), m("faer"));
+        let best = match (blas, faer) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             case.pool,
             case.budget,
             case.dim,
             us(pur),
             us(roof),
             ratio(pur, roof),
+            us(blas),
+            us(faer),
+            ratio(pur, best),
+            ratio(m("roofline_unfused"), roof),
             ratio(m("roofline_portable"), roof),
             us(m("naive")),
             ratio(m("naive"), pur),

@@ -3,8 +3,10 @@
 //! naive baseline (full P × P Gram, dense QP re-solved from scratch at every
 //! step, scalar code), shared by the criterion benches and the tests.
 
-#![forbid(unsafe_code)]
+#![cfg_attr(not(feature = "openblas"), forbid(unsafe_code))]
+#![cfg_attr(feature = "openblas", deny(unsafe_code))]
 
+pub mod external;
 pub mod naive;
 
 use mempursuit::kernels::{row_dots, Isa};

@@ -10,12 +10,21 @@ use crate::workspace::Workspace;
 /// Rows that widen exactly to f64.
 trait Widen: Copy {
     fn w(self) -> f64;
+    /// The slice as f32 (for the SIMD kernel), if it is one.
+    #[inline(always)]
+    fn as_f32(_: &[Self]) -> Option<&[f32]> {
+        None
+    }
 }
 
 impl Widen for f32 {
     #[inline(always)]
     fn w(self) -> f64 {
         self as f64
+    }
+    #[inline(always)]
+    fn as_f32(s: &[f32]) -> Option<&[f32]> {
+        Some(s)
     }
 }
 
@@ -45,6 +54,12 @@ fn load4<T: Widen>(s: &[T], k: usize) -> wide::f64x4 {
 /// 8, then the lanes, then the tail in order; no fused multiply-add).
 #[inline]
 fn dot<A: Widen, B: Widen>(a: &[A], b: &[B]) -> f64 {
+    if let (Some(x), Some(y)) = (A::as_f32(a), B::as_f32(b)) {
+        // The same order on AVX2 (exact products: the same bits).
+        if let Some(s) = crate::kernels::dot_f64_simd(x, y) {
+            return s;
+        }
+    }
     use wide::f64x4;
     let n = a.len().min(b.len());
     let body = n - n % 8;

@@ -89,8 +89,9 @@
 //! always on the simplex, never NaN, and no add/drop cycle runs on.
 
 #![no_std]
-// `unsafe` is allowed only in `kernels::x86` (AVX2 intrinsics behind run-time
-// feature detection), each block with a SAFETY comment.
+// `unsafe` is allowed only in the SIMD kernel modules `kernels::x86`,
+// `kernels::int8_x86` (intrinsics behind run-time feature detection) and
+// `kernels::int8_wasm` (simd128 loads), each block with a SAFETY comment.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 // Index loops over several parallel arrays read better in numeric code.

@@ -277,8 +277,12 @@ fn recorded_gamma_on_the_first_mini_query() {
         })
         .collect();
     let want = RECORDED_GAMMA;
+    // γ comes from the f32 similarities of the query pass, whose last bits
+    // depend on whether the kernels fuse the multiply-adds (Isa::Avx2Fma
+    // vs the unfused order the values were recorded with): ~1e-7 apart.
+    // A change of the rule or its constants moves γ far more.
     for (g, w) in got.iter().zip(want) {
-        assert!((g - w).abs() < 1e-9, "{got:?}");
+        assert!((g - w).abs() < 1e-6, "{got:?}");
     }
 }
 

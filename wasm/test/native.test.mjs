@@ -25,7 +25,8 @@ function nativeOrders() {
   if (path) return JSON.parse(readFileSync(path, 'utf8'));
   const out = execFileSync(
     'cargo',
-    ['run', '-q', '-p', 'mempursuit-wasm', '--example', 'native_orders', '--', fixtureDir],
+    // strict-order: the unfused kernels, the same bits as this module.
+    ['run', '-q', '-p', 'mempursuit-wasm', '--features', 'strict-order', '--example', 'native_orders', '--', fixtureDir],
     { cwd: root, maxBuffer: 256 << 20, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return JSON.parse(out);

@@ -13,8 +13,10 @@
 //! # Dispatch
 //! `dots_i8` is the one entry point. It picks an instruction-set specific
 //! kernel when one is available and falls back to the portable scalar
-//! kernel `dots_i8_portable` otherwise; a SIMD variant plugs in by
-//! adding one arm below (same signature, same exact result).
+//! kernel `dots_i8_portable` otherwise: AVX-512 VNNI, AVX-VNNI or AVX2
+//! on x86-64 (`int8_x86.rs`, detected at run time), simd128 on WebAssembly
+//! (`int8_wasm.rs`, when the build enables it). Same signature, same exact
+//! result.
 
 /// The largest d for which an int8 dot product is exact in i32 (module
 /// docs): 127² · d < 2³¹.
@@ -33,9 +35,16 @@ pub(crate) fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
         out.len(),
         v.len()
     );
-    // SIMD variants (AVX-512 VNNI / AVX-VNNI / AVX2, wasm simd128) plug in
-    // here, each behind its run-time or compile-time feature check:
-    //     if let Some(t) = x86::VnniToken::get() { return int8_x86::dots_i8(t, rows, d, v, out); }
+    // SIMD variants, each behind its run-time (x86-64: AVX-512 VNNI,
+    // AVX-VNNI or AVX2, cached detection) or compile-time (WASM simd128)
+    // feature check; all give exactly the portable kernel's values.
+    #[cfg(target_arch = "x86_64")]
+    if super::int8_x86::I8Isa::detect().is_some() {
+        return super::int8_x86::dots_i8(rows, d, v, out);
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return super::int8_wasm::dots_i8(rows, d, v, out);
+    #[allow(unreachable_code)]
     dots_i8_portable(rows, d, v, out)
 }
 

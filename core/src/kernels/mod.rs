@@ -9,29 +9,52 @@
 //! the matrix K + 1 times: that is the roofline the benchmarks compare with.
 //!
 //! # Fixed reduction order
-//! Every dot product is computed in one order, whatever the instruction set,
-//! the register blocking or the split over threads: element k of the row
-//! goes to lane k mod 8 of an 8-lane accumulator (for k < d − d mod 8, in
-//! increasing k, each product rounded to f32 and then added — no fused
-//! multiply-add), the lanes are summed as ((0+1)+(2+3))+((4+5)+(6+7)), and
-//! the d mod 8 tail elements are added one by one in order. Consequences:
-//! * G_ij and G_ji are bit-identical (the products commute);
-//! * results do not depend on P, on how rows are blocked or split over
-//!   threads, or on the [`Isa`] chosen at run time: the AVX2 kernels and the
-//!   portable `wide::f32x8` kernels agree bit for bit, and so do builds for
-//!   any target (x86-64 with or without `-C target-cpu=native`, Arm, WASM).
+//! Every dot product is computed in one order, whatever the register
+//! blocking or the split over threads: element k of the row goes to lane
+//! k mod 8 of an 8-lane accumulator (for k < d − d mod 8, in increasing k),
+//! the lanes are summed as ((0+1)+(2+3))+((4+5)+(6+7)), and the d mod 8 tail
+//! elements are added one by one in order. Each element is added in one of
+//! two ways, fixed by the [`Isa`]:
+//! * **unfused** ([`Isa::Portable`], [`Isa::Avx2`]): the product is rounded
+//!   to f32 and then added (two roundings);
+//! * **fused** ([`Isa::Avx2Fma`]): acc = fma(a_k, b_k, acc), one rounding
+//!   (more accurate, and one instruction instead of two: about 5–10 %
+//!   faster passes, see BENCHMARKS.md).
+//!
+//! What is bit-identical:
+//! * G_ij and G_ji (the products commute, fused or not);
+//! * a result and itself across P, row blocking, splits over threads
+//!   ([`Executor`]), `-C target-cpu` flags and storage widening (f16 / bf16
+//!   rows give the f32 result on the widened rows), for a given [`Isa`];
+//! * every unfused [`Isa`] on every target: [`Isa::Portable`] on x86-64,
+//!   Arm, WASM and microcontrollers and [`Isa::Avx2`] agree bit for bit.
+//!
+//! What is not: a fused and an unfused result may differ in the last bits
+//! (so the picks of a near-tie may differ between an x86-64 CPU with FMA
+//! and a WASM runtime). The selection functions use [`Isa::detect`], the
+//! fused kernels where the CPU has AVX2 + FMA. Build with the `strict-order`
+//! feature to make [`Isa::detect`] choose [`Isa::Avx2`] instead, so that
+//! every target computes the same bits (the WASM and firmware checks use
+//! it for their native references).
 //!
 //! # Dispatch
 //! On x86-64 the kernels check once per pass (a cached CPUID result) for
 //! AVX2 + FMA + F16C and then run hand-written AVX2 code, 8 rows per load of
 //! the picked vector (and the score refresh 32 candidates per sweep over the
-//! free rows); a default build (no `RUSTFLAGS`) therefore runs at AVX2
-//! speed. Elsewhere, and on x86-64 CPUs without those features, the portable
-//! `wide::f32x8` kernels run (AVX when the build enables it, otherwise two
-//! SSE2 / simd128 / NEON halves).
+//! free rows, always unfused); a default build (no `RUSTFLAGS`) therefore
+//! runs at AVX2 speed. Elsewhere, and on x86-64 CPUs without those
+//! features, the portable `wide::f32x8` kernels run (AVX when the build
+//! enables it, otherwise two SSE2 / simd128 / NEON halves). AVX-512 is not
+//! used for the f32 passes: 16-lane kernels measured no faster than 8-lane
+//! FMA ones at the paper's sizes (BENCHMARKS.md) and would change the order.
 
 mod exec;
 pub mod int8;
+// The SIMD variants of the int8 pass (dispatched from `int8::dots_i8`).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod int8_wasm;
+#[cfg(target_arch = "x86_64")]
+mod int8_x86;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -64,6 +87,36 @@ pub(crate) fn refresh_scores(
     portable::refresh_scores(u, rho, gram, stride, rows, coef)
 }
 
+/// Lanes of the f64 dot product of the exact small parts.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) const DOT_F64_LANES: usize = 8;
+
+/// The lane sum of the f64 dot product: u_l = s_l + s_{l+4} for l < 4,
+/// then (u_0 + u_1) + (u_2 + u_3).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn dot_f64_reduce(s: &[f64; DOT_F64_LANES]) -> f64 {
+    let u: [f64; 4] = core::array::from_fn(|l| s[l] + s[l + 4]);
+    (u[0] + u[1]) + (u[2] + u[3])
+}
+
+/// Σ_k a_k b_k in f64 (the exact small parts' dot product of f32 rows) on
+/// the SIMD kernel, or `None` where the CPU has none (the caller then runs
+/// the same order in portable code, `exact::dot`). The order: element k
+/// goes to lane k mod 8 for k < n − n mod 8, in increasing k; the lanes are summed by
+/// [`dot_f64_reduce`]; the tail is added in order. Products of two f32 are
+/// exact in f64, so a fused multiply-add rounds exactly like a multiply and
+/// an add: every instruction set gives the same bits.
+#[inline]
+pub(crate) fn dot_f64_simd(a: &[f32], b: &[f32]) -> Option<f64> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = x86::Token::get() {
+        return Some(x86::dot_f64(t, a, b));
+    }
+    let _ = (a, b);
+    None
+}
+
 /// The instruction set a kernel runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -74,18 +127,29 @@ pub enum Isa {
     /// AArch64, scalar lanes elsewhere).
     Portable,
     /// Hand-written AVX2 kernels (x86-64 with AVX2 + FMA + F16C, detected at
-    /// run time). Same results as [`Isa::Portable`], bit for bit.
+    /// run time), unfused. Same results as [`Isa::Portable`], bit for bit.
     Avx2,
+    /// The AVX2 kernels with fused multiply-adds (same CPUs as
+    /// [`Isa::Avx2`]): the same lanes and order, one rounding per element
+    /// (module docs). The default where available, unless the
+    /// `strict-order` feature is on.
+    Avx2Fma,
 }
 
 impl Isa {
-    /// The best instruction set available on this CPU (cached after the
-    /// first call; a relaxed atomic load afterwards).
+    /// The instruction set the selection functions use on this CPU (cached
+    /// after the first call; a relaxed atomic load afterwards):
+    /// [`Isa::Avx2Fma`] where the CPU has AVX2 + FMA + F16C ([`Isa::Avx2`]
+    /// with the `strict-order` feature), else [`Isa::Portable`].
     #[inline]
     pub fn detect() -> Isa {
         #[cfg(target_arch = "x86_64")]
         if x86::Token::get().is_some() {
-            return Isa::Avx2;
+            return if cfg!(feature = "strict-order") {
+                Isa::Avx2
+            } else {
+                Isa::Avx2Fma
+            };
         }
         Isa::Portable
     }
@@ -95,16 +159,23 @@ impl Isa {
     pub fn is_available(self) -> bool {
         match self {
             Isa::Portable => true,
-            Isa::Avx2 => Isa::detect() == Isa::Avx2,
+            Isa::Avx2 | Isa::Avx2Fma => Isa::detect() != Isa::Portable,
         }
     }
 
-    /// A short name: `"portable"` or `"avx2"`.
+    /// A short name: `"portable"`, `"avx2"` or `"avx2-fma"`.
     pub fn name(self) -> &'static str {
         match self {
             Isa::Portable => "portable",
             Isa::Avx2 => "avx2",
+            Isa::Avx2Fma => "avx2-fma",
         }
+    }
+
+    /// Whether the kernels of this instruction set fuse each multiply-add
+    /// (module docs: the two reduction orders).
+    pub fn is_fused(self) -> bool {
+        self == Isa::Avx2Fma
     }
 }
 
@@ -215,9 +286,11 @@ macro_rules! element {
             fn row_dots(isa: Isa, rows: &[Self], d: usize, v: &[Self], out: &mut [f32]) {
                 check_dots(rows.len(), d, v.len(), out.len());
                 #[cfg(target_arch = "x86_64")]
-                if isa == Isa::Avx2 {
-                    if let Some(t) = x86::Token::get() {
-                        return x86::row_dots(t, rows, d, v, out);
+                if let Some(t) = x86::Token::get() {
+                    match isa {
+                        Isa::Avx2Fma => return x86::row_dots::<true, _, _>(t, rows, d, v, out),
+                        Isa::Avx2 => return x86::row_dots::<false, _, _>(t, rows, d, v, out),
+                        Isa::Portable => {}
                     }
                 }
                 let _ = isa;
@@ -234,9 +307,15 @@ macro_rules! element {
                 check_dots(rows.len(), d, q.len(), dots.len());
                 assert_eq!(dots.len(), sumsq.len(), "dots and sumsq differ in length");
                 #[cfg(target_arch = "x86_64")]
-                if isa == Isa::Avx2 {
-                    if let Some(t) = x86::Token::get() {
-                        return x86::row_dots_and_sumsq(t, rows, d, q, dots, sumsq);
+                if let Some(t) = x86::Token::get() {
+                    match isa {
+                        Isa::Avx2Fma => {
+                            return x86::row_dots_and_sumsq::<true, _>(t, rows, d, q, dots, sumsq)
+                        }
+                        Isa::Avx2 => {
+                            return x86::row_dots_and_sumsq::<false, _>(t, rows, d, q, dots, sumsq)
+                        }
+                        Isa::Portable => {}
                     }
                 }
                 let _ = isa;
@@ -320,23 +399,41 @@ mod tests {
         out
     }
 
-    /// The reduction order of the module docs, written out in scalar code.
-    fn reference_dot(a: &[f32], b: &[f32]) -> f32 {
+    /// The reduction order of the module docs, written out in scalar code
+    /// (fused: each element added by an exactly rounded fma, `libm::fmaf`).
+    fn reference_dot_with(fused: bool, a: &[f32], b: &[f32]) -> f32 {
+        let madd = |s: f32, x: f32, y: f32| {
+            if fused {
+                libm::fmaf(x, y, s)
+            } else {
+                s + x * y
+            }
+        };
         let body = a.len() - a.len() % 8;
         let mut lanes = [0.0f32; 8];
         for k in 0..body {
-            lanes[k % 8] += a[k] * b[k];
+            lanes[k % 8] = madd(lanes[k % 8], a[k], b[k]);
         }
         let l = lanes;
         let mut s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
         for k in body..a.len() {
-            s += a[k] * b[k];
+            s = madd(s, a[k], b[k]);
         }
         s
     }
 
     #[test]
     fn every_isa_matches_the_documented_order_bit_for_bit() {
+        // The two orders really differ on this data (so the test tells them
+        // apart).
+        let (a, b) = (values(40, 1), values(40, 2));
+        let differ = (1..41)
+            .filter(|&n| {
+                reference_dot_with(true, &a[..n], &b[..n]).to_bits()
+                    != reference_dot_with(false, &a[..n], &b[..n]).to_bits()
+            })
+            .count();
+        assert!(differ > 0);
         // Under Miri (interpreted, ~1000× slower), the lengths around the
         // 8-lane boundaries only.
         let short = |d: &usize| !cfg!(miri) || matches!(d, 1 | 7 | 8 | 9 | 16 | 17 | 40);
@@ -349,7 +446,11 @@ mod tests {
                 let rows = &m[..p * d];
                 let q = values(d, 7 + d as u64);
                 let q = &q[..d];
-                for isa in [Isa::Portable, Isa::Avx2] {
+                for isa in [Isa::Portable, Isa::Avx2, Isa::Avx2Fma] {
+                    // The order the kernel actually ran (Portable where the
+                    // CPU lacks the ISA).
+                    let fused = isa.is_fused() && isa.is_available();
+                    let reference_dot = |a: &[f32], b: &[f32]| reference_dot_with(fused, a, b);
                     let mut out = [0.0f32; 32];
                     let mut dots = [0.0f32; 32];
                     let mut nsq = [0.0f32; 32];
@@ -391,7 +492,7 @@ mod tests {
         let b: [bf16; 4096] = core::array::from_fn(|i| bf16::from_f32(m[i]));
         let hw: [f32; 4096] = core::array::from_fn(|i| h[i].to_f32());
         let bw: [f32; 4096] = core::array::from_fn(|i| b[i].to_f32());
-        for isa in [Isa::Portable, Isa::Avx2] {
+        for isa in [Isa::Portable, Isa::Avx2, Isa::Avx2Fma] {
             let (mut x, mut y, mut nx, mut ny) = ([0f32; 32], [0f32; 32], [0f32; 32], [0f32; 32]);
             row_dots_and_sumsq(isa, &h[..p * d], d, q, &mut x[..p], &mut nx[..p]);
             row_dots_and_sumsq(isa, &hw[..p * d], d, q, &mut y[..p], &mut ny[..p]);
@@ -442,6 +543,41 @@ mod tests {
             );
             assert_eq!(v, expected);
         }
+    }
+
+    /// The f64 dot kernel equals the documented 16-lane order in scalar
+    /// code, bit for bit (lengths 0..100, unequal lengths).
+    #[test]
+    fn f64_dot_matches_the_documented_order() {
+        let (a, b) = (values(100, 11), values(100, 12));
+        for n in 0..100 {
+            for m in [n, n + 1] {
+                let (x, y) = (&a[..n], &b[..m.min(100)]);
+                let len = x.len().min(y.len());
+                let body = len - len % DOT_F64_LANES;
+                let mut s = [0.0f64; DOT_F64_LANES];
+                for k in 0..body {
+                    s[k % DOT_F64_LANES] += x[k] as f64 * y[k] as f64;
+                }
+                let mut want = dot_f64_reduce(&s);
+                for k in body..len {
+                    want += x[k] as f64 * y[k] as f64;
+                }
+                if let Some(got) = dot_f64_simd(x, y) {
+                    assert_eq!(got.to_bits(), want.to_bits(), "n={n} m={m}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn detect_honours_strict_order() {
+        if cfg!(feature = "strict-order") {
+            assert_ne!(Isa::detect(), Isa::Avx2Fma);
+        } else if Isa::Avx2.is_available() {
+            assert_eq!(Isa::detect(), Isa::Avx2Fma);
+        }
+        assert!(Isa::detect().is_available());
     }
 
     #[test]

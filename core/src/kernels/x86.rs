@@ -2,14 +2,20 @@
 //! pass, through the `cpufeatures` crate, which also checks that the OS
 //! saves the YMM state).
 //!
-//! They compute exactly what the portable kernels compute, in the same
-//! order: each row accumulates in the 8 lanes of one YMM register with a
-//! separate multiply and add (no FMA contraction, so the results are
-//! bit-identical to the portable path on every target), the lanes are
-//! reduced as ((0+1)+(2+3))+((4+5)+(6+7)) — done for four rows at once with
-//! `vhaddps`, which adds the same pairs — and the d mod 8 tail is added in
-//! order. Gram rows are register-blocked 8 rows per load of the picked
-//! vector, the query pass 4 rows (8 accumulators: dots and squared norms).
+//! Two variants of each pass, chosen by the `FUSED` parameter:
+//! * unfused ([`Isa::Avx2`](super::Isa::Avx2)): exactly what the portable
+//!   kernels compute, in the same order: each row accumulates in the 8 lanes
+//!   of one YMM register with a separate multiply and add (so the results
+//!   are bit-identical to the portable path on every target);
+//! * fused ([`Isa::Avx2Fma`](super::Isa::Avx2Fma)): the same lanes and the
+//!   same order, each product added to its lane by one fused multiply-add
+//!   (`vfmadd231ps`, one rounding instead of two), the tail likewise.
+//!
+//! In both the lanes are reduced as ((0+1)+(2+3))+((4+5)+(6+7)) — done for
+//! four rows at once with `vhaddps`, which adds the same pairs — and the
+//! d mod 8 tail is added in order. Gram rows are register-blocked 8 rows
+//! per load of the picked vector, the query pass 4 rows (8 accumulators:
+//! dots and squared norms).
 //!
 //! f16 rows are widened with F16C (`vcvtph2ps`), bf16 rows by a 16-bit shift
 //! (exact in both cases), so the reduced-precision storages run the same
@@ -110,6 +116,32 @@ impl Load for half::bf16 {
     }
 }
 
+/// acc + y · x, fused (one rounding) when `FUSED`, else the product
+/// rounded and then added.
+#[inline(always)]
+unsafe fn madd<const FUSED: bool>(acc: __m256, y: __m256, x: __m256) -> __m256 {
+    // SAFETY: called only from `target_feature(enable = "avx2,fma,f16c")`
+    // functions (the CPU supports AVX and FMA).
+    unsafe {
+        if FUSED {
+            _mm256_fmadd_ps(y, x, acc)
+        } else {
+            _mm256_add_ps(acc, _mm256_mul_ps(y, x))
+        }
+    }
+}
+
+/// The scalar s + y · x, fused when `FUSED` (as [`madd`], for the tail).
+#[inline(always)]
+unsafe fn madd1<const FUSED: bool>(s: f32, y: f32, x: f32) -> f32 {
+    if FUSED {
+        // SAFETY: as for `madd` (FMA is supported).
+        unsafe { _mm_cvtss_f32(_mm_fmadd_ss(_mm_set_ss(y), _mm_set_ss(x), _mm_set_ss(s))) }
+    } else {
+        s + y * x
+    }
+}
+
 /// Lane sums of four accumulators, [hsum(a), hsum(b), hsum(c), hsum(d)],
 /// each ((0+1)+(2+3))+((4+5)+(6+7)).
 #[inline(always)]
@@ -145,7 +177,7 @@ unsafe fn hsum1(a: __m256) -> f32 {
 /// `v.len() ≥ d`, and the CPU supports AVX2 + F16C (the caller is a
 /// `target_feature` function).
 #[inline(always)]
-unsafe fn dots_n<const N: usize, R: Load, V: Load>(
+unsafe fn dots_n<const N: usize, const FUSED: bool, R: Load, V: Load>(
     rows: &[R],
     d: usize,
     v: &[V],
@@ -163,7 +195,7 @@ unsafe fn dots_n<const N: usize, R: Load, V: Load>(
         while k < body {
             let x = V::load8(vp.add(k));
             for (a, b) in acc.iter_mut().zip(&base) {
-                *a = _mm256_add_ps(*a, _mm256_mul_ps(R::load8(b.add(k)), x));
+                *a = madd::<FUSED>(*a, R::load8(b.add(k)), x);
             }
             k += 8;
         }
@@ -179,7 +211,7 @@ unsafe fn dots_n<const N: usize, R: Load, V: Load>(
             if body < d {
                 let row = &rows[idx[r] * d..(idx[r] + 1) * d];
                 for k in body..d {
-                    s += row[k].widen() * v[k].widen();
+                    s = madd1::<FUSED>(s, row[k].widen(), v[k].widen());
                 }
             }
             out[idx[r]] = s;
@@ -196,20 +228,25 @@ unsafe fn dots_n<const N: usize, R: Load, V: Load>(
 /// `rows.len() ≥ out.len() · d`, `v.len() ≥ d` (checked by the caller) and
 /// the CPU supports AVX2 + F16C.
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn row_dots_impl<R: Load, V: Load>(rows: &[R], d: usize, v: &[V], out: &mut [f32]) {
+unsafe fn row_dots_impl<const FUSED: bool, R: Load, V: Load>(
+    rows: &[R],
+    d: usize,
+    v: &[V],
+    out: &mut [f32],
+) {
     let p = out.len();
     let mut i = 0;
     // SAFETY (whole body): every block's rows are < p (see `dots_n`).
     unsafe {
         while i + 8 <= p {
-            dots_n::<8, R, V>(rows, d, v, core::array::from_fn(|r| i + r), out);
+            dots_n::<8, FUSED, R, V>(rows, d, v, core::array::from_fn(|r| i + r), out);
             i += 8;
         }
         if i < p {
             // The last 8 rows (overlapping the previous block), or rows
             // 0..p with the last one repeated.
             let idx = core::array::from_fn(|r| (p.saturating_sub(8) + r).min(p - 1));
-            dots_n::<8, R, V>(rows, d, v, idx, out);
+            dots_n::<8, FUSED, R, V>(rows, d, v, idx, out);
         }
     }
 }
@@ -220,7 +257,7 @@ unsafe fn row_dots_impl<R: Load, V: Load>(rows: &[R], d: usize, v: &[V], out: &m
 /// `rows.len() ≥ dots.len() · d`, `q.len() ≥ d`, `sumsq.len() ≥ dots.len()`
 /// (checked by the caller) and the CPU supports AVX2 + F16C.
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn row_dots_and_sumsq_impl<R: Load>(
+unsafe fn row_dots_and_sumsq_impl<const FUSED: bool, R: Load>(
     rows: &[R],
     d: usize,
     q: &[f32],
@@ -244,8 +281,8 @@ unsafe fn row_dots_and_sumsq_impl<R: Load>(
                 let x = _mm256_loadu_ps(qp.add(k));
                 for r in 0..4 {
                     let y = R::load8(base.add(r * d + k));
-                    acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(y, x));
-                    nsq[r] = _mm256_add_ps(nsq[r], _mm256_mul_ps(y, y));
+                    acc[r] = madd::<FUSED>(acc[r], y, x);
+                    nsq[r] = madd::<FUSED>(nsq[r], y, y);
                 }
                 k += 8;
             }
@@ -259,8 +296,8 @@ unsafe fn row_dots_and_sumsq_impl<R: Load>(
                     let row = &rows[(i + r) * d..(i + r + 1) * d];
                     for k in body..d {
                         let y = row[k].widen();
-                        dd[r] += y * q[k];
-                        nn[r] += y * y;
+                        dd[r] = madd1::<FUSED>(dd[r], y, q[k]);
+                        nn[r] = madd1::<FUSED>(nn[r], y, y);
                     }
                 }
             }
@@ -272,16 +309,16 @@ unsafe fn row_dots_and_sumsq_impl<R: Load>(
             let mut k = 0;
             while k < body {
                 let y = R::load8(base.add(k));
-                a = _mm256_add_ps(a, _mm256_mul_ps(y, _mm256_loadu_ps(qp.add(k))));
-                n = _mm256_add_ps(n, _mm256_mul_ps(y, y));
+                a = madd::<FUSED>(a, y, _mm256_loadu_ps(qp.add(k)));
+                n = madd::<FUSED>(n, y, y);
                 k += 8;
             }
             let (mut s, mut m) = (hsum1(a), hsum1(n));
             let row = &rows[i * d..(i + 1) * d];
             for k in body..d {
                 let y = row[k].widen();
-                s += y * q[k];
-                m += y * y;
+                s = madd1::<FUSED>(s, y, q[k]);
+                m = madd1::<FUSED>(m, y, y);
             }
             dots[i] = s;
             sumsq[i] = m;
@@ -374,9 +411,10 @@ pub(super) fn refresh_scores(
     unsafe { refresh_scores_impl(u, rho, gram, stride, rows, coef) }
 }
 
-/// Safe entry: out[i] = row_i · v. Panics if the lengths do not cover
-/// `out.len()` rows of `d` elements, or `v` is shorter than `d`.
-pub(super) fn row_dots<R: Load, V: Load>(
+/// Safe entry: out[i] = row_i · v (fused multiply-adds when `FUSED`).
+/// Panics if the lengths do not cover `out.len()` rows of `d` elements, or
+/// `v` is shorter than `d`.
+pub(super) fn row_dots<const FUSED: bool, R: Load, V: Load>(
     _t: Token,
     rows: &[R],
     d: usize,
@@ -385,11 +423,12 @@ pub(super) fn row_dots<R: Load, V: Load>(
 ) {
     assert!(rows.len() >= out.len() * d && v.len() >= d);
     // SAFETY: lengths checked above; the token proves AVX2 + FMA + F16C.
-    unsafe { row_dots_impl(rows, d, v, out) }
+    unsafe { row_dots_impl::<FUSED, R, V>(rows, d, v, out) }
 }
 
-/// Safe entry: dots and squared norms. Panics on short slices as above.
-pub(super) fn row_dots_and_sumsq<R: Load>(
+/// Safe entry: dots and squared norms (fused multiply-adds when `FUSED`).
+/// Panics on short slices as above.
+pub(super) fn row_dots_and_sumsq<const FUSED: bool, R: Load>(
     _t: Token,
     rows: &[R],
     d: usize,
@@ -399,5 +438,49 @@ pub(super) fn row_dots_and_sumsq<R: Load>(
 ) {
     assert!(rows.len() >= dots.len() * d && q.len() >= d && sumsq.len() >= dots.len());
     // SAFETY: lengths checked above; the token proves AVX2 + FMA + F16C.
-    unsafe { row_dots_and_sumsq_impl(rows, d, q, dots, sumsq) }
+    unsafe { row_dots_and_sumsq_impl::<FUSED, R>(rows, d, q, dots, sumsq) }
+}
+
+/// Σ a_k b_k in f64 in the order of `kernels::dot_f64_simd`: two YMM
+/// accumulators of 4 f64 lanes (lanes 0–3, 4–7), each element
+/// widened exactly (`vcvtps2pd`) and added by a fused multiply-add, which
+/// rounds as the unfused order does because the f64 product of two f32 is
+/// exact.
+///
+/// # Safety
+/// The CPU supports AVX2 + FMA.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn dot_f64_impl(a: &[f32], b: &[f32]) -> f64 {
+    let n = a.len().min(b.len());
+    let body = n - n % super::DOT_F64_LANES;
+    let (ap, bp) = (a.as_ptr(), b.as_ptr());
+    let mut acc = [_mm256_setzero_pd(); 2];
+    let mut k = 0;
+    // SAFETY: every load reads 4 f32 at k + 4g + 4 ≤ body ≤ n of a and b.
+    unsafe {
+        while k < body {
+            for (g, s) in acc.iter_mut().enumerate() {
+                let x = _mm256_cvtps_pd(_mm_loadu_ps(ap.add(k + 4 * g)));
+                let y = _mm256_cvtps_pd(_mm_loadu_ps(bp.add(k + 4 * g)));
+                *s = _mm256_fmadd_pd(x, y, *s);
+            }
+            k += super::DOT_F64_LANES;
+        }
+    }
+    let mut s = [0.0f64; super::DOT_F64_LANES];
+    for (g, v) in acc.iter().enumerate() {
+        // SAFETY: s[4g..4g + 4] is in bounds.
+        unsafe { _mm256_storeu_pd(s.as_mut_ptr().add(4 * g), *v) };
+    }
+    let mut t = super::dot_f64_reduce(&s);
+    for k in body..n {
+        t += a[k] as f64 * b[k] as f64;
+    }
+    t
+}
+
+/// Safe entry of the f64 dot product (any lengths: the common prefix).
+pub(super) fn dot_f64(_t: Token, a: &[f32], b: &[f32]) -> f64 {
+    // SAFETY: the token proves AVX2 + FMA.
+    unsafe { dot_f64_impl(a, b) }
 }

@@ -5,7 +5,10 @@
 //! core selector on a reused workspace, as a latency-bound service would
 //! call it; the owned `Selection` is not built). With `--roofline` the same
 //! run also times K + 1 plain
-//! matrix–vector passes over each pool (the roofline of a budget-K query);
+//! matrix–vector passes over each pool (the roofline of a budget-K query),
+//! and, in a build with the `openblas` / `faer` features, the same K + 1
+//! passes with OpenBLAS's SGEMV / faer's matrix–vector product (f32
+//! storage);
 //! with a reduced-precision `--storage` it reports how often the picks
 //! differ from the f32 picks.
 
@@ -17,7 +20,8 @@ use mempursuit::half::{bf16, f16};
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
-    Element, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Selector, Stopping,
+    pursuit_int8, Element, Input, InputPolicy, Int8Candidates, Method, MmrOptions, PursuitOptions,
+    Selector, Stopping,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
@@ -50,6 +54,11 @@ pub enum Storage {
     F16,
     /// bfloat16: 2 bytes per value.
     Bf16,
+    /// int8 codes with a per-row scale (1 byte per value), certified
+    /// picks (`pursuit_int8`: exactly the f32 pursuit's picks; pursuit
+    /// methods only). Quantizing the pools is not timed. Also reports the
+    /// candidates verified exactly per pick.
+    Int8,
 }
 
 /// Arguments of `mempursuit bench`.
@@ -90,7 +99,9 @@ pub struct BenchArgs {
     /// Split each query's passes over N threads (pursuit methods only).
     #[arg(long, default_value_t = 1)]
     pub split: usize,
-    /// Also time the roofline: K + 1 plain matrix–vector passes per query.
+    /// Also time the roofline: K + 1 plain matrix–vector passes per query
+    /// (and with the external libraries of a build with the `openblas` /
+    /// `faer` features, f32 storage only).
     #[arg(long)]
     pub roofline: bool,
 }
@@ -150,21 +161,37 @@ fn stats(mut samples: Vec<f64>) -> Stats {
     }
 }
 
-/// Per-query seconds of the selection, the picks of the last round, and
-/// per-query seconds of the roofline (if asked for).
-type Timed = (Vec<f64>, Vec<Vec<usize>>, Option<Vec<f64>>);
+/// K + 1 passes by an external library: (candidates, d, K, out) → sink.
+type Passes = fn(&[f32], usize, usize, &mut [f32]) -> f32;
+
+/// The external libraries of this build (features `openblas`, `faer`).
+fn externals() -> Vec<(&'static str, Passes)> {
+    #[cfg(any(feature = "openblas", feature = "faer"))]
+    return mempursuit_benches::external::available();
+    #[cfg(not(any(feature = "openblas", feature = "faer")))]
+    Vec::new()
+}
+
+/// Per-query seconds of the selection, the picks of the last round,
+/// per-query seconds of the roofline (if asked for) and of each external
+/// library's passes (in the order of `externals`).
+type Timed = (Vec<f64>, Vec<Vec<usize>>, Option<Vec<f64>>, Vec<Vec<f64>>);
 
 /// Times `method` on every query, round after round (round 0 is an untimed
 /// warm-up). With `--roofline` each round is followed by a roofline round
 /// over the same queries, so both see the same machine conditions and the
 /// same cache state (each query's pool is evicted from L2 by the others
 /// before it comes round again when the pools exceed the L2 cache).
-/// Batch mode gives one sample per round: batch time / queries.
+/// Batch mode gives one sample per round: batch time / queries. `ext`
+/// (with `--roofline`): external passes to time after the roofline in each
+/// round, on `pools` (the f32 pools of `inputs`).
 fn measure<E: Element>(
     inputs: &[Input<'_, E>],
     args: &BenchArgs,
     method: &Method,
     mut split: Option<&mut SplitPool>,
+    ext: &[(&'static str, Passes)],
+    pools: &[&[f32]],
 ) -> Result<Timed, Box<dyn std::error::Error>> {
     let k = args.budget;
     let mut samples = Vec::with_capacity(args.rounds * inputs.len());
@@ -178,9 +205,8 @@ fn measure<E: Element>(
         .max()
         .unwrap_or(0);
     let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
-    let mut out = vec![0.0f32; max_pool];
-    let isa = Isa::detect();
     let mut sink = 0.0f32;
+    let mut ext_samples = vec![Vec::with_capacity(args.rounds * inputs.len()); ext.len()];
     if split.is_some() && !matches!(method, Method::Pursuit(_)) {
         return Err("--split applies to the pursuit methods only".into());
     }
@@ -227,27 +253,114 @@ fn measure<E: Element>(
             }
         }
         if let Some(roof) = roof.as_mut() {
-            // K + 1 matrix-vector passes per pool (rows 0..=K), best kernel.
-            for input in inputs {
-                let (p, d) = (input.pool_size().unwrap_or(0), input.dim());
-                if p == 0 {
-                    continue;
-                }
-                let t = Instant::now();
-                for j in 0..=k.min(p) {
-                    let r = j % p;
-                    let v = &input.candidates[r * d..(r + 1) * d];
-                    row_dots(isa, input.candidates, d, v, &mut out[..p]);
-                    sink += out[r];
-                }
-                if timed {
-                    roof.push(t.elapsed().as_secs_f64());
-                }
-            }
+            sink += roofline_round(inputs, k, roof, ext, pools, &mut ext_samples, timed);
         }
     }
     std::hint::black_box(sink);
-    Ok((samples, picks, roof))
+    Ok((samples, picks, roof, ext_samples))
+}
+
+/// One round of the roofline (K + 1 passes with our best kernel) over every
+/// input, then of each external library's passes over the same f32 pools;
+/// appends per-query seconds when `timed`. Returns a sink value.
+fn roofline_round<E: Element>(
+    inputs: &[Input<'_, E>],
+    k: usize,
+    roof: &mut Vec<f64>,
+    ext: &[(&'static str, Passes)],
+    pools: &[&[f32]],
+    ext_samples: &mut [Vec<f64>],
+    timed: bool,
+) -> f32 {
+    let isa = Isa::detect();
+    let max_pool = inputs
+        .iter()
+        .filter_map(|i| i.pool_size())
+        .max()
+        .unwrap_or(0);
+    let mut out = vec![0.0f32; max_pool];
+    let mut sink = 0.0f32;
+    // K + 1 matrix-vector passes per pool (rows 0..=K), best kernel.
+    for input in inputs {
+        let (p, d) = (input.pool_size().unwrap_or(0), input.dim());
+        if p == 0 {
+            continue;
+        }
+        let t = Instant::now();
+        for j in 0..=k.min(p) {
+            let r = j % p;
+            let v = &input.candidates[r * d..(r + 1) * d];
+            row_dots(isa, input.candidates, d, v, &mut out[..p]);
+            sink += out[r];
+        }
+        if timed {
+            roof.push(t.elapsed().as_secs_f64());
+        }
+    }
+    // The same passes by each external library, same pools.
+    for ((_, passes), times) in ext.iter().zip(ext_samples.iter_mut()) {
+        for (input, pool) in inputs.iter().zip(pools) {
+            let (p, d) = (input.pool_size().unwrap_or(0), input.dim());
+            if p == 0 {
+                continue;
+            }
+            let t = Instant::now();
+            sink += passes(pool, d, k.min(p), &mut out[..p]);
+            if timed {
+                times.push(t.elapsed().as_secs_f64());
+            }
+        }
+    }
+    sink
+}
+
+/// [`measure`] for the certified int8 pursuit (single thread): also
+/// returns the candidates verified exactly for each pick of the last round.
+fn measure_int8(
+    inputs: &[Input<'_>],
+    codes: &[Int8Candidates],
+    args: &BenchArgs,
+    options: &PursuitOptions,
+    ext: &[(&'static str, Passes)],
+    pools: &[&[f32]],
+) -> Result<(Timed, Vec<u32>), Box<dyn std::error::Error>> {
+    let k = args.budget;
+    let mut samples = Vec::with_capacity(args.rounds * inputs.len());
+    let mut roof = args
+        .roofline
+        .then(|| Vec::with_capacity(args.rounds * inputs.len()));
+    let mut ext_samples = vec![Vec::with_capacity(args.rounds * inputs.len()); ext.len()];
+    let mut picks = vec![Vec::new(); inputs.len()];
+    let mut verified = Vec::new();
+    let max_pool = inputs
+        .iter()
+        .filter_map(|i| i.pool_size())
+        .max()
+        .unwrap_or(0);
+    let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
+    let views: Vec<_> = codes.iter().map(Int8Candidates::view).collect();
+    let mut sink = 0.0f32;
+    for round in 0..=args.rounds {
+        let timed = round > 0;
+        verified.clear();
+        for ((input, view), slot) in inputs.iter().zip(&views).zip(picks.iter_mut()) {
+            let mut ws = selector.workspace(max_pool, k.min(max_pool));
+            let t = Instant::now();
+            let sel = pursuit_int8(input, view, k, options, &mut ws)?;
+            let dt = t.elapsed().as_secs_f64();
+            slot.clear();
+            slot.extend_from_slice(sel.picks());
+            verified.extend(sel.steps().iter().map(|s| s.verified));
+            if timed {
+                samples.push(dt);
+            }
+        }
+        if let Some(roof) = roof.as_mut() {
+            sink += roofline_round(inputs, k, roof, ext, pools, &mut ext_samples, timed);
+        }
+    }
+    std::hint::black_box(sink);
+    Ok(((samples, picks, roof, ext_samples), verified))
 }
 
 fn convert<E>(queries: &[Query], f: impl Fn(f32) -> E) -> Vec<Vec<E>> {
@@ -315,8 +428,26 @@ pub fn run(args: &BenchArgs) -> CliResult {
         .iter()
         .map(|q| Input::new(&q.query, &q.pool))
         .collect();
-    let (samples, picks, roof) = match args.storage {
-        Storage::F32 => measure(&f32_inputs, args, &method, split.as_mut())?,
+    let ext = externals();
+    let f32_pools: Vec<&[f32]> = queries.iter().map(|q| q.pool.as_slice()).collect();
+    let mut verified = None;
+    let (samples, picks, roof, ext_samples) = match args.storage {
+        Storage::Int8 => {
+            let Method::Pursuit(options) = method else {
+                return Err("bench: --storage int8 applies to the pursuit methods only".into());
+            };
+            if args.threads > 1 || args.split > 1 {
+                return Err("bench: --storage int8 runs on one thread".into());
+            }
+            let codes = queries
+                .iter()
+                .map(|q| Int8Candidates::quantize(&q.pool, q.query.len()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let (timed, v) = measure_int8(&f32_inputs, &codes, args, &options, &ext, &f32_pools)?;
+            verified = Some(v);
+            timed
+        }
+        Storage::F32 => measure(&f32_inputs, args, &method, split.as_mut(), &ext, &f32_pools)?,
         Storage::F16 => {
             let pools = convert(&queries, f16::from_f32);
             let inputs: Vec<Input<'_, f16>> = queries
@@ -324,7 +455,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 .zip(&pools)
                 .map(|(q, m)| Input::with_storage(&q.query, m))
                 .collect();
-            measure(&inputs, args, &method, split.as_mut())?
+            measure(&inputs, args, &method, split.as_mut(), &[], &[])?
         }
         Storage::Bf16 => {
             let pools = convert(&queries, bf16::from_f32);
@@ -333,7 +464,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 .zip(&pools)
                 .map(|(q, m)| Input::with_storage(&q.query, m))
                 .collect();
-            measure(&inputs, args, &method, split.as_mut())?
+            measure(&inputs, args, &method, split.as_mut(), &[], &[])?
         }
     };
 
@@ -384,11 +515,45 @@ pub fn run(args: &BenchArgs) -> CliResult {
             "| roofline (K+1 passes) | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
             r.median, r.mean, r.p95, r.min, r.n
         )?;
+        let mut best: Option<(&str, Stats)> = None;
+        for ((name, _), times) in ext.iter().zip(ext_samples) {
+            if times.is_empty() {
+                continue;
+            }
+            let e = stats(times);
+            writeln!(
+                text,
+                "| {name} (K+1 passes) | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+                e.median, e.mean, e.p95, e.min, e.n
+            )?;
+            if best.as_ref().is_none_or(|(_, b)| e.median < b.median) {
+                best = Some((name, e));
+            }
+        }
         writeln!(
             text,
             "\nselection / roofline: {:.3} (medians), {:.3} (minima)",
             s.median / r.median,
             s.min / r.min
+        )?;
+        if let Some((name, e)) = best {
+            writeln!(
+                text,
+                "selection / {name} (the faster external library): {:.3} (medians), {:.3} (minima); roofline / {name}: {:.3}",
+                s.median / e.median,
+                s.min / e.min,
+                r.median / e.median
+            )?;
+        }
+    }
+    if let Some(v) = verified.filter(|v| !v.is_empty()) {
+        let max = v.iter().max().copied().unwrap_or(0);
+        let mean = v.iter().map(|&x| f64::from(x)).sum::<f64>() / v.len() as f64;
+        writeln!(
+            text,
+            "\nverified candidates per pick: mean {mean:.2}, max {max} ({} picks of the last round; of P = {} per pool)",
+            v.len(),
+            queries.first().map_or(0, |q| q.pool.len() / q.query.len().max(1))
         )?;
     }
     if args.storage != Storage::F32 {
