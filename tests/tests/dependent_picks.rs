@@ -145,8 +145,14 @@ fn a_pool_of_triplicates() {
             ..PursuitOptions::default()
         };
         let keep = select(&q, &pool, 12, o);
-        assert_eq!(keep.picks, vec![0, 5, 1, 3, 8, 9, 4, 7, 10, 18, 20, 28]);
-        assert_eq!(flagged(&keep), vec![10, 18, 20, 28]);
+        // The 8 distinct memories span the query's reconstruction; the 4
+        // picks after them are copies, whose order is decided by round-off
+        // of near-zero scores (it moved when G_SS became exact f64), so
+        // only their being copies is pinned.
+        assert_eq!(keep.picks[..8], [0, 5, 1, 3, 8, 9, 4, 7]);
+        assert_eq!(keep.picks.len(), 12);
+        assert!(keep.picks[8..].iter().all(|&i| i >= 10));
+        assert_eq!(flagged(&keep), keep.picks[8..].to_vec());
         assert_eq!(flagged(&keep), copies_of_earlier(&keep.picks));
         for (st, w) in keep.steps.iter().zip(&keep.weights) {
             assert!(!st.dependent || *w == 0.0);
