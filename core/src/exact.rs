@@ -78,36 +78,33 @@ fn dot<A: Widen, B: Widen>(a: &[A], b: &[B]) -> f64 {
     t
 }
 
-/// The candidate matrix, the query and the query's exact scale of one call.
+/// The candidate matrix, the query and the query's scale of one call.
+///
+/// The scales are the f32 ones the passes use (`Workspace::scale`: 1 for
+/// a row the input policy uses as given, else fl32(1/‖m_i‖)), widened: the
+/// exact parts are then exact values of the very quantities the f32 Gram
+/// entries approximate, m̂_i · m̂_j with m̂_i = s_i m_i.
 #[derive(Clone, Copy)]
 pub(crate) struct ExactParts<'a> {
     pub rows: Rows<'a>,
     pub d: usize,
     pub q: &'a [f32],
-    /// σ_q: 1 for a near-unit query, else 1/‖q‖ (f64).
-    pub sigma_q: f64,
-    /// ‖σ_q q‖² in f64 (L_0).
+    /// s_q: the query's f32 scale, widened.
+    pub s_q: f64,
+    /// ‖s_q q‖² in f64 (L_0).
     pub qq: f64,
-    /// ‖q‖ in f64 (the raw query).
-    pub q_norm: f64,
 }
 
 impl<'a> ExactParts<'a> {
     /// `q_scale` is the f32 scale `prepare` chose (1 = used as given).
     pub fn new(rows: Rows<'a>, d: usize, q: &'a [f32], q_scale: f32) -> Self {
-        let nq = dot(q, q);
-        let sigma_q = if q_scale == 1.0 {
-            1.0
-        } else {
-            1.0 / libm::sqrt(nq)
-        };
+        let s_q = q_scale as f64;
         ExactParts {
             rows,
             d,
             q,
-            sigma_q,
-            qq: sigma_q * sigma_q * nq,
-            q_norm: libm::sqrt(nq),
+            s_q,
+            qq: s_q * s_q * dot(q, q),
         }
     }
 
@@ -123,52 +120,13 @@ impl<'a> ExactParts<'a> {
         }
     }
 
-    /// m_i · q in f64 (raw vectors).
-    pub fn dot_query(&self, i: usize) -> f64 {
-        let d = self.d;
-        match self.rows {
-            Rows::F32(r) => dot(&r[i * d..(i + 1) * d], self.q),
-            #[cfg(feature = "half")]
-            Rows::F16(r) => dot(&r[i * d..(i + 1) * d], self.q),
-            #[cfg(feature = "half")]
-            Rows::Bf16(r) => dot(&r[i * d..(i + 1) * d], self.q),
-        }
+    /// G_ij = s_i s_j (m_i · m_j) in f64 (the exact value of the f32 Gram
+    /// entry).
+    pub fn gram(&self, ws: &Workspace<'_>, i: usize, j: usize) -> f64 {
+        ws.scale[i] as f64 * ws.scale[j] as f64 * self.dot_rows(i, j)
     }
 
-    /// σ_i (cached in `ws.sigma`): 1 for a row `prepare` uses as given,
-    /// else 1/‖m_i‖ in f64.
-    pub fn sigma(&self, ws: &mut Workspace<'_>, i: usize) -> f64 {
-        let s = ws.sigma[i];
-        if !s.is_nan() {
-            return s;
-        }
-        let s = if ws.scale[i] == 1.0 {
-            1.0
-        } else {
-            1.0 / libm::sqrt(self.dot_rows(i, i))
-        };
-        ws.sigma[i] = s;
-        s
-    }
-
-    /// b_i = σ_i σ_q (m_i · q) in f64 (cached in `ws.b_exact`).
-    pub fn b(&self, ws: &mut Workspace<'_>, i: usize) -> f64 {
-        let b = ws.b_exact[i];
-        if !b.is_nan() {
-            return b;
-        }
-        let b = self.sigma(ws, i) * self.sigma_q * self.dot_query(i);
-        ws.b_exact[i] = b;
-        b
-    }
-
-    /// G_ij = σ_i σ_j (m_i · m_j) in f64.
-    pub fn gram(&self, ws: &mut Workspace<'_>, i: usize, j: usize) -> f64 {
-        let (si, sj) = (self.sigma(ws, i), self.sigma(ws, j));
-        si * sj * self.dot_rows(i, j)
-    }
-
-    /// L = ‖σ_q q − Σ_{a∈F} α_a σ_a m_a‖² in f64, from the rows (no
+    /// L = ‖s_q q − Σ_{a∈F} α_a s_a m_a‖² in f64, from the rows (no
     /// cancellation: accurate to ~1e-15 relative however small L is).
     /// `free` are positions in S, `picks` maps them to pool indices.
     pub fn residual_explicit(&self, ws: &Workspace<'_>) -> f64 {
@@ -180,11 +138,11 @@ impl<'a> ExactParts<'a> {
         while k0 < d {
             let n = CHUNK.min(d - k0);
             for (rk, &qk) in r[..n].iter_mut().zip(&self.q[k0..k0 + n]) {
-                *rk = self.sigma_q * qk as f64;
+                *rk = self.s_q * qk as f64;
             }
             for &pos in &ws.solver.free[..ws.solver.nfree] {
                 let j = ws.picks[pos];
-                let c = ws.solver.alpha[pos] * ws.sigma[j];
+                let c = ws.solver.alpha[pos] * ws.scale[j] as f64;
                 let start = j * d + k0;
                 match self.rows {
                     Rows::F32(m) => sub_scaled(&mut r[..n], c, &m[start..start + n]),
@@ -208,15 +166,20 @@ fn sub_scaled<T: Widen>(r: &mut [f64], c: f64, m: &[T]) {
     }
 }
 
-/// L_t = ‖q̂ − Σ α_j m̂_j‖² after a refit (Eq. 7's L, no ridge term) from the
-/// f64 entries G_SS and b_S: ‖q̂‖² − 2αᵀb_S + αᵀG_SSα, which cancels when
-/// the residual is small; below 1e-3 (where the formula keeps fewer than
-/// ~12 correct digits) it is recomputed from the rows.
-pub(crate) fn residual_sq(parts: &ExactParts<'_>, ws: &Workspace<'_>) -> f64 {
+/// L_t = ‖q̂ − Σ α_j m̂_j‖² after a refit (Eq. 7's L, no ridge term):
+/// ‖q̂‖² − 2αᵀb_S + αᵀG_SSα from the refit's entries (the f32 passes'
+/// values, widened: each within `entry_error` of its exact value), which
+/// cancels when the residual is small. When the formula is below
+/// `EXPLICIT_FACTOR` times its own error bound (or below 1e-3) L is
+/// recomputed from the rows in f64 (~1e-15 relative): so L_t is accurate to
+/// 1 % relative or better at every size, and to f64 precision for small
+/// residuals.
+pub(crate) fn residual_sq(parts: &ExactParts<'_>, ws: &Workspace<'_>, entry_error: f64) -> f64 {
     let k = ws.max_budget;
-    let (mut ab, mut aga) = (0.0f64, 0.0f64);
+    let (mut ab, mut aga, mut asum) = (0.0f64, 0.0f64, 0.0f64);
     for &i in &ws.solver.free[..ws.solver.nfree] {
         let ai = ws.solver.alpha[i];
+        asum += ai;
         ab += ai * ws.solver.b_s[i];
         let mut g = 0.0;
         for &j in &ws.solver.free[..ws.solver.nfree] {
@@ -225,9 +188,15 @@ pub(crate) fn residual_sq(parts: &ExactParts<'_>, ws: &Workspace<'_>) -> f64 {
         aga += ai * g;
     }
     let l = parts.qq - 2.0 * ab + aga;
-    if l < 1e-3 {
+    // |error| ≤ 2 Σα|δb| + Σαα|δG| ≤ (2 + Σα)·Σα·entry_error.
+    let bound = (2.0 + asum) * asum * entry_error;
+    if l < 1e-3 || l < EXPLICIT_FACTOR * bound {
         parts.residual_explicit(ws).max(0.0)
     } else {
         l
     }
 }
+
+/// L_t is recomputed from the rows when the formula is below this many
+/// times its error bound (so its relative error stays ≤ 1 %).
+const EXPLICIT_FACTOR: f64 = 100.0;

@@ -6,11 +6,11 @@
 use crate::cholesky::{accepts_pivot, Factor};
 use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
-use crate::input::{prepare, Input, Relevance};
+use crate::input::{prepare, Input};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, DependentPicks, PursuitOptions, Stopping};
 use crate::selection::{RefitStatus, SelectionView, Step, StopReason};
-use crate::solver::{refit, Refit};
+use crate::solver::{refactor, refit, Refit};
 use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED, SKIPPED};
 
 /// Runs MemPursuit: picks up to `budget` (K) memories from the pool, one at a
@@ -76,14 +76,15 @@ pub fn pursuit_with<'w, E: Element>(
         d,
         exec: executor,
     };
-    ws.sigma[..p].fill(f64::NAN);
-    ws.b_exact[..p].fill(f64::NAN);
-    let exact = ExactParts::new(rows, d, input.query, prep.q_scale);
-    let similarity = matches!(input.relevance, Relevance::Similarity);
+    let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
+    let mut scorer = F32Scorer {
+        pass: &mut pass,
+        stored: k_eff,
+    };
     let len = if options.is_centroid() {
-        centroid_loop(&mut pass, k_eff, options, ws)
+        centroid_loop(&mut scorer, k_eff, options, ws)
     } else {
-        qp_loop(&mut pass, &exact, similarity, k_eff, options, ws)
+        qp_loop(&mut scorer, &parts, k_eff, options, ws)
     };
     let ws: &'w Workspace<'_> = ws;
     Ok(SelectionView::from_workspace(ws, len, true))
@@ -181,12 +182,112 @@ impl AdaptiveStop {
     }
 }
 
-/// U_i in f64 from the stored Gram rows of the free set.
-fn score64(ws: &Workspace<'_>, i: usize, gamma: f64) -> f64 {
+/// Where a loop's Gram entries and next pick come from: the f32 passes
+/// ([`F32Scorer`]) or the certified int8 passes (`certified::Int8Scorer`).
+/// Wherever the loop reads a value the two agree bit for bit: [`entry`]
+/// is the f32 pass's Gram entry, and [`next`] the f32 pursuit's argmax
+/// with its f32 score in `ws.u`. So the int8 pursuit makes the f32
+/// pursuit's picks, weights and steps.
+///
+/// [`entry`]: Scorer::entry
+/// [`next`]: Scorer::next
+pub(crate) trait Scorer {
+    /// The pass of pick `i`: its Gram row into stored row `slot` (the f32
+    /// entries, or the int8 approximations the refresh runs on).
+    fn pass(&mut self, ws: &mut Workspace<'_>, i: usize, slot: usize);
+    /// G_{picks[pos], i}, bit for bit the f32 pass's entry.
+    fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32;
+    /// G_ii of candidate `i`, bit for bit the f32 pass's entry (`slot`:
+    /// the stored row its pass just wrote, if any).
+    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize, slot: Option<usize>) -> f32;
+    /// Positions from `t` on get no pass (relevance fill).
+    fn fill_from(&mut self, t: usize);
+    /// Makes the entries of candidate `i` against positions 0..t cheap to
+    /// read by [`entry`](Scorer::entry) (batched where that pays).
+    fn entries(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize);
+    /// After the score refresh (`ws.u`): the f32 pursuit's next pick, the
+    /// lowest-index argmax of its scores over the available candidates,
+    /// with that score in `ws.u[pick]`, and the number of candidates
+    /// verified (0 on the f32 path).
+    fn next(&mut self, ws: &mut Workspace<'_>, scores: ScoreForm) -> (Option<usize>, u32);
+    /// Σ_{pos<n} G_{picks[pos], i} as the f32 centroid loop accumulates it
+    /// (`row_acc`, in pick order).
+    fn centroid_acc(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> f32;
+}
+
+/// How the scores in `ws.u` were formed (what [`Scorer::next`] verifies
+/// against).
+#[derive(Clone, Copy)]
+pub(crate) enum ScoreForm {
+    /// U_i = ρ_i − Σ_{a∈F} fl32(γα_a) G_{a,i} ([`refresh_scores`]).
+    Refresh,
+    /// U_i = ρ_i − c Σ_{pos<n} G_{pos,i} (centroid pursuit: c = fl32(γ/n),
+    /// `total` = Σ_{j,k∈S} G_jk of the f32 entries).
+    Centroid { c: f32, n: usize, total: f64 },
+    /// U_i = ρ_i (no pick yet, or relevance fill).
+    Relevance,
+}
+
+/// The f32 path: every pass is a Gram row of f32 entries.
+pub(crate) struct F32Scorer<'p, 'a, 'x> {
+    pub(crate) pass: &'p mut Passes<'a, 'x>,
+    /// Positions 0..stored have their Gram row stored (all but the
+    /// relevance-fill picks of the QP loop).
+    pub(crate) stored: usize,
+}
+
+impl Scorer for F32Scorer<'_, '_, '_> {
+    fn pass(&mut self, ws: &mut Workspace<'_>, i: usize, slot: usize) {
+        gram_row_into(self.pass, i, slot, ws);
+    }
+    fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
+        if pos < self.stored {
+            ws.gram[pos * ws.max_pool + i]
+        } else {
+            cross_gram(self.pass, ws, ws.picks[pos], i)
+        }
+    }
+    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize, slot: Option<usize>) -> f32 {
+        match slot {
+            Some(slot) => ws.gram[slot * ws.max_pool + i],
+            None => cross_gram(self.pass, ws, i, i),
+        }
+    }
+    fn fill_from(&mut self, t: usize) {
+        self.stored = t;
+    }
+    fn entries(&mut self, _ws: &mut Workspace<'_>, _i: usize, _t: usize) {}
+    fn next(&mut self, ws: &mut Workspace<'_>, scores: ScoreForm) -> (Option<usize>, u32) {
+        let p = ws.pool;
+        let pick = match scores {
+            ScoreForm::Refresh => argmax_scores(&ws.u[..p], &ws.state[..p]),
+            ScoreForm::Centroid { .. } => argmax_available(&ws.u[..p], &ws.state[..p]),
+            ScoreForm::Relevance => argmax_available(&ws.rho[..p], &ws.state[..p]),
+        };
+        (pick, 0)
+    }
+    fn centroid_acc(&mut self, ws: &mut Workspace<'_>, i: usize, _n: usize) -> f32 {
+        ws.row_acc[i]
+    }
+}
+
+/// Upper bound, relative to ‖m̂_i‖‖m̂_j‖ (m̂ = s m), of the error of an f32
+/// Gram entry or query similarity against its exact value: the fixed-order
+/// f32 dot of d terms (each lane d/8 additions, 3 tree levels, ≤ 7 tail
+/// additions, the products rounded or fused) and the two roundings of the
+/// scaling by s_i s_j.
+pub(crate) fn f32_entry_error(d: usize) -> f64 {
+    const U32: f64 = f32::EPSILON as f64 / 2.0;
+    ((d as f64 / 8.0 + 12.0) * 1.01 * (1.0 + 3.0 * U32) + 2.01) * U32
+}
+
+/// U_i in f64 from the f32 entries of the free set (the pick's score and
+/// the Frank–Wolfe certificate).
+fn score64<S: Scorer>(scorer: &mut S, ws: &mut Workspace<'_>, i: usize, gamma: f64) -> f64 {
     let mut g = 0.0;
     for a in 0..ws.solver.nfree {
         let j = ws.solver.free[a];
-        g += ws.solver.alpha[j] * ws.gram_row(j)[i] as f64;
+        g += ws.solver.alpha[j] * scorer.entry(ws, j, i) as f64;
     }
     ws.rho[i] as f64 - gamma * g
 }
@@ -194,7 +295,7 @@ fn score64(ws: &Workspace<'_>, i: usize, gamma: f64) -> f64 {
 /// G_ji = (m_j · m_i) s_j s_i, bit for bit entry j of candidate i's Gram
 /// row ([`gram_row_into`]: the same row kernel, the same scaling), in O(d)
 /// instead of a pass.
-fn cross_gram(pass: &Passes<'_, '_>, ws: &Workspace<'_>, j: usize, i: usize) -> f32 {
+pub(crate) fn cross_gram(pass: &Passes<'_, '_>, ws: &Workspace<'_>, j: usize, i: usize) -> f32 {
     let (rows, d) = (pass.rows, pass.d);
     let mut out = [0.0f32];
     rows.rows(j, j + 1, d)
@@ -202,55 +303,93 @@ fn cross_gram(pass: &Passes<'_, '_>, ws: &Workspace<'_>, j: usize, i: usize) -> 
     out[0] * (ws.scale[j] * ws.scale[i])
 }
 
-/// Whether candidate `i` (Gram diagonal `g_ii`) is already represented by
-/// the `t` picks so far (see [`DependentPicks`]), with A = G + κI + 11ᵀ
-/// (the refit's matrix) and the refit's pivot test:
+/// Row and column `t` of G_SS for candidate pick `i`, its entries with the
+/// `t` earlier picks and its diagonal `g_ii`: the f32 entries widened, or
+/// in `exact` mode the exact values s_i s_j (m_i · m_j) in f64 from the
+/// rows.
+fn set_gram_row<S: Scorer>(
+    scorer: &mut S,
+    parts: &ExactParts<'_>,
+    ws: &mut Workspace<'_>,
+    (t, i): (usize, usize),
+    g_ii: f32,
+    exact: bool,
+) {
+    let k = ws.max_budget;
+    if !exact {
+        scorer.entries(ws, i, t);
+    }
+    for pos in 0..t {
+        let g = if exact {
+            parts.gram(ws, i, ws.picks[pos])
+        } else {
+            scorer.entry(ws, pos, i) as f64
+        };
+        ws.solver.gss[t * k + pos] = g;
+        ws.solver.gss[pos * k + t] = g;
+    }
+    ws.solver.gss[t * k + t] = if exact {
+        parts.gram(ws, i, i)
+    } else {
+        g_ii as f64
+    };
+}
+
+/// Recomputes G_SS of the first `t` picks exactly (f64 from the rows) and
+/// refactors the free set on it; the next refit then starts from a fresh
+/// equality solve (ν = NaN marks the warm start invalid), or from scratch
+/// if the exact factor rejects a free memory.
+fn switch_to_exact(parts: &ExactParts<'_>, ws: &mut Workspace<'_>, t: usize, kappa: f64) {
+    let k = ws.max_budget;
+    for a in 0..t {
+        for b in 0..=a {
+            let g = parts.gram(ws, ws.picks[a], ws.picks[b]);
+            ws.solver.gss[a * k + b] = g;
+            ws.solver.gss[b * k + a] = g;
+        }
+    }
+    refactor(&mut ws.solver, t, kappa);
+}
+
+/// Whether the candidate pick in row `t` of G_SS (see [`set_gram_row`],
+/// A = G + κI + 11ᵀ the refit's matrix) is already represented by the `t`
+/// picks so far (see [`DependentPicks`]), by the refit's pivot test:
 /// * by one earlier pick j, whatever its weight: the pivot² of i against
 ///   {j}, A_ii − A_ij²/A_jj, is ≤ `PIVOT_TOLERANCE` · A_ii (an exact
 ///   duplicate of j), or
 /// * by the free set F: the pivot² with which the refit would append i to
 ///   the factor of A_FF is ≤ `PIVOT_TOLERANCE` · A_ii.
 ///
-/// G_{j,i} comes from pick j's stored Gram row (G_ij = G_ji bit for bit);
-/// the first `stored` positions have one (all but relevance-fill picks),
-/// for the others it is one O(d) dot product ([`cross_gram`]). Costs O(t)
-/// plus one O(|F|²) forward substitution and no pass; leaves the factor
+/// Returns (represented, near): `near` when some pivot² is below
+/// `near_tol` · A_ii, where f32 entries could decide the test by rounding.
+/// Costs O(t) plus one O(|F|²) forward substitution; leaves the factor
 /// unchanged.
-fn represented(
-    pass: &Passes<'_, '_>,
-    ws: &mut Workspace<'_>,
-    i: usize,
-    g_ii: f32,
-    (t, stored): (usize, usize),
-    kappa: f64,
-) -> bool {
-    let stride = ws.max_pool;
-    let a_ii = g_ii as f64 + kappa + 1.0;
+fn represented(ws: &mut Workspace<'_>, t: usize, kappa: f64, near_tol: f64) -> (bool, bool) {
+    let k = ws.max_budget;
+    let gss = &*ws.solver.gss;
+    let a_ii = gss[t * k + t] + kappa + 1.0;
+    let mut near = false;
+    let mut dependent = false;
     for pos in 0..t {
-        let j = ws.picks[pos];
-        let (g_ij, g_jj) = if pos < stored {
-            (ws.gram[pos * stride + i], ws.gram[pos * stride + j])
-        } else {
-            (cross_gram(pass, ws, j, i), cross_gram(pass, ws, j, j))
-        };
-        let a_ij = g_ij as f64 + 1.0;
-        let a_jj = g_jj as f64 + kappa + 1.0;
-        if !accepts_pivot(a_ii - a_ij * a_ij / a_jj, a_ii) {
-            return true;
-        }
+        let a_ij = gss[t * k + pos] + 1.0;
+        let a_jj = gss[pos * k + pos] + kappa + 1.0;
+        let p2 = a_ii - a_ij * a_ij / a_jj;
+        dependent |= !accepts_pivot(p2, a_ii);
+        near |= p2 <= near_tol * a_ii;
     }
     let nf = ws.solver.nfree;
-    if nf == 0 {
-        return false;
+    if nf > 0 {
+        let mut f = Factor {
+            l: ws.solver.chol,
+            stride: k,
+            n: nf,
+        };
+        let free = &*ws.solver.free;
+        let p2 = f.pivot_sq(|a| gss[free[a] * k + t] + 1.0, a_ii);
+        dependent |= !accepts_pivot(p2, a_ii);
+        near |= p2 <= near_tol * a_ii;
     }
-    let mut f = Factor {
-        l: ws.solver.chol,
-        stride: ws.max_budget,
-        n: nf,
-    };
-    let (gram, free) = (&*ws.gram, &*ws.solver.free);
-    let p2 = f.pivot_sq(|a| gram[free[a] * stride + i] as f64 + 1.0, a_ii);
-    !accepts_pivot(p2, a_ii)
+    (dependent, near)
 }
 
 /// Marks candidate `i` skipped ([`DependentPicks::Skip`]): never picked in
@@ -264,79 +403,96 @@ fn skip(ws: &mut Workspace<'_>, i: usize) {
 }
 
 /// The paper's loop and its relevance-scaled family (κ < ∞), one pick per
-/// iteration in four phases: the pass (the pick's Gram row), the exact
-/// small parts and the refit, the residual, and the score refresh that
-/// chooses the next pick and gives the step's certificate.
-fn qp_loop(
-    pass: &mut Passes<'_, '_>,
-    exact: &ExactParts<'_>,
-    similarity: bool,
+/// iteration in four phases: the pass (the pick's Gram row), the refit on
+/// G_SS, b_S, ρ_S, the residual, and the score refresh that chooses the
+/// next pick and gives the step's certificate. Generic over where the
+/// entries come from ([`Scorer`]): the f32 and the certified int8 pursuit
+/// run this same loop.
+///
+/// G_SS holds the f32 passes' entries, widened. When a candidate pick comes
+/// within `near_tol` of a dependency (a pivot² that f32 rounding could
+/// decide, see [`represented`]), G_SS is recomputed exactly in f64 from the
+/// rows and stays exact for the rest of the call.
+pub(crate) fn qp_loop<S: Scorer>(
+    scorer: &mut S,
+    parts: &ExactParts<'_>,
     k_eff: usize,
     options: &PursuitOptions,
     ws: &mut Workspace<'_>,
 ) -> usize {
-    let p = ws.pool;
     let (gamma, kappa) = (options.gamma, options.ridge);
     let skip_dependent = options.dependent_picks == DependentPicks::Skip;
+    let entry_error = f32_entry_error(parts.d) * 1.01;
+    let near_tol = (1e-4f64).max(100.0 * entry_error);
+    let mut exact = false;
     let mut stop = AdaptiveStop::new(options);
-    let mut l_prev = exact.qq;
+    let mut l_prev = parts.qq;
     let mut fill = false;
-    // Positions 0..stored have their Gram row in `gram` (all but the
-    // relevance-fill picks).
-    let mut stored = 0;
     let mut last = Step::default();
-    let mut next = argmax_available(&ws.rho[..p], &ws.state[..p]);
     mask_excluded(ws);
+    let (mut next, mut verified) = scorer.next(ws, ScoreForm::Relevance);
     let mut t = 0;
     while t < k_eff {
         let Some(i) = next else {
             ws.stop = StopReason::PoolExhausted;
             break;
         };
+        // Pass: the pick's Gram row (not for relevance-fill picks).
+        if !fill {
+            scorer.pass(ws, i, t);
+        }
+        let g_ii = scorer.diag(ws, i, (!fill).then_some(t));
+        // Row t of G_SS and the duplicate check on it.
+        set_gram_row(scorer, parts, ws, (t, i), g_ii, exact);
+        let (mut dependent, near) = represented(ws, t, kappa, near_tol);
+        if near && !exact && !fill {
+            exact = true;
+            switch_to_exact(parts, ws, t, kappa);
+            set_gram_row(scorer, parts, ws, (t, i), g_ii, exact);
+            dependent = represented(ws, t, kappa, near_tol).0;
+        }
+        if dependent && skip_dependent {
+            skip(ws, i);
+            // The scores of the last refresh, with i now unavailable.
+            let form = if fill || t == 0 {
+                ScoreForm::Relevance
+            } else {
+                ScoreForm::Refresh
+            };
+            (next, verified) = scorer.next(ws, form);
+            continue;
+        }
+        ws.state[i] = SELECTED;
+        ws.picks[t] = i;
         if fill {
-            let g_ii = cross_gram(pass, ws, i, i);
-            let dependent = represented(pass, ws, i, g_ii, (t, stored), kappa);
-            if dependent && skip_dependent {
-                skip(ws, i);
-                next = argmax_available(&ws.rho[..p], &ws.state[..p]);
-                continue;
-            }
-            ws.state[i] = SELECTED;
-            ws.picks[t] = i;
             ws.steps[t] = Step {
                 dependent,
                 ..fill_step(ws, t, i, &last)
             };
             t += 1;
-            next = argmax_available(&ws.rho[..p], &ws.state[..p]);
+            (next, _) = scorer.next(ws, ScoreForm::Relevance);
             continue;
         }
-        // Pass: the pick's Gram row (f32), for the score refresh and the
-        // duplicate check.
-        gram_row_into(pass, i, t, ws);
-        let g_ii = ws.gram[t * ws.max_pool + i];
-        let dependent = represented(pass, ws, i, g_ii, (t, t), kappa);
-        if dependent && skip_dependent {
-            skip(ws, i);
-            next = argmax_scores(&ws.u[..p], &ws.state[..p]);
-            continue;
-        }
-        ws.state[i] = SELECTED;
-        ws.picks[t] = i;
-        // Refit: G_SS, b_S and ρ_S in f64 from the rows, then Eq. 6.
-        let rho_i = exact_rho(exact, ws, i, similarity);
-        let score = if t == 0 { rho_i } else { score64(ws, i, gamma) };
-        set_exact_row(exact, ws, t, i, rho_i);
+        // Refit (Eq. 6) on G_SS, b_S, ρ_S.
+        let score = if t == 0 {
+            ws.rho[i] as f64
+        } else {
+            score64(scorer, ws, i, gamma)
+        };
+        ws.solver.b_s[t] = ws.b[i] as f64;
+        ws.solver.rho_s[t] = ws.rho[i] as f64;
         let r = refit(&mut ws.solver, t + 1, gamma, kappa);
         // Residual: L_t (Eq. 7).
-        let l_t = residual_sq(exact, ws);
+        let l_t = residual_sq(parts, ws, entry_error);
         // Scores (Eq. 9) for the next pick, and the certificate (Eq. 25).
         refresh_scores(ws, t, gamma);
-        next = argmax_scores(&ws.u[..p], &ws.state[..p]);
-        let gap = next
-            .map_or(0.0, |n| score64(ws, n, gamma) - r.nu)
-            .max(r.kkt_violation)
-            .max(0.0);
+        let (n_next, v_next) = scorer.next(ws, ScoreForm::Refresh);
+        let gap = match n_next {
+            Some(n) => score64(scorer, ws, n, gamma) - r.nu,
+            None => 0.0,
+        }
+        .max(r.kkt_violation)
+        .max(0.0);
         let improvement = relative_improvement(l_prev, l_t, stop.eps);
         last = Step {
             index: i,
@@ -350,9 +506,10 @@ fn qp_loop(
             filled: false,
             dependent,
             refit: pool_status(ws, &r),
-            verified: 0,
+            verified,
         };
         ws.steps[t] = last;
+        (next, verified) = (n_next, v_next);
         t += 1;
         l_prev = l_t;
         match after_step(&mut stop, options, improvement, Some(gap), t, k_eff) {
@@ -363,8 +520,8 @@ fn qp_loop(
             }
             Control::Fill => {
                 fill = true;
-                stored = t;
-                next = argmax_available(&ws.rho[..p], &ws.state[..p]);
+                scorer.fill_from(t);
+                (next, _) = scorer.next(ws, ScoreForm::Relevance);
             }
         }
     }
@@ -453,44 +610,6 @@ pub(crate) fn after_step(
     }
 }
 
-/// ρ_i of the exact small parts: b_i in f64 for ρ = b, else the caller's
-/// (or the pool-order) relevance as given.
-pub(crate) fn exact_rho(
-    exact: &ExactParts<'_>,
-    ws: &mut Workspace<'_>,
-    i: usize,
-    similarity: bool,
-) -> f64 {
-    if similarity {
-        exact.b(ws, i)
-    } else {
-        ws.rho[i] as f64
-    }
-}
-
-/// Row and column `t` of G_SS, b_S[t] and ρ_S[t] for pick `i` (pool
-/// index), in f64 from the rows: the refit's inputs are exact to f64
-/// rounding, so whether a near-duplicate counts as dependent is decided by
-/// the geometry, not by f32 rounding of its Gram entries.
-pub(crate) fn set_exact_row(
-    exact: &ExactParts<'_>,
-    ws: &mut Workspace<'_>,
-    t: usize,
-    i: usize,
-    rho_i: f64,
-) {
-    let k = ws.max_budget;
-    for j in 0..t {
-        let pj = ws.picks[j];
-        let g = exact.gram(ws, i, pj);
-        ws.solver.gss[t * k + j] = g;
-        ws.solver.gss[j * k + t] = g;
-    }
-    ws.solver.gss[t * k + t] = exact.gram(ws, i, i);
-    ws.solver.b_s[t] = exact.b(ws, i);
-    ws.solver.rho_s[t] = rho_i;
-}
-
 /// The refit's status with a blocked memory's position mapped to its pool
 /// index.
 pub(crate) fn pool_status(ws: &Workspace<'_>, r: &Refit) -> RefitStatus {
@@ -504,9 +623,10 @@ pub(crate) fn pool_status(ws: &Workspace<'_>, r: &Refit) -> RefitStatus {
 }
 
 /// Centroid pursuit (κ = ∞ in the relevance-scaled family): α = 1/|S|,
-/// U_i = ρ_i − (γ/|S|) Σ_{j∈S} G_ij, one Gram row per pick, no QP.
-fn centroid_loop(
-    pass: &mut Passes<'_, '_>,
+/// U_i = ρ_i − (γ/|S|) Σ_{j∈S} G_ij, one Gram row per pick, no QP. Generic
+/// over the entries' source like [`qp_loop`].
+pub(crate) fn centroid_loop<S: Scorer>(
+    scorer: &mut S,
     k_eff: usize,
     options: &PursuitOptions,
     ws: &mut Workspace<'_>,
@@ -518,28 +638,37 @@ fn centroid_loop(
     // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
     let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
     ws.row_acc[..p].fill(0.0);
+    mask_excluded(ws);
     ws.u[..p].copy_from_slice(&ws.rho[..p]);
+    let (mut next, mut verified) = scorer.next(ws, ScoreForm::Relevance);
     let mut t = 0;
     while t < k_eff {
-        let Some(i) = argmax_available(&ws.u[..p], &ws.state[..p]) else {
+        let Some(i) = next else {
             ws.stop = StopReason::PoolExhausted;
             break;
         };
         let score = ws.u[i] as f64;
         ws.state[i] = SELECTED;
         ws.picks[t] = i;
-        gram_row_into(pass, i, 0, ws);
-        total += 2.0 * ws.row_acc[i] as f64 + ws.gram[i] as f64;
+        let acc_i = scorer.centroid_acc(ws, i, t);
+        scorer.pass(ws, i, 0);
+        let g_ii = scorer.diag(ws, i, Some(0));
+        total += 2.0 * acc_i as f64 + g_ii as f64;
         kernels::add_assign(&mut ws.row_acc[..p], &ws.gram[..p]);
         sum_b += ws.b[i] as f64;
         sum_rho += ws.rho[i] as f64;
         let n = (t + 1) as f64;
+        let c = (gamma / n) as f32;
         ws.u[..p].copy_from_slice(&ws.rho[..p]);
-        kernels::sub_scaled(&mut ws.u[..p], (gamma / n) as f32, &ws.row_acc[..p]);
+        kernels::sub_scaled(&mut ws.u[..p], c, &ws.row_acc[..p]);
+        for &j in &ws.picks[..=t] {
+            ws.u[j] = f32::NEG_INFINITY;
+        }
         let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
         let mean_u = sum_rho / n - gamma * total / (n * n);
-        let gap =
-            argmax_available(&ws.u[..p], &ws.state[..p]).map_or(0.0, |m| ws.u[m] as f64 - mean_u);
+        let form = ScoreForm::Centroid { c, n: t + 1, total };
+        let (n_next, v_next) = scorer.next(ws, form);
+        let gap = n_next.map_or(0.0, |m| ws.u[m] as f64 - mean_u);
         let improvement = relative_improvement(l_prev, l_t, stop.eps);
         ws.steps[t] = Step {
             index: i,
@@ -553,8 +682,9 @@ fn centroid_loop(
             filled: false,
             dependent: false,
             refit: RefitStatus::Optimal,
-            verified: 0,
+            verified,
         };
+        (next, verified) = (n_next, v_next);
         t += 1;
         l_prev = l_t;
         if stop.small_step(improvement) && t < k_eff {

@@ -114,6 +114,9 @@ enum Exit {
 pub(crate) fn refit(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) -> Refit {
     let k = st.k;
     let new = t - 1;
+    // Warm start unless the factor was rebuilt (`refactor`: ν = NaN) or the
+    // state reset.
+    let warm_state = st.nfree > 0 && !st.nu.is_nan();
     st.alpha[new] = 0.0;
     st.blocked[new] = 0;
     if t == 1 {
@@ -149,7 +152,7 @@ pub(crate) fn refit(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) 
     // Warm start: the previous refit left α optimal on the unchanged free
     // set, so the first iteration only checks the new memory's KKT condition
     // (skipping one equality solve per pursuit step).
-    let mut warm = t > 1;
+    let mut warm = t > 1 && warm_state;
     let mut optimal_nu = None;
     let mut exit = Exit::Optimal;
     loop {
@@ -512,6 +515,38 @@ fn remove_free(st: &mut SolverState<'_>, nf: usize, a_out: usize) {
     };
     f.remove(a_out);
     st.free.copy_within(a_out + 1..nf, a_out);
+}
+
+/// Rebuilds the factor of the free set from G_SS (after its entries were
+/// recomputed) and marks the warm start invalid, so the next refit begins
+/// with an equality solve on F. If the new factor rejects a free memory, the
+/// state is reset instead (α = 0, F = ∅: the next refit starts from the new
+/// pick alone). `t` is the number of positions with G_SS rows.
+pub(crate) fn refactor(st: &mut SolverState<'_>, t: usize, kappa: f64) {
+    let (k, nf) = (st.k, st.nfree);
+    let mut f = Factor {
+        l: st.chol,
+        stride: k,
+        n: 0,
+    };
+    let (gss, free) = (&*st.gss, &*st.free);
+    let mut ok = true;
+    for a in 0..nf {
+        let j = free[a];
+        let diag = gss[j * k + j] + kappa + 1.0;
+        if !f.append(|b| gss[free[b] * k + j] + 1.0, diag) {
+            ok = false;
+            break;
+        }
+    }
+    st.nu = f64::NAN;
+    if ok {
+        reset_forward(st);
+    } else {
+        st.nfree = 0;
+        st.alpha[..t].fill(0.0);
+        st.blocked[..t].fill(0);
+    }
 }
 
 /// Recomputes w_ρ = L⁻¹ρ_F and w₁ = L⁻¹1 for the current

@@ -31,18 +31,18 @@ pub(crate) const SKIPPED: usize = 3;
 pub struct ScratchSize {
     /// f32 elements: 7·P_max (similarities, relevance, scores, scales,
     /// squared norms, sorted similarities, the Gram-row accumulator) + K_max
-    /// (refresh coefficients) + K_max·P_max (the Gram rows of the picks).
+    /// (refresh coefficients) + 2·K_max·P_max (the Gram rows of the picks,
+    /// and the f32 Gram entries of the candidates the certified int8
+    /// pursuit verifies).
     pub f32s: usize,
-    /// f64 elements: 3·K_max² (G_SS, its Cholesky factor, the Gram matrix
-    /// of the picks' int8 errors) + 10·K_max
+    /// f64 elements: 2·K_max² (G_SS and its Cholesky factor) + 10·K_max
     /// (α, ρ_S, b_S, U_S, G_SS α, the trial point, two forward-substituted
-    /// right-hand sides, two solve vectors) + 5·P_max (exact scales and
-    /// similarities, the per-row error radii and int8 scales of the
-    /// certified int8 pursuit) + K_max·P_max (its cache of exact Gram
-    /// entries).
+    /// right-hand sides, two solve vectors) + 4·P_max (the per-row error
+    /// radii, int8 scales and score upper bounds of the certified int8
+    /// pursuit).
     pub f64s: usize,
-    /// usize elements: 2·P_max (candidate states, exact-cache fill) +
-    /// 3·K_max (picks, free set, blocked flags).
+    /// usize elements: P_max (candidate states) + 3·K_max (picks, free set,
+    /// blocked flags).
     pub indices: usize,
     /// [`Step`] records: K_max.
     pub steps: usize,
@@ -57,13 +57,16 @@ impl ScratchSize {
         let Some(gram) = max_pool.checked_mul(max_budget) else {
             return None;
         };
-        let Some(p5) = max_pool.checked_mul(5) else {
+        let Some(p4) = max_pool.checked_mul(4) else {
             return None;
         };
         let Some(p7) = max_pool.checked_mul(7) else {
             return None;
         };
-        let Some(f32s) = (match gram.checked_add(p7) {
+        let Some(gram2) = gram.checked_mul(2) else {
+            return None;
+        };
+        let Some(f32s) = (match gram2.checked_add(p7) {
             Some(v) => v.checked_add(max_budget),
             None => None,
         }) else {
@@ -72,22 +75,16 @@ impl ScratchSize {
         let Some(k2) = max_budget.checked_mul(max_budget) else {
             return None;
         };
-        let Some(f64s) = (match k2.checked_mul(3) {
-            Some(v) => v.checked_add(10 * max_budget),
+        let Some(f64s) = (match k2.checked_mul(2) {
+            Some(v) => match v.checked_add(10 * max_budget) {
+                Some(v) => v.checked_add(p4),
+                None => None,
+            },
             None => None,
         }) else {
             return None;
         };
-        let Some(f64s) = (match f64s.checked_add(gram) {
-            Some(v) => v.checked_add(p5),
-            None => None,
-        }) else {
-            return None;
-        };
-        let Some(indices) = (match max_pool.checked_mul(2) {
-            Some(v) => v.checked_add(3 * max_budget),
-            None => None,
-        }) else {
+        let Some(indices) = max_pool.checked_add(3 * max_budget) else {
             return None;
         };
         let size = ScratchSize {
@@ -175,26 +172,23 @@ pub struct Workspace<'a> {
     pub(crate) gram: &'a mut [f32],
     /// The refit's state: G_SS, the factor, α and the solver's vectors.
     pub(crate) solver: SolverState<'a>,
-    // f64, P_max each: exact small parts (f32 and int8 pursuit) and the
-    // certified int8 pursuit's per-row data
-    /// σ_i in f64 (1 for a near-unit row, else 1/‖m_i‖); NaN = not computed.
-    pub(crate) sigma: &'a mut [f64],
-    /// b_i = σ_i σ_q (m_i · q) in f64; NaN = not computed.
-    pub(crate) b_exact: &'a mut [f64],
-    /// Upper bound of ‖σ_i m_i − w_i c_i‖ (int8 pursuit).
+    /// The certified int8 pursuit's cache of f32 Gram entries (K_max rows
+    /// of stride P_max): row `pos` holds G_{picks[pos], i} as the f32 pass
+    /// computes it, for the candidates i verified so far; NaN = not
+    /// computed.
+    pub(crate) verified_gram: &'a mut [f32],
+    // f64, P_max each: the certified int8 pursuit's per-row data
+    /// Upper bound of ‖s_i m_i − w_i c_i‖ (int8 pursuit).
     pub(crate) err_bound: &'a mut [f64],
     /// Upper bound of ‖w_i c_i‖ (int8 pursuit).
     pub(crate) norm_bound: &'a mut [f64],
-    /// w_i = σ_i s_i rounded to f32: the approximate row is w_i c_i.
+    /// w_i = s_i · scale_i rounded to f32: the approximate row is w_i c_i.
     pub(crate) wscale: &'a mut [f64],
-    // f64, K_max rows of stride P_max: exact G_{pick_s, i} (int8 pursuit)
-    pub(crate) exact_gram: &'a mut [f64],
-    // f64, K_max × K_max: ê_j · ê_k of the picks' int8 errors, by position
-    pub(crate) err_gram: &'a mut [f64],
+    /// Upper bounds Ũ_i + B_i of the candidates still to verify in one
+    /// certified argmax (int8 pursuit); −∞ for the others.
+    pub(crate) upper: &'a mut [f64],
     // usize
     pub(crate) state: &'a mut [usize],
-    /// Number of picks whose exact Gram entry with candidate i is cached.
-    pub(crate) cached: &'a mut [usize],
     pub(crate) picks: &'a mut [usize],
     pub(crate) steps: &'a mut [Step],
     // result metadata of the last call
@@ -271,6 +265,7 @@ impl<'a> Workspace<'a> {
             row_acc: take(&mut f32s, p),
             coef: take(&mut f32s, k),
             gram: take(&mut f32s, k * p),
+            verified_gram: take(&mut f32s, k * p),
             solver: SolverState {
                 k,
                 gss: take(&mut f64s, k * k),
@@ -290,15 +285,11 @@ impl<'a> Workspace<'a> {
                 nfree: 0,
                 nu: 0.0,
             },
-            sigma: take(&mut f64s, p),
-            b_exact: take(&mut f64s, p),
             err_bound: take(&mut f64s, p),
             norm_bound: take(&mut f64s, p),
             wscale: take(&mut f64s, p),
-            exact_gram: take(&mut f64s, k * p),
-            err_gram: take(&mut f64s, k * k),
+            upper: take(&mut f64s, p),
             state: take(&mut indices, p),
-            cached: take(&mut indices, p),
             picks: take(&mut indices, k),
             steps: &mut steps[..k],
             pool: 0,
@@ -336,12 +327,6 @@ impl<'a> Workspace<'a> {
         }
         Ok(())
     }
-
-    /// Row `t` of the stored Gram rows (length P of the current call).
-    pub(crate) fn gram_row(&self, t: usize) -> &[f32] {
-        let p = self.max_pool;
-        &self.gram[t * p..t * p + self.pool]
-    }
 }
 
 /// A workspace that owns its buffers as arrays: capacity `P` candidates and
@@ -349,9 +334,9 @@ impl<'a> Workspace<'a> {
 /// [`Workspace`] the selectors take.
 ///
 /// Its size is [`ScratchSize::bytes`] rounded up to a multiple of 8 (the
-/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 27,072 bytes on
-/// 64-bit targets and 26,112 on 32-bit ones, `FixedWorkspace<200, 20>` is
-/// 78,480 / 76,320 (table in `docs/PORTABILITY.md`). For small devices put
+/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 19,904 bytes on
+/// 64-bit targets and 19,200 on 32-bit ones, `FixedWorkspace<200, 20>` is
+/// 56,080 / 54,720 (table in `docs/PORTABILITY.md`). For small devices put
 /// it in a `static` (or a `static mut` behind a critical section) rather than
 /// on a small stack. Its `Debug` output shows the capacity only.
 #[derive(Clone)]
@@ -359,11 +344,11 @@ pub struct FixedWorkspace<const P: usize, const K: usize> {
     vec_p: [[f32; P]; 7],
     coef: [f32; K],
     gram: [[f32; P]; K],
-    mats: [[[f64; K]; K]; 3],
+    verified_gram: [[f32; P]; K],
+    mats: [[[f64; K]; K]; 2],
     vec_k: [[f64; K]; 10],
-    vec_p64: [[f64; P]; 5],
-    exact_gram: [[f64; P]; K],
-    state: [[usize; P]; 2],
+    vec_p64: [[f64; P]; 4],
+    state: [usize; P],
     idx_k: [[usize; K]; 3],
     steps: [Step; K],
 }
@@ -399,11 +384,11 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             vec_p: [[0.0; P]; 7],
             coef: [0.0; K],
             gram: [[0.0; P]; K],
-            mats: [[[0.0; K]; K]; 3],
+            verified_gram: [[0.0; P]; K],
+            mats: [[[0.0; K]; K]; 2],
             vec_k: [[0.0; K]; 10],
-            vec_p64: [[0.0; P]; 5],
-            exact_gram: [[0.0; P]; K],
-            state: [[0; P]; 2],
+            vec_p64: [[0.0; P]; 4],
+            state: [0; P],
             idx_k: [[0; K]; 3],
             steps: [ZERO_STEP; K],
         }
@@ -413,12 +398,11 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
     #[must_use]
     pub fn view(&mut self) -> Workspace<'_> {
         let [b, rho, u, scale, nsq, sorted, row_acc] = &mut self.vec_p;
-        let [gss, chol, err_gram] = &mut self.mats;
+        let [gss, chol] = &mut self.mats;
         let [alpha, rho_s, b_s, u_s, g_alpha, trial, w_rho, w_one, solve_a, solve_b] =
             &mut self.vec_k;
         let [picks, free, blocked] = &mut self.idx_k;
-        let [sigma, b_exact, err_bound, norm_bound, wscale] = &mut self.vec_p64;
-        let [state, cached] = &mut self.state;
+        let [err_bound, norm_bound, wscale, upper] = &mut self.vec_p64;
         Workspace {
             max_pool: P,
             max_budget: K,
@@ -431,6 +415,7 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
             row_acc,
             coef: &mut self.coef,
             gram: self.gram.as_flattened_mut(),
+            verified_gram: self.verified_gram.as_flattened_mut(),
             solver: SolverState {
                 k: K,
                 gss: gss.as_flattened_mut(),
@@ -450,15 +435,11 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
                 nfree: 0,
                 nu: 0.0,
             },
-            sigma,
-            b_exact,
             err_bound,
             norm_bound,
             wscale,
-            exact_gram: self.exact_gram.as_flattened_mut(),
-            err_gram: err_gram.as_flattened_mut(),
-            state,
-            cached,
+            upper,
+            state: &mut self.state,
             picks,
             steps: &mut self.steps,
             pool: 0,

@@ -787,148 +787,90 @@ pub fn check_differential_int8(
     )
 }
 
-/// Exact scores of the core's convention (each vector used as given when
-/// within [`UNIT_NORM_TOLERANCE`] of unit norm, else scaled by 1/‖v‖ in
-/// f64; everything in f64 from the f32 inputs): the scores that the
-/// certified int8 pursuit must maximize exactly.
-struct ExactGeometry {
-    rows: Vec<Vec<f64>>,
-    rho: Vec<f64>,
-}
-
-impl ExactGeometry {
-    fn new(query: &[f32], pool: &[f32], dim: usize, relevance: &RelevanceSpec) -> Self {
-        let scaled = |v: &[f32]| -> Vec<f64> {
-            let n = v.iter().map(|&x| x as f64 * x as f64).sum::<f64>().sqrt();
-            let s = if (n - 1.0).abs() <= UNIT_NORM_TOLERANCE {
-                1.0
-            } else {
-                1.0 / n
-            };
-            v.iter().map(|&x| x as f64 * s).collect()
-        };
-        let q = scaled(query);
-        let rows: Vec<Vec<f64>> = pool.chunks_exact(dim).map(scaled).collect();
-        let b: Vec<f64> = rows.iter().map(|r| dot(r, &q)).collect();
-        let rho = match relevance {
-            RelevanceSpec::Similarity => b,
-            RelevanceSpec::Scores(s) => s.iter().map(|&x| x as f64).collect(),
-            RelevanceSpec::PoolOrder => {
-                let mut sorted = b;
-                sorted.sort_by(|x, y| y.total_cmp(x));
-                sorted
-            }
-        };
-        ExactGeometry { rows, rho }
-    }
-
-    /// U_i = ρ_i − γ Σ_a α_a m_i·m_{picks(a)}.
-    fn score(&self, gamma: f64, picks: &[usize], weights: &[f64], i: usize) -> f64 {
-        let g: f64 = picks
-            .iter()
-            .zip(weights)
-            .map(|(&j, a)| a * dot(&self.rows[i], &self.rows[j]))
-            .sum();
-        self.rho[i] - gamma * g
-    }
-}
-
-/// The certificate of the int8 pursuit, checked exactly: at every step t
-/// the pick maximizes the exact f64 score ([`ExactGeometry`]) under the
-/// weights the core returned after step t − 1, over every candidate not yet
-/// picked (within `1e-10`, f64 rounding; 1e-6 for
-/// [`RelevanceSpec::PoolOrder`], whose ρ the core takes from its f32
-/// similarities); `Step::score` is that exact score; `Step::fw_gap` equals
-/// max(0, max_{i∉S} U_i − ν, max_{j∈S} (U_j − γκα_j) − ν) under the weights
-/// after step t (for κ = ∞: max_{i∉S} U_i − ν); every step verified ≥ 1
-/// candidate; the picks of budget t are the prefix of the picks of budget K.
+/// The certificate of the int8 pursuit, checked exactly: its selection is
+/// the f32 pursuit's (`Selector::select` with the same options), bit for
+/// bit — picks, weights, the stop reason, excluded and skipped rows and
+/// every field of every step but `verified` —, every step after the first
+/// that is not a relevance-fill pick verified ≥ 1 candidate (the first
+/// pick and fill picks are scored by ρ itself, exactly: 0), and the picks
+/// of budget t are the prefix of the picks of budget K.
 ///
 /// # Errors
 /// The first violation.
 pub fn check_int8_certified(
     query: &[f32],
     pool: &[f32],
-    dim: usize,
     budget: usize,
     relevance: &RelevanceSpec,
     fam: Family,
     codes: &Int8Candidates,
 ) -> Result<(), String> {
-    let geo = ExactGeometry::new(query, pool, dim, relevance);
     let input = Input::new(query, pool).with_relevance(relevance.as_relevance());
     let options = fam.options();
     let mut selector = Selector::new();
-    let run = |selector: &mut Selector, k: usize| {
+    let int8 = |selector: &mut Selector, k: usize| {
         selector
             .select_int8(&input, codes, k, &options)
             .map_err(|e| format!("core error: {e}"))
     };
-    let full = run(&mut selector, budget)?;
-    let tol = match relevance {
-        RelevanceSpec::PoolOrder => 1e-6,
-        _ => 1e-10,
-    };
-    let p = geo.rows.len();
-    let mut prev_weights: Vec<f64> = Vec::new();
+    let full = int8(&mut selector, budget)?;
+    let f32 = selector
+        .select(&input, budget, &Method::Pursuit(options))
+        .map_err(|e| format!("core error (f32): {e}"))?;
+    same_selection(&full, &f32)?;
+    for (t, st) in full.steps.iter().enumerate() {
+        if t > 0 && !st.filled && st.verified < 1 {
+            return Err(format!("step {t}: no candidate verified"));
+        }
+        if (t == 0 || st.filled) && st.verified != 0 {
+            return Err(format!("step {t}: {} verified for a ρ pick", st.verified));
+        }
+    }
     for t in 0..full.picks.len() {
-        let part = run(&mut selector, t + 1)?;
+        let part = int8(&mut selector, t + 1)?;
         if part.picks[..] != full.picks[..=t] {
             return Err(format!("budget {} picks are not a prefix", t + 1));
         }
-        let picks = &full.picks[..t];
-        let scores: Vec<f64> = (0..p)
-            .map(|i| geo.score(fam.gamma, picks, &prev_weights, i))
-            .collect();
-        let pick = full.picks[t];
-        let best = (0..p)
-            .filter(|i| !picks.contains(i))
-            .map(|i| scores[i])
-            .fold(f64::NEG_INFINITY, f64::max);
-        let st = &full.steps[t];
-        if scores[pick] < best - tol * (1.0 + best.abs()) {
-            return Err(format!(
-                "step {t}: pick {pick} scores {} exactly, the best available {best}",
-                scores[pick]
-            ));
+    }
+    Ok(())
+}
+
+/// Bit-for-bit equality of two selections, `Step::verified` aside.
+fn same_selection(a: &Selection, b: &Selection) -> Result<(), String> {
+    if a.picks != b.picks {
+        return Err(format!("picks {:?} vs f32 {:?}", a.picks, b.picks));
+    }
+    let bits = |w: &[f64]| w.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    if bits(&a.weights) != bits(&b.weights) {
+        return Err(format!("weights {:?} vs f32 {:?}", a.weights, b.weights));
+    }
+    if a.stop != b.stop || a.excluded != b.excluded || a.skipped != b.skipped {
+        return Err(format!(
+            "stop/excluded/skipped {:?} {:?} {:?} vs f32 {:?} {:?} {:?}",
+            a.stop, a.excluded, a.skipped, b.stop, b.excluded, b.skipped
+        ));
+    }
+    // Every field but `verified`, floats by their bits.
+    let key = |s: &Step| {
+        format!(
+            "{} {:x} {:x} {:x} {:x} {:x} {} {} {} {} {:?}",
+            s.index,
+            s.score.to_bits(),
+            s.residual_sq.to_bits(),
+            s.improvement.to_bits(),
+            s.fw_gap.to_bits(),
+            s.nu.to_bits(),
+            s.free_size,
+            s.solver_iterations,
+            s.filled,
+            s.dependent,
+            s.refit
+        )
+    };
+    for (t, (x, y)) in a.steps.iter().zip(&b.steps).enumerate() {
+        if key(x) != key(y) {
+            return Err(format!("step {t}: {x:?} vs f32 {y:?}"));
         }
-        if (st.score - scores[pick]).abs() > tol * (1.0 + best.abs()) {
-            return Err(format!(
-                "step {t}: reported score {} vs exact {}",
-                st.score, scores[pick]
-            ));
-        }
-        if st.verified < 1 {
-            return Err(format!("step {t}: no candidate verified"));
-        }
-        // The gap after step t under the weights of the budget-(t+1) run.
-        let w = &part.weights;
-        let sel = &full.picks[..=t];
-        let u: Vec<f64> = (0..p).map(|i| geo.score(fam.gamma, sel, w, i)).collect();
-        let outside = (0..p)
-            .filter(|i| !sel.contains(i))
-            .map(|i| u[i])
-            .fold(f64::NEG_INFINITY, f64::max);
-        let expected = if fam.ridge.is_finite() {
-            let gk = fam.gamma * fam.ridge;
-            let inside = sel
-                .iter()
-                .zip(w)
-                .map(|(&j, a)| u[j] - gk * a)
-                .fold(f64::NEG_INFINITY, f64::max);
-            (outside - st.nu).max(inside - st.nu).max(0.0)
-        } else if outside.is_finite() {
-            outside - st.nu
-        } else {
-            0.0
-        };
-        let gap_tol = tol.max(1e-8);
-        if (part.steps[t].fw_gap - expected).abs() > gap_tol * (1.0 + expected.abs()) {
-            return Err(format!(
-                "step {t}: fw_gap {} vs exact {expected}",
-                part.steps[t].fw_gap
-            ));
-        }
-        prev_weights = w.clone();
     }
     Ok(())
 }

@@ -166,9 +166,19 @@ fn run_on(
             let got = sel
                 .select_int8(&Input::new(q, pool), &i8pool, k, &o)
                 .expect("valid input");
-            for st in &got.steps {
-                assert!(st.verified >= 1 || st.filled, "every int8 pick is verified");
+            // The first pick and fill picks are ρ's argmax (nothing to
+            // verify); every other pick verified at least itself.
+            for (t, st) in got.steps.iter().enumerate() {
+                assert!(
+                    st.verified >= 1 || st.filled || t == 0,
+                    "every int8 pick after the first is verified"
+                );
             }
+            // The f32 pursuit's selection, bit for bit (`verified` aside).
+            let f32 = run(sel, q, pool, k, o);
+            assert_eq!(got.picks, f32.picks, "int8 picks = f32 picks");
+            let bits = |w: &[f64]| w.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got.weights), bits(&f32.weights), "int8 weights = f32");
             got
         }
     }

@@ -41,18 +41,25 @@ fn objectives(sel: &mut Selector, q: &[f32], pool: &[f32], k: usize, ridge: f64)
         .collect()
 }
 
-/// L_t ≤ L_{t−1} + λ + TOL for every t ≥ 2 of one run; returns the largest
-/// increase L_t − L_{t−1} seen (negative if L_t strictly decreased).
-fn assert_residual_non_increasing(label: &str, s: &Selection, ridge: f64) -> f64 {
+/// L_t ≤ L_{t−1} + λ + TOL for every t ≥ 2 of one run, except at most once
+/// by up to `switch`: the step at which the core switches G_SS from the f32
+/// entries to exact f64 ones (a pick near a dependency; once per call), where
+/// J moves by up to the entries' error. Returns the largest increase
+/// L_t − L_{t−1} seen (negative if L_t strictly decreased).
+fn assert_residual_non_increasing(label: &str, s: &Selection, ridge: f64, switch: f64) -> f64 {
     let mut worst = f64::NEG_INFINITY;
+    let mut switched = false;
     for (t, pair) in s.steps.windows(2).enumerate() {
         let (prev, cur) = (pair[0].residual_sq, pair[1].residual_sq);
+        let within = cur <= prev + ridge + TOL;
+        let at_switch = !switched && cur <= prev + ridge + switch;
         assert!(
-            cur <= prev + ridge + TOL,
+            within || at_switch,
             "{label}: L_{} = {cur:e} > L_{} = {prev:e} + λ",
             t + 2,
             t + 1
         );
+        switched |= !within;
         worst = worst.max(cur - prev);
     }
     worst
@@ -82,7 +89,13 @@ fn residual_non_increasing_paper_mode_random_pools() {
             }
         };
         let s = pursuit(&mut sel, &q, &pool, p.min(40), ridge);
-        assert_residual_non_increasing(&format!("seed {seed}"), &s, ridge);
+        // Near copies (distance 1e-4) and pools with d < K bring picks near
+        // a dependency, where the core switches G_SS from the f32 entries to
+        // exact f64 ones: J then moves once by up to the entries' error,
+        // (2 + Σα)·Σα·η ≤ 3η with η ≈ (d/8 + 14)·2⁻²⁴
+        // (`pursuit::f32_entry_error`).
+        let switch = 3.0 * (d as f64 / 8.0 + 16.0) * f32::EPSILON as f64 / 2.0;
+        assert_residual_non_increasing(&format!("seed {seed}"), &s, ridge, switch);
     }
 }
 
@@ -99,7 +112,7 @@ fn residual_non_increasing_on_the_mini_fixture() {
     for qi in 0..fx.queries.len() {
         let pool = fx.pool(qi);
         let s = pursuit(&mut sel, fx.query(qi), &pool, 30, ridge);
-        assert_residual_non_increasing(&format!("mini {qi}"), &s, ridge);
+        assert_residual_non_increasing(&format!("mini {qi}"), &s, ridge, TOL);
         let first = s.steps[0];
         // Step 1's score is the pick's cosine b (U = b before any refit).
         let expected = 2.0 - 2.0 * first.score;

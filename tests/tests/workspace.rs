@@ -79,7 +79,9 @@ fn fixed_workspace_capacity() {
 fn buffers_sized_by_scratch_size() {
     let (q, pool) = random::clustered_pool(2, 20, 8, 3, 0.3);
     let need = ScratchSize::for_capacity(20, 6).unwrap();
-    assert_eq!(need.f32s, 7 * 20 + 6 + 6 * 20);
+    assert_eq!(need.f32s, 7 * 20 + 6 + 2 * 6 * 20);
+    assert_eq!(need.f64s, 2 * 6 * 6 + 10 * 6 + 4 * 20);
+    assert_eq!(need.indices, 20 + 3 * 6);
     assert_eq!(need.steps, 6);
     assert!(need.bytes() > 0);
     let mut f32s = vec![0.0f32; need.f32s];

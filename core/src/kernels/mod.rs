@@ -87,6 +87,38 @@ pub(crate) fn refresh_scores(
     portable::refresh_scores(u, rho, gram, stride, rows, coef)
 }
 
+/// out[r] = row idx[r] · v of the row-major f32 matrix `rows` (d columns),
+/// each bit for bit the value [`row_dots`] computes for that row with the
+/// same `isa`; several rows per load of `v` (the certified int8 pursuit's
+/// Gram entries of the candidates it verifies).
+///
+/// # Panics
+/// If an index names a row past `rows`, `v.len() < d` or
+/// `out.len() < idx.len()`.
+pub(crate) fn dots_indexed(
+    isa: Isa,
+    rows: &[f32],
+    d: usize,
+    v: &[f32],
+    idx: &[usize],
+    out: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = x86::Token::get() {
+        match isa {
+            Isa::Avx2Fma => return x86::dots_indexed::<true>(t, rows, d, v, idx, out),
+            Isa::Avx2 => return x86::dots_indexed::<false>(t, rows, d, v, idx, out),
+            Isa::Portable => {}
+        }
+    }
+    let _ = isa;
+    for (&i, o) in idx.iter().zip(out.iter_mut()) {
+        let mut one = [0.0f32];
+        portable::row_dots(&rows[i * d..(i + 1) * d], d, v, &mut one);
+        *o = one[0];
+    }
+}
+
 /// Lanes of the f64 dot product of the exact small parts.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const DOT_F64_LANES: usize = 8;

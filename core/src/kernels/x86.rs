@@ -182,8 +182,7 @@ unsafe fn dots_n<const N: usize, const FUSED: bool, R: Load, V: Load>(
     d: usize,
     v: &[V],
     idx: [usize; N],
-    out: &mut [f32],
-) {
+) -> [f32; N] {
     let body = d - d % 8;
     let (rp, vp) = (rows.as_ptr(), v.as_ptr());
     let base: [*const R; N] = core::array::from_fn(|r| rp.wrapping_add(idx[r] * d));
@@ -207,15 +206,15 @@ unsafe fn dots_n<const N: usize, const FUSED: bool, R: Load, V: Load>(
         for (s, a) in quads.into_remainder().iter_mut().zip(&acc[N - N % 4..]) {
             *s = hsum1(*a);
         }
-        for (r, mut s) in sums.into_iter().enumerate() {
+        for (r, s) in sums.iter_mut().enumerate() {
             if body < d {
                 let row = &rows[idx[r] * d..(idx[r] + 1) * d];
                 for k in body..d {
-                    s = madd1::<FUSED>(s, row[k].widen(), v[k].widen());
+                    *s = madd1::<FUSED>(*s, row[k].widen(), v[k].widen());
                 }
             }
-            out[idx[r]] = s;
         }
+        sums
     }
 }
 
@@ -239,14 +238,18 @@ unsafe fn row_dots_impl<const FUSED: bool, R: Load, V: Load>(
     // SAFETY (whole body): every block's rows are < p (see `dots_n`).
     unsafe {
         while i + 8 <= p {
-            dots_n::<8, FUSED, R, V>(rows, d, v, core::array::from_fn(|r| i + r), out);
+            let sums = dots_n::<8, FUSED, R, V>(rows, d, v, core::array::from_fn(|r| i + r));
+            out[i..i + 8].copy_from_slice(&sums);
             i += 8;
         }
         if i < p {
             // The last 8 rows (overlapping the previous block), or rows
             // 0..p with the last one repeated.
-            let idx = core::array::from_fn(|r| (p.saturating_sub(8) + r).min(p - 1));
-            dots_n::<8, FUSED, R, V>(rows, d, v, idx, out);
+            let idx: [usize; 8] = core::array::from_fn(|r| (p.saturating_sub(8) + r).min(p - 1));
+            let sums = dots_n::<8, FUSED, R, V>(rows, d, v, idx);
+            for (r, &s) in idx.iter().zip(&sums) {
+                out[*r] = s;
+            }
         }
     }
 }
@@ -424,6 +427,47 @@ pub(super) fn row_dots<const FUSED: bool, R: Load, V: Load>(
     assert!(rows.len() >= out.len() * d && v.len() >= d);
     // SAFETY: lengths checked above; the token proves AVX2 + FMA + F16C.
     unsafe { row_dots_impl::<FUSED, R, V>(rows, d, v, out) }
+}
+
+/// out[r] = row idx[r] · v for f32 rows (8 rows per load of `v`, the last
+/// block padded by repeating a row): each value bit for bit the one
+/// [`row_dots`] gives that row. Panics if an index is out of range or `v`
+/// is short.
+pub(super) fn dots_indexed<const FUSED: bool>(
+    _t: Token,
+    rows: &[f32],
+    d: usize,
+    v: &[f32],
+    idx: &[usize],
+    out: &mut [f32],
+) {
+    assert!(v.len() >= d && out.len() >= idx.len());
+    assert!(idx.iter().all(|&i| rows.len() >= (i + 1) * d));
+    // SAFETY: lengths and indices checked above; the token proves AVX2 +
+    // FMA + F16C.
+    unsafe { dots_indexed_impl::<FUSED>(rows, d, v, idx, out) }
+}
+
+/// See [`dots_indexed`].
+///
+/// # Safety
+/// Every `idx[r]` names a row within `rows`, `v.len() ≥ d`,
+/// `out.len() ≥ idx.len()`, and the CPU supports AVX2 + FMA + F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn dots_indexed_impl<const FUSED: bool>(
+    rows: &[f32],
+    d: usize,
+    v: &[f32],
+    idx: &[usize],
+    out: &mut [f32],
+) {
+    for (chunk, o) in idx.chunks(8).zip(out.chunks_mut(8)) {
+        let n = chunk.len();
+        let block: [usize; 8] = core::array::from_fn(|r| chunk[r.min(n - 1)]);
+        // SAFETY: every row of `block` is a checked index (see `dots_n`).
+        let sums = unsafe { dots_n::<8, FUSED, f32, f32>(rows, d, v, block) };
+        o.copy_from_slice(&sums[..n]);
+    }
 }
 
 /// Safe entry: dots and squared norms (fused multiply-adds when `FUSED`).

@@ -334,7 +334,6 @@ impl DifferentialCase {
         check_int8_certified(
             &self.query,
             &self.pool,
-            self.dim,
             self.budget,
             &self.relevance,
             self.family,
