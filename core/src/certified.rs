@@ -76,6 +76,40 @@ const U32: f64 = f32::EPSILON as f64 / 2.0;
 const SAFE: f64 = 1.0 + 1e-9;
 /// Rows per block of the int8 pass (the i32 results live on the stack).
 const BLOCK: usize = 64;
+/// Candidates a certified argmax lists on the stack (more: it scans the
+/// pool).
+const LIST: usize = 64;
+
+/// upper_i = u_i + B_i and the returned L = max_i (u_i − B_i), with
+/// B_i = (c[0]·eb_i + c[1]·nb_i + c[2]·|ρ_i|)·SAFE + 10⁻¹⁵ (module docs),
+/// four lanes at a time.
+fn bounds(u: &[f32], eb: &[f64], nb: &[f64], rho: &[f32], c: [f64; 3], upper: &mut [f64]) -> f64 {
+    use wide::f64x4;
+    let radius = |eb: f64x4, nb: f64x4, rho: f64x4| {
+        (f64x4::splat(c[0]) * eb + f64x4::splat(c[1]) * nb + f64x4::splat(c[2]) * rho.abs())
+            * f64x4::splat(SAFE)
+            + f64x4::splat(1e-15)
+    };
+    let w4 = |s: &[f32], k: usize| f64x4::new([s[k] as f64, s[k + 1] as f64, s[k + 2] as f64, s[k + 3] as f64]);
+    let d4 = |s: &[f64], k: usize| f64x4::new([s[k], s[k + 1], s[k + 2], s[k + 3]]);
+    let n = u.len();
+    let body = n - n % 4;
+    let mut low = f64x4::splat(f64::NEG_INFINITY);
+    let mut k = 0;
+    while k < body {
+        let (uk, r) = (w4(u, k), radius(d4(eb, k), d4(nb, k), w4(rho, k)));
+        upper[k..k + 4].copy_from_slice(&(uk + r).to_array());
+        low = low.max(uk - r);
+        k += 4;
+    }
+    let mut lower = low.to_array().into_iter().fold(f64::NEG_INFINITY, f64::max);
+    for k in body..n {
+        let r = (c[0] * eb[k] + c[1] * nb[k] + c[2] * (rho[k] as f64).abs()) * SAFE + 1e-15;
+        upper[k] = u[k] as f64 + r;
+        lower = lower.max(u[k] as f64 - r);
+    }
+    lower
+}
 
 /// MemPursuit on certified int8 candidates: the same picks, weights and
 /// steps as [`pursuit`](crate::pursuit) on the f32 rows `input.candidates`
@@ -349,37 +383,60 @@ impl Int8Scorer<'_, '_, '_> {
         // + b ‖m̃_i‖ (Σωn + Σω‖m̃‖))·SAFE + 1e-15, with n_i ≤ ‖m̃_i‖ bound.
         let ce = mu * x;
         let cn = mu * (eta * sn + se + 1.01 * U32 * snb) + b_sum * (sn + snb);
-        let radius = |eb: f64, nb: f64, rho: f32| -> f64 {
-            (ce * eb + cn * nb + a_rho * (rho as f64).abs()) * SAFE + 1e-15
-        };
-        // Unavailable candidates hold u = −∞ (the loops mask them).
-        let mut lower = f64::NEG_INFINITY;
-        for (((&u, &eb), &nb), &rho) in ws.u[..p]
-            .iter()
-            .zip(&ws.err_bound[..p])
-            .zip(&ws.norm_bound[..p])
-            .zip(&ws.rho[..p])
-        {
-            lower = lower.max(u as f64 - radius(eb, nb, rho));
-        }
+        // One sweep: the upper bounds Ũ_i + B_i into `upper`, and
+        // L = max (Ũ_i − B_i). Unavailable candidates hold u = −∞ (the loops
+        // mask them), so their lower bound is −∞ and their upper bound −∞
+        // or NaN (ρ = −∞): never selected below.
+        let lower = bounds(
+            &ws.u[..p],
+            &ws.err_bound[..p],
+            &ws.norm_bound[..p],
+            &ws.rho[..p],
+            [ce, cn, a_rho],
+            &mut ws.upper[..p],
+        );
         if lower == f64::NEG_INFINITY {
             return (None, 0);
         }
-        // Upper bounds of the candidates that can reach L; then verify in
-        // descending order of the bound until the next bound is below the
-        // best f32 score found (it, and every bound after it, cannot win
-        // or tie).
-        let mut count = 0u32;
-        for i in 0..p {
-            let up = ws.u[i] as f64 + radius(ws.err_bound[i], ws.norm_bound[i], ws.rho[i]);
-            ws.upper[i] = if up >= lower { up } else { f64::NEG_INFINITY };
+        // The candidates that can reach L (usually a few dozen), then
+        // verified in descending order of their upper bound until the next
+        // bound is below the best f32 score found (it, and every bound
+        // after it, can neither win nor tie).
+        let mut list = [0u32; LIST];
+        let mut n = 0;
+        for (i, &up) in ws.upper[..p].iter().enumerate() {
+            if up >= lower {
+                if n < LIST {
+                    list[n] = i as u32;
+                }
+                n += 1;
+            }
         }
+        let listed = n <= LIST;
+        if !listed {
+            // Too many to list: scan the whole pool instead.
+            for up in ws.upper[..p].iter_mut() {
+                if !(*up >= lower) {
+                    *up = f64::NEG_INFINITY;
+                }
+            }
+        }
+        let mut count = 0u32;
         let mut best: Option<(usize, f32)> = None;
         loop {
             let mut top: Option<(usize, f64)> = None;
-            for (i, &up) in ws.upper[..p].iter().enumerate() {
+            let mut consider = |i: usize, up: f64| {
                 if up > f64::NEG_INFINITY && top.is_none_or(|(_, t)| up > t) {
                     top = Some((i, up));
+                }
+            };
+            if listed {
+                for &i in &list[..n] {
+                    consider(i as usize, ws.upper[i as usize]);
+                }
+            } else {
+                for (i, &up) in ws.upper[..p].iter().enumerate() {
+                    consider(i, up);
                 }
             }
             let Some((i, up)) = top else { break };

@@ -21,7 +21,7 @@
 //!   saturating `vpmaddubsw` never saturates; `vpmaddwd` by ones widens
 //!   the pairs to i32.
 //!
-//! All three load the vector once per block of 4 rows (register blocking);
+//! All three load the vector once per block of 8 rows (register blocking);
 //! the d mod 32 tail of the 32-byte variants is added in scalar code.
 //! Detection is cached (one relaxed atomic load per call after the first).
 
@@ -31,7 +31,7 @@ use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 /// Rows per load of the vector.
-const BLOCK: usize = 4;
+const BLOCK: usize = 8;
 
 /// The int8 instruction sets, best first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
