@@ -64,7 +64,7 @@ use crate::int8::Int8Pool;
 use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
 use crate::pursuit::{
-    argmax_available, centroid_loop, cross_gram, f32_entry_error, qp_loop, Passes, ScoreForm,
+    argmax_available, centroid_loop, f32_entry_error, qp_loop, ScoreForm,
     Scorer,
 };
 use crate::selection::{SelectionView, StopReason};
@@ -182,13 +182,8 @@ pub fn pursuit_int8_with<'w>(
     let rows = Rows::F32(input.candidates);
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
     setup(pool, k_eff, ws);
-    let mut pass = Passes {
-        rows,
-        d,
-        exec: executor,
-    };
     let mut scorer = Int8Scorer {
-        pass: &mut pass,
+        d,
         rows: input.candidates,
         pool: *pool,
         eta: f32_entry_error(d),
@@ -237,10 +232,10 @@ fn row_norm(pool: &Int8Pool<'_>, ws: &Workspace<'_>, i: usize) -> f64 {
 }
 
 /// The int8 source of the pursuit's loops (see [`Scorer`]).
-struct Int8Scorer<'p, 'a, 'x> {
-    /// The f32 rows, for the Gram entries of verified candidates.
-    pass: &'p mut Passes<'a, 'x>,
-    /// The same f32 rows (P × d).
+struct Int8Scorer<'a> {
+    /// d.
+    d: usize,
+    /// The f32 rows (P × d), for the Gram entries of verified candidates.
     rows: &'a [f32],
     pool: Int8Pool<'a>,
     /// η: relative error bound of an f32 Gram entry.
@@ -249,11 +244,11 @@ struct Int8Scorer<'p, 'a, 'x> {
     isa: Isa,
 }
 
-impl Int8Scorer<'_, '_, '_> {
+impl Int8Scorer<'_> {
     /// The int8 Gram row of pick `j` into stored row `slot`:
     /// gram[slot][i] = fl32((c_i · c_j) · w_i w_j), the integer dot exact.
     fn int8_gram_row(&self, ws: &mut Workspace<'_>, j: usize, slot: usize) {
-        let (p, d) = (ws.pool, self.pass.d);
+        let (p, d) = (ws.pool, self.d);
         let codes = self.pool.codes;
         let cj = &codes[j * d..(j + 1) * d];
         let wj = ws.wscale[j];
@@ -276,7 +271,7 @@ impl Int8Scorer<'_, '_, '_> {
     /// ([`kernels::dots_indexed`]; each entry bit for bit the f32 pass's,
     /// scaled as [`cross_gram`] scales it).
     fn ensure(&self, ws: &mut Workspace<'_>, i: usize, positions: impl Iterator<Item = usize>) {
-        let (d, stride) = (self.pass.d, ws.max_pool);
+        let (d, stride) = (self.d, ws.max_pool);
         let mut pos = [0usize; 8];
         let mut row = [0usize; 8];
         let mut n = 0;
@@ -284,6 +279,7 @@ impl Int8Scorer<'_, '_, '_> {
             let mut out = [0.0f32; 8];
             let v = &self.rows[i * d..(i + 1) * d];
             kernels::dots_indexed(self.isa, self.rows, d, v, &row[..n], &mut out[..n]);
+
             for r in 0..n {
                 let j = row[r];
                 ws.verified_gram[pos[r] * stride + i] = out[r] * (ws.scale[j] * ws.scale[i]);
@@ -416,7 +412,7 @@ impl Int8Scorer<'_, '_, '_> {
         if !listed {
             // Too many to list: scan the whole pool instead.
             for up in ws.upper[..p].iter_mut() {
-                if !(*up >= lower) {
+                if (*up).partial_cmp(&lower).is_none_or(|o| o.is_lt()) {
                     *up = f64::NEG_INFINITY;
                 }
             }
@@ -456,22 +452,20 @@ impl Int8Scorer<'_, '_, '_> {
     }
 }
 
-impl Scorer for Int8Scorer<'_, '_, '_> {
+impl Scorer for Int8Scorer<'_> {
     fn pass(&mut self, ws: &mut Workspace<'_>, i: usize, slot: usize) {
         self.int8_gram_row(ws, i, slot);
     }
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
-        let at = pos * ws.max_pool + i;
-        let g = ws.verified_gram[at];
-        if !g.is_nan() {
-            return g;
-        }
-        let g = cross_gram(self.pass, ws, ws.picks[pos], i);
-        ws.verified_gram[at] = g;
-        g
+        self.ensure(ws, i, pos..pos + 1);
+        ws.verified_gram[pos * ws.max_pool + i]
     }
     fn diag(&mut self, ws: &mut Workspace<'_>, i: usize, _slot: Option<usize>) -> f32 {
-        cross_gram(self.pass, ws, i, i)
+        let d = self.d;
+        let mut out = [0.0f32];
+        let v = &self.rows[i * d..(i + 1) * d];
+        kernels::dots_indexed(self.isa, self.rows, d, v, &[i], &mut out);
+        out[0] * (ws.scale[i] * ws.scale[i])
     }
     fn fill_from(&mut self, _t: usize) {}
     fn next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> (Option<usize>, u32) {

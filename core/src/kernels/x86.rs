@@ -461,12 +461,42 @@ unsafe fn dots_indexed_impl<const FUSED: bool>(
     idx: &[usize],
     out: &mut [f32],
 ) {
-    for (chunk, o) in idx.chunks(8).zip(out.chunks_mut(8)) {
+    /// Rows `chunk` (≤ N of them, the last repeated to fill N) into `o`.
+    ///
+    /// # Safety
+    /// As [`dots_indexed_impl`].
+    #[inline(always)]
+    unsafe fn block<const N: usize, const FUSED: bool>(
+        rows: &[f32],
+        d: usize,
+        v: &[f32],
+        chunk: &[usize],
+        o: &mut [f32],
+    ) {
         let n = chunk.len();
-        let block: [usize; 8] = core::array::from_fn(|r| chunk[r.min(n - 1)]);
-        // SAFETY: every row of `block` is a checked index (see `dots_n`).
-        let sums = unsafe { dots_n::<8, FUSED, f32, f32>(rows, d, v, block) };
-        o.copy_from_slice(&sums[..n]);
+        let idx: [usize; N] = core::array::from_fn(|r| chunk[r.min(n - 1)]);
+        // SAFETY: every row of `idx` is a checked index (see `dots_n`).
+        let sums = unsafe { dots_n::<N, FUSED, f32, f32>(rows, d, v, idx) };
+        o[..n].copy_from_slice(&sums[..n]);
+    }
+    // Blocks of 8 rows, the rest in the smallest block that holds it (the
+    // block size does not change a row's value).
+    let (mut idx, mut out) = (idx, out);
+    // SAFETY (whole loop): the caller's guarantees, for each sub-slice.
+    unsafe {
+        while !idx.is_empty() {
+            let n = idx.len().min(8);
+            let (c, rest) = idx.split_at(n);
+            let (o, orest) = core::mem::take(&mut out).split_at_mut(n);
+            match n {
+                1 => block::<1, FUSED>(rows, d, v, c, o),
+                2 => block::<2, FUSED>(rows, d, v, c, o),
+                3 | 4 => block::<4, FUSED>(rows, d, v, c, o),
+                _ => block::<8, FUSED>(rows, d, v, c, o),
+            }
+            idx = rest;
+            out = orest;
+        }
     }
 }
 
