@@ -702,3 +702,45 @@ fn bench_reports_the_threads_it_used() {
         stderr(&o)
     );
 }
+
+/// `bench --storage int8` times the f32 pursuit in the same process and
+/// prints its row, the int8 / f32 ratio and the int8 report lines.
+#[test]
+fn bench_int8_times_the_f32_pursuit() {
+    let o = run(&[
+        "bench",
+        "-p",
+        "16",
+        "-d",
+        "8",
+        "-k",
+        "3",
+        "--queries",
+        "2",
+        "--rounds",
+        "2",
+        "--storage",
+        "int8",
+        "--roofline",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for want in [
+        "| selection | ",
+        "| f32 pursuit | ",
+        "| roofline (K+1 passes) | ",
+        "int8 / f32 pursuit: ",
+        "selection / roofline: ",
+        "f32 pursuit / roofline: ",
+        "verified candidates per pick: ",
+        "picks vs f32: identical sequence in 2/2 queries",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    // Four samples (2 queries × 2 rounds) in both timed rows.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("| f32 pursuit |") && l.ends_with("| 4 |")),
+        "{out}"
+    );
+}

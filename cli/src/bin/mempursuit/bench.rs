@@ -10,7 +10,8 @@
 //! passes with OpenBLAS's SGEMV / faer's matrix–vector product (f32
 //! storage);
 //! with a reduced-precision `--storage` it reports how often the picks
-//! differ from the f32 picks.
+//! differ from the f32 picks. `--storage int8` also times the f32 pursuit
+//! on the same pools, round by round, for the int8 / f32 ratio.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -20,8 +21,8 @@ use mempursuit::half::{bf16, f16};
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
-    pursuit_int8, Element, Input, InputPolicy, Int8Candidates, Method, MmrOptions, PursuitOptions,
-    Selector, Stopping,
+    pursuit, pursuit_int8, Element, Input, InputPolicy, Int8Candidates, Method, MmrOptions,
+    PursuitOptions, Selector, Stopping,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
@@ -56,7 +57,9 @@ pub enum Storage {
     Bf16,
     /// int8 codes with a per-row scale (1 byte per value), certified
     /// picks (`pursuit_int8`: exactly the f32 pursuit's picks; pursuit
-    /// methods only). Quantizing the pools is not timed. Also reports the
+    /// methods only). Quantizing the pools is not timed. Also times the
+    /// f32 pursuit on the same pools, round by round in the same process
+    /// (row `f32 pursuit`, ratio `int8 / f32 pursuit`), and reports the
     /// candidates verified exactly per pick.
     Int8,
 }
@@ -314,8 +317,22 @@ fn roofline_round<E: Element>(
     sink
 }
 
-/// [`measure`] for the certified int8 pursuit (single thread): also
-/// returns the candidates verified exactly for each pick of the last round.
+/// What [`measure_int8`] measured: the int8 timings (as [`Timed`]), the
+/// candidates verified exactly for each pick of the last round, and the
+/// per-query seconds of the f32 pursuit on the same pools.
+struct Int8Timed {
+    timed: Timed,
+    verified: Vec<u32>,
+    f32_samples: Vec<f64>,
+}
+
+/// [`measure`] for the certified int8 pursuit (single thread). Each round
+/// also times the f32 pursuit (`pursuit` on the f32 rows, same options,
+/// its own workspace) over the same queries in the same order, so both see
+/// the same machine conditions; the two alternate which goes first from
+/// round to round, and the roofline round (if asked for) follows both.
+/// Also returns the candidates verified exactly for each pick of the last
+/// round.
 fn measure_int8(
     inputs: &[Input<'_>],
     codes: &[Int8Candidates],
@@ -323,9 +340,10 @@ fn measure_int8(
     options: &PursuitOptions,
     ext: &[(&'static str, Passes)],
     pools: &[&[f32]],
-) -> Result<(Timed, Vec<u32>), Box<dyn std::error::Error>> {
+) -> Result<Int8Timed, Box<dyn std::error::Error>> {
     let k = args.budget;
     let mut samples = Vec::with_capacity(args.rounds * inputs.len());
+    let mut f32_samples = Vec::with_capacity(args.rounds * inputs.len());
     let mut roof = args
         .roofline
         .then(|| Vec::with_capacity(args.rounds * inputs.len()));
@@ -338,21 +356,37 @@ fn measure_int8(
         .max()
         .unwrap_or(0);
     let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
+    let mut f32_selector = Selector::with_capacity(max_pool, k.min(max_pool));
     let views: Vec<_> = codes.iter().map(Int8Candidates::view).collect();
     let mut sink = 0.0f32;
     for round in 0..=args.rounds {
         let timed = round > 0;
-        verified.clear();
-        for ((input, view), slot) in inputs.iter().zip(&views).zip(picks.iter_mut()) {
-            let mut ws = selector.workspace(max_pool, k.min(max_pool));
-            let t = Instant::now();
-            let sel = pursuit_int8(input, view, k, options, &mut ws)?;
-            let dt = t.elapsed().as_secs_f64();
-            slot.clear();
-            slot.extend_from_slice(sel.picks());
-            verified.extend(sel.steps().iter().map(|s| s.verified));
-            if timed {
-                samples.push(dt);
+        for int8_turn in [round % 2 == 0, round % 2 == 1] {
+            if int8_turn {
+                verified.clear();
+                for ((input, view), slot) in inputs.iter().zip(&views).zip(picks.iter_mut()) {
+                    let mut ws = selector.workspace(max_pool, k.min(max_pool));
+                    let t = Instant::now();
+                    let sel = pursuit_int8(input, view, k, options, &mut ws)?;
+                    let dt = t.elapsed().as_secs_f64();
+                    slot.clear();
+                    slot.extend_from_slice(sel.picks());
+                    verified.extend(sel.steps().iter().map(|s| s.verified));
+                    if timed {
+                        samples.push(dt);
+                    }
+                }
+            } else {
+                for input in inputs {
+                    let mut ws = f32_selector.workspace(max_pool, k.min(max_pool));
+                    let t = Instant::now();
+                    let sel = pursuit(input, k, options, &mut ws)?;
+                    let dt = t.elapsed().as_secs_f64();
+                    sink += sel.picks().len() as f32;
+                    if timed {
+                        f32_samples.push(dt);
+                    }
+                }
             }
         }
         if let Some(roof) = roof.as_mut() {
@@ -360,7 +394,11 @@ fn measure_int8(
         }
     }
     std::hint::black_box(sink);
-    Ok(((samples, picks, roof, ext_samples), verified))
+    Ok(Int8Timed {
+        timed: (samples, picks, roof, ext_samples),
+        verified,
+        f32_samples,
+    })
 }
 
 fn convert<E>(queries: &[Query], f: impl Fn(f32) -> E) -> Vec<Vec<E>> {
@@ -431,6 +469,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
     let ext = externals();
     let f32_pools: Vec<&[f32]> = queries.iter().map(|q| q.pool.as_slice()).collect();
     let mut verified = None;
+    let mut f32_pursuit = None;
     let (samples, picks, roof, ext_samples) = match args.storage {
         Storage::Int8 => {
             let Method::Pursuit(options) = method else {
@@ -443,9 +482,10 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 .iter()
                 .map(|q| Int8Candidates::quantize(&q.pool, q.query.len()))
                 .collect::<Result<Vec<_>, _>>()?;
-            let (timed, v) = measure_int8(&f32_inputs, &codes, args, &options, &ext, &f32_pools)?;
-            verified = Some(v);
-            timed
+            let m = measure_int8(&f32_inputs, &codes, args, &options, &ext, &f32_pools)?;
+            verified = Some(m.verified);
+            f32_pursuit = Some(m.f32_samples);
+            m.timed
         }
         Storage::F32 => measure(&f32_inputs, args, &method, split.as_mut(), &ext, &f32_pools)?,
         Storage::F16 => {
@@ -498,6 +538,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
         Isa::detect().name()
     )?;
     let s = stats(samples);
+    let f = f32_pursuit.map(stats);
     writeln!(
         text,
         "\n| what | median µs | mean µs | p95 µs | min µs | samples |"
@@ -508,14 +549,21 @@ pub fn run(args: &BenchArgs) -> CliResult {
         "| selection | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
         s.median, s.mean, s.p95, s.min, s.n
     )?;
-    if let Some(r) = roof {
-        let r = stats(r);
+    if let Some(f) = &f {
+        writeln!(
+            text,
+            "| f32 pursuit | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+            f.median, f.mean, f.p95, f.min, f.n
+        )?;
+    }
+    let r = roof.map(stats);
+    let mut best: Option<(&str, Stats)> = None;
+    if let Some(r) = &r {
         writeln!(
             text,
             "| roofline (K+1 passes) | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
             r.median, r.mean, r.p95, r.min, r.n
         )?;
-        let mut best: Option<(&str, Stats)> = None;
         for ((name, _), times) in ext.iter().zip(ext_samples) {
             if times.is_empty() {
                 continue;
@@ -530,21 +578,53 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 best = Some((name, e));
             }
         }
+    }
+    // The ratios: int8 / f32 pursuit (with --storage int8), then against
+    // the roofline and the faster external library (with --roofline).
+    let mut ratios = String::new();
+    if let Some(f) = &f {
         writeln!(
-            text,
-            "\nselection / roofline: {:.3} (medians), {:.3} (minima)",
+            ratios,
+            "int8 / f32 pursuit: {:.3} (medians), {:.3} (minima)",
+            s.median / f.median,
+            s.min / f.min
+        )?;
+    }
+    if let Some(r) = &r {
+        writeln!(
+            ratios,
+            "selection / roofline: {:.3} (medians), {:.3} (minima)",
             s.median / r.median,
             s.min / r.min
         )?;
-        if let Some((name, e)) = best {
+        if let Some(f) = &f {
             writeln!(
-                text,
+                ratios,
+                "f32 pursuit / roofline: {:.3} (medians), {:.3} (minima)",
+                f.median / r.median,
+                f.min / r.min
+            )?;
+        }
+        if let Some((name, e)) = &best {
+            writeln!(
+                ratios,
                 "selection / {name} (the faster external library): {:.3} (medians), {:.3} (minima); roofline / {name}: {:.3}",
                 s.median / e.median,
                 s.min / e.min,
                 r.median / e.median
             )?;
+            if let Some(f) = &f {
+                writeln!(
+                    ratios,
+                    "f32 pursuit / {name} (the faster external library): {:.3} (medians), {:.3} (minima)",
+                    f.median / e.median,
+                    f.min / e.min
+                )?;
+            }
         }
+    }
+    if !ratios.is_empty() {
+        write!(text, "\n{ratios}")?;
     }
     if let Some(v) = verified.filter(|v| !v.is_empty()) {
         let max = v.iter().max().copied().unwrap_or(0);
