@@ -64,8 +64,7 @@ use crate::int8::Int8Pool;
 use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
 use crate::pursuit::{
-    argmax_available, centroid_loop, f32_entry_error, qp_loop, ScoreForm,
-    Scorer,
+    argmax_available, centroid_loop, f32_entry_error, qp_loop, ScoreForm, Scorer,
 };
 use crate::selection::{SelectionView, StopReason};
 use crate::workspace::{Workspace, AVAILABLE, EXCLUDED};
@@ -90,7 +89,14 @@ fn bounds(u: &[f32], eb: &[f64], nb: &[f64], rho: &[f32], c: [f64; 3], upper: &m
             * f64x4::splat(SAFE)
             + f64x4::splat(1e-15)
     };
-    let w4 = |s: &[f32], k: usize| f64x4::new([s[k] as f64, s[k + 1] as f64, s[k + 2] as f64, s[k + 3] as f64]);
+    let w4 = |s: &[f32], k: usize| {
+        f64x4::new([
+            s[k] as f64,
+            s[k + 1] as f64,
+            s[k + 2] as f64,
+            s[k + 3] as f64,
+        ])
+    };
     let d4 = |s: &[f64], k: usize| f64x4::new([s[k], s[k + 1], s[k + 2], s[k + 3]]);
     let n = u.len();
     let body = n - n % 4;
@@ -366,7 +372,13 @@ impl Int8Scorer<'_> {
                 let x2 = total + 2.0 * n as f64 * 1.01 * U32 * sn * sn;
                 let c = c as f64;
                 // Two sums of n entries, then fl(ρ − fl(c·acc)) twice.
-                (c, x2, n, 4.04 * U32, c * 1.01 * (n as f64 * 1.01 * U32 + 2.02 * U32))
+                (
+                    c,
+                    x2,
+                    n,
+                    4.04 * U32,
+                    c * 1.01 * (n as f64 * 1.01 * U32 + 2.02 * U32),
+                )
             }
             ScoreForm::Relevance => {
                 return (argmax_available(&ws.rho[..p], &ws.state[..p]), 0);

@@ -836,7 +836,10 @@ pub fn check_int8_certified(
 }
 
 /// Bit-for-bit equality of two selections, `Step::verified` aside.
-fn same_selection(a: &Selection, b: &Selection) -> Result<(), String> {
+///
+/// # Errors
+/// The first difference.
+pub fn same_selection(a: &Selection, b: &Selection) -> Result<(), String> {
     if a.picks != b.picks {
         return Err(format!("picks {:?} vs f32 {:?}", a.picks, b.picks));
     }

@@ -220,3 +220,93 @@ fn int8_constructors_reject_bad_codes_scales_and_shapes() {
     .sqrt();
     assert!(v.errors()[0] >= e0 && v.errors()[0] <= e0 * (1.0 + 1e-12) + 1e-300);
 }
+
+/// The int8 pursuit's selection is the f32 pursuit's, bit for bit (picks,
+/// weights, stop reason, excluded and skipped rows, every step field but
+/// `verified`), over pool kinds that exercise every branch of the shared
+/// loop: isotropic, clustered and near-copy pools (near-dependent picks
+/// switch G_SS to exact entries), non-unit rows, an excluded zero row, the
+/// family (γ, κ), centroid pursuit, caller scores and pool-order relevance,
+/// adaptive stopping, relevance fill after the pool optimum, and skipped
+/// dependent picks.
+#[test]
+fn int8_selection_is_the_f32_selection_bit_for_bit() {
+    use mempursuit::{AtPoolOptimum, DependentPicks, Relevance, Stopping};
+    use mempursuit_tests::checks::same_selection;
+    let exclude = InputPolicy {
+        invalid_candidates: InvalidCandidates::Exclude,
+        ..InputPolicy::default()
+    };
+    let options = [
+        PursuitOptions::default(),
+        PursuitOptions {
+            ridge: 0.05,
+            gamma: 0.5,
+            ..PursuitOptions::default()
+        },
+        PursuitOptions::centroid(0.5),
+        PursuitOptions {
+            stopping: Stopping::PAPER_ADAPTIVE,
+            ..PursuitOptions::default()
+        },
+        PursuitOptions {
+            ridge: 0.3,
+            at_pool_optimum: AtPoolOptimum::FillByRelevance,
+            optimum_tolerance: 1e-3,
+            ..PursuitOptions::default()
+        },
+        PursuitOptions {
+            dependent_picks: DependentPicks::Skip,
+            ..PursuitOptions::default()
+        },
+    ];
+    let mut compared = 0;
+    let mut verified = 0u64;
+    let (mut skipped, mut filled, mut dependent) = (0, 0, 0);
+    for seed in 0..24u64 {
+        let (p, d) = [(40, 24), (60, 64), (30, 8), (80, 96)][seed as usize % 4];
+        let (q, mut pool) = match seed % 3 {
+            0 => random::uniform_pool(500 + seed, p, d),
+            1 => random::clustered_pool(500 + seed, p, d, 4, 0.3),
+            _ => {
+                let mut rng = random::rng(500 + seed);
+                let bases: Vec<Vec<f64>> = (0..4).map(|_| random::gaussian(&mut rng, d)).collect();
+                let pool = random::near_copies(&mut rng, &bases, p, 1e-4);
+                (random::unit(&mut rng, d), pool)
+            }
+        };
+        for (i, row) in pool.chunks_exact_mut(d).enumerate() {
+            let s = [1.0f32, 1.0, 0.5, 3.0][i % 4];
+            row.iter_mut().for_each(|x| *x *= s);
+        }
+        pool[3 * d..4 * d].fill(0.0);
+        let scores: Vec<f32> = (0..p).map(|i| ((i * 37 % 11) as f32) / 11.0).collect();
+        let i8pool = Int8Candidates::quantize(&pool, d).unwrap();
+        for relevance in [
+            Relevance::Similarity,
+            Relevance::RankedScores(&scores),
+            Relevance::PoolOrder,
+        ] {
+            let input = Input::new(&q, &pool).with_relevance(relevance);
+            for base in options {
+                let o = PursuitOptions {
+                    input: exclude,
+                    ..base
+                };
+                let mut sel = Selector::new();
+                let k = 20.min(p);
+                let a = sel.select(&input, k, &Method::Pursuit(o)).unwrap();
+                let b = sel.select_int8(&input, &i8pool, k, &o).unwrap();
+                same_selection(&b, &a).unwrap_or_else(|e| panic!("seed {seed} {o:?}: {e}"));
+                verified += b.steps.iter().map(|s| s.verified as u64).sum::<u64>();
+                skipped += b.skipped.len();
+                filled += b.steps.iter().filter(|s| s.filled).count();
+                dependent += b.steps.iter().filter(|s| s.dependent).count();
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 24 * 3 * 6);
+    // Every branch ran.
+    assert!(verified > 0 && skipped > 0 && filled > 0 && dependent > 0);
+}

@@ -506,6 +506,20 @@ mod tests {
                         }
                         // Symmetry: G_ij = G_ji bitwise.
                         assert_eq!(out[pick].to_bits(), reference_dot(v, v).to_bits());
+                        // The indexed entries (any subset, any batch size,
+                        // repeated rows) are the pass's values bit for bit.
+                        for n in 1..=p.min(11) {
+                            let idx: [usize; 11] = core::array::from_fn(|r| (r * 7 + n) % p);
+                            let mut got = [0.0f32; 11];
+                            dots_indexed(isa, rows, d, v, &idx[..n], &mut got[..n]);
+                            for r in 0..n {
+                                assert_eq!(
+                                    got[r].to_bits(),
+                                    out[idx[r]].to_bits(),
+                                    "indexed {isa:?} d={d} p={p} n={n} r={r}"
+                                );
+                            }
+                        }
                     }
                 }
             }
