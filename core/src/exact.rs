@@ -1,8 +1,8 @@
-//! Exact small parts: f64 dot products of candidate rows (widened exactly
-//! from their storage type) for the quantities that enter the refit and the
-//! certificates: G_SS, b_S, L_t and the verified scores of the certified
-//! int8 pursuit. The big passes stay in f32 (or int8); these touch only the
-//! few rows that matter, so their cost is O(|S|·d) per pick.
+//! Exact values from the rows, in f64 (products of two f32 widen exactly):
+//! the entries of G_SS once a pick comes near a dependency
+//! (`pursuit::switch_to_exact`), and L_t when the Gram formula would cancel
+//! (`residual_sq`). Everything else in the refit uses the f32 passes'
+//! entries, widened; these touch only the few rows that matter.
 
 use crate::kernels::sealed::Rows;
 use crate::workspace::Workspace;

@@ -172,10 +172,11 @@ pub enum AtPoolOptimum {
 /// usually keeps weight 0, and its text is already in the context. See
 /// [`Step::dependent`](crate::Step::dependent).
 ///
-/// Applies to the QP pursuit on f32/f16/bf16 candidates (finite ridge,
-/// including relevance fill after the pool optimum); centroid pursuit
-/// (κ = ∞), top-K, MMR and, for now, the certified int8 pursuit
-/// ([`pursuit_int8`](crate::pursuit_int8)) never flag or skip. With a ridge κ well above `PIVOT_TOLERANCE` the factored matrix
+/// Applies to the QP pursuit (finite ridge, including relevance fill after
+/// the pool optimum) on every storage, the certified int8 pursuit
+/// ([`pursuit_int8`](crate::pursuit_int8)) included; centroid pursuit
+/// (κ = ∞), top-K and MMR never flag or skip. With a ridge κ well above
+/// `PIVOT_TOLERANCE` the factored matrix
 /// G_FF + κI + 11ᵀ is far from singular, so duplicates are not dependent in
 /// this sense (they share the weight).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -39,7 +39,9 @@ use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED, SKIPPED};
 /// # Cost
 /// One pass over the candidate matrix for b and the norms, one per pick for
 /// its Gram row (f32x8 SIMD), O(P·|F|) for each score refresh and an O(t²)
-/// active-set refit per pick: O(K·P·d + K²·P + K³) overall.
+/// active-set refit per pick: O(K·P·d + K²·P + K³) overall. G_SS comes
+/// from the Gram rows; only when a pick comes near a dependency is it
+/// recomputed from the rows (O(K²·d) once).
 pub fn pursuit<'w, E: Element>(
     input: &Input<'_, E>,
     budget: usize,

@@ -112,10 +112,12 @@ pub struct Step {
     /// How this step's refit ended.
     #[cfg_attr(feature = "serde", serde(default))]
     pub refit: RefitStatus,
-    /// Candidates whose score was computed exactly (in f64 from their f32
-    /// rows) to certify this pick: those whose int8 score interval reached
-    /// the best lower bound ([`pursuit_int8`](crate::pursuit_int8); ≥ 1
-    /// there). 0 for the f32 pursuit and the baselines.
+    /// Candidates whose score was computed exactly as the f32 pursuit
+    /// computes it, to certify this pick ([`pursuit_int8`](crate::pursuit_int8):
+    /// those whose int8 score interval could reach the best score, best
+    /// bound first; ≥ 1 there, except 0 for the first pick and for
+    /// relevance-fill picks, which ρ alone decides). 0 for the f32 pursuit
+    /// and the baselines.
     #[cfg_attr(feature = "serde", serde(default))]
     pub verified: u32,
 }

@@ -294,9 +294,10 @@ impl Selector {
     }
 
     /// The certified int8 pursuit ([`pursuit_int8`](mempursuit_core::pursuit_int8))
-    /// on `input` with the int8 copy `pool` of its candidates: the picks of
-    /// the pursuit computed in f64 from the f32 rows, with every pick's pass
-    /// reading int8 codes. `options` as for [`Method::Pursuit`].
+    /// on `input` with the int8 copy `pool` of its candidates: the f32
+    /// pursuit's selection ([`Method::Pursuit`] with the same `options`), bit
+    /// for bit but for [`Step::verified`](mempursuit_core::Step::verified),
+    /// with every pick's pass reading int8 codes.
     ///
     /// # Errors
     /// The core's input errors, and [`Error::Int8Length`] when `pool` does
