@@ -39,12 +39,12 @@ const D: usize = 384;
 // target (tests/tests/sizes.rs computes it by formula on the host).
 const _: () = assert!(size_of::<usize>() == 4);
 const _: () = assert!(size_of::<Step>() == 80);
-const _: () = assert!(size_of::<FixedWorkspace<32, 8>>() == 8_448);
-const _: () = assert!(size_of::<FixedWorkspace<64, 16>>() == 26_112);
-const _: () = assert!(size_of::<FixedWorkspace<128, 16>>() == 43_264);
-const _: () = assert!(size_of::<FixedWorkspace<200, 20>>() == 76_320);
-const _: () = assert!(size_of::<FixedWorkspace<500, 50>>() == 406_800);
-const _: () = assert!(size_of::<FixedWorkspace<1000, 100>>() == 1_533_600);
+const _: () = assert!(size_of::<FixedWorkspace<32, 8>>() == 6_528);
+const _: () = assert!(size_of::<FixedWorkspace<64, 16>>() == 19_200);
+const _: () = assert!(size_of::<FixedWorkspace<128, 16>>() == 31_488);
+const _: () = assert!(size_of::<FixedWorkspace<200, 20>>() == 54_720);
+const _: () = assert!(size_of::<FixedWorkspace<500, 50>>() == 280_800);
+const _: () = assert!(size_of::<FixedWorkspace<1000, 100>>() == 1_041_600);
 
 /// xorshift32: deterministic stand-in embeddings in [-1, 1) (not unit norm;
 /// the default cosine policy normalizes on the fly).
