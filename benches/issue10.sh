@@ -8,7 +8,8 @@
 # Run from the repository root on an otherwise idle machine; each case runs
 # twice. One line per run: the medians (µs) of the table's rows and the
 # ratios of medians (int8/f32 only in the int8 runs, where both are timed
-# in the same process, round by round).
+# in the same process, round by round). Optional: DATA=path/to/hotpotqa-distractor
+# adds the verified candidates per pick on the real pools.
 set -euo pipefail
 cargo build --release -p mempursuit-cli --features openblas,faer
 B=target/release/mempursuit
@@ -46,8 +47,15 @@ for cfg in "-p 200 -k 20 -d 1536" "-p 200 -k 20 -d 384" "-p 500 -k 20 -d 1536"; 
     esac
     echo "== $cfg"
     for run in 1 2; do
+        echo "int8 hot run $run: $($B bench $cfg --storage int8 --roofline --queries 1 --rounds $((int8_rounds * 20)) | row)"
         echo "int8 rotating run $run: $($B bench $cfg --storage int8 --roofline --queries 32 --rounds $int8_rounds | row)"
         echo "f32 hot run $run: $($B bench $cfg --roofline --queries 1 --rounds 300 | row)"
         echo "f32 rotating run $run: $($B bench $cfg --roofline --queries 32 --rounds 15 | row)"
     done
 done
+# The verified candidates per pick on real pools (where ../shared data is):
+if [ -d "${DATA:-}" ]; then
+    for k in 10 20; do
+        echo "fixture K=$k: $($B bench --dir "$DATA" -k $k --storage int8 --rounds 3 | grep -E 'verified|picks vs')"
+    done
+fi

@@ -175,17 +175,14 @@ fn sub_scaled<T: Widen>(r: &mut [f64], c: f64, m: &[T]) {
 /// 1 % relative or better at every size, and to f64 precision for small
 /// residuals.
 pub(crate) fn residual_sq(parts: &ExactParts<'_>, ws: &Workspace<'_>, entry_error: f64) -> f64 {
-    let k = ws.max_budget;
+    // αᵀG_SSα from the refit's G_SS α (`g_alpha`, current for the
+    // returned α up to its final renormalization, ~1e-14).
     let (mut ab, mut aga, mut asum) = (0.0f64, 0.0f64, 0.0f64);
     for &i in &ws.solver.free[..ws.solver.nfree] {
         let ai = ws.solver.alpha[i];
         asum += ai;
         ab += ai * ws.solver.b_s[i];
-        let mut g = 0.0;
-        for &j in &ws.solver.free[..ws.solver.nfree] {
-            g += ws.solver.gss[i * k + j] * ws.solver.alpha[j];
-        }
-        aga += ai * g;
+        aga += ai * ws.solver.g_alpha[i];
     }
     let l = parts.qq - 2.0 * ab + aga;
     // |error| ≤ 2 Σα|δb| + Σαα|δG| ≤ (2 + Σα)·Σα·entry_error.
