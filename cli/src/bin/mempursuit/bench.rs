@@ -151,6 +151,23 @@ struct Stats {
     n: usize,
 }
 
+/// One row of the timing table.
+fn table_row(name: &str, s: &Stats) -> String {
+    format!(
+        "| {name} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+        s.median, s.mean, s.p95, s.min, s.n
+    )
+}
+
+/// `a / b: <ratio of medians> (medians), <ratio of minima> (minima)`.
+fn ratio_line(label: &str, a: &Stats, b: &Stats) -> String {
+    format!(
+        "{label}: {:.3} (medians), {:.3} (minima)",
+        a.median / b.median,
+        a.min / b.min
+    )
+}
+
 fn stats(mut samples: Vec<f64>) -> Stats {
     samples.sort_by(f64::total_cmp);
     let n = samples.len();
@@ -544,36 +561,20 @@ pub fn run(args: &BenchArgs) -> CliResult {
         "\n| what | median µs | mean µs | p95 µs | min µs | samples |"
     )?;
     writeln!(text, "|---|---|---|---|---|---|")?;
-    writeln!(
-        text,
-        "| selection | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
-        s.median, s.mean, s.p95, s.min, s.n
-    )?;
+    writeln!(text, "{}", table_row("selection", &s))?;
     if let Some(f) = &f {
-        writeln!(
-            text,
-            "| f32 pursuit | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
-            f.median, f.mean, f.p95, f.min, f.n
-        )?;
+        writeln!(text, "{}", table_row("f32 pursuit", f))?;
     }
     let r = roof.map(stats);
     let mut best: Option<(&str, Stats)> = None;
     if let Some(r) = &r {
-        writeln!(
-            text,
-            "| roofline (K+1 passes) | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
-            r.median, r.mean, r.p95, r.min, r.n
-        )?;
+        writeln!(text, "{}", table_row("roofline (K+1 passes)", r))?;
         for ((name, _), times) in ext.iter().zip(ext_samples) {
             if times.is_empty() {
                 continue;
             }
             let e = stats(times);
-            writeln!(
-                text,
-                "| {name} (K+1 passes) | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
-                e.median, e.mean, e.p95, e.min, e.n
-            )?;
+            writeln!(text, "{}", table_row(&format!("{name} (K+1 passes)"), &e))?;
             if best.as_ref().is_none_or(|(_, b)| e.median < b.median) {
                 best = Some((name, e));
             }
@@ -583,43 +584,24 @@ pub fn run(args: &BenchArgs) -> CliResult {
     // the roofline and the faster external library (with --roofline).
     let mut ratios = String::new();
     if let Some(f) = &f {
-        writeln!(
-            ratios,
-            "int8 / f32 pursuit: {:.3} (medians), {:.3} (minima)",
-            s.median / f.median,
-            s.min / f.min
-        )?;
+        writeln!(ratios, "{}", ratio_line("int8 / f32 pursuit", &s, f))?;
     }
     if let Some(r) = &r {
-        writeln!(
-            ratios,
-            "selection / roofline: {:.3} (medians), {:.3} (minima)",
-            s.median / r.median,
-            s.min / r.min
-        )?;
+        writeln!(ratios, "{}", ratio_line("selection / roofline", &s, r))?;
         if let Some(f) = &f {
-            writeln!(
-                ratios,
-                "f32 pursuit / roofline: {:.3} (medians), {:.3} (minima)",
-                f.median / r.median,
-                f.min / r.min
-            )?;
+            writeln!(ratios, "{}", ratio_line("f32 pursuit / roofline", f, r))?;
         }
         if let Some((name, e)) = &best {
+            let faster = format!("{name} (the faster external library)");
             writeln!(
                 ratios,
-                "selection / {name} (the faster external library): {:.3} (medians), {:.3} (minima); roofline / {name}: {:.3}",
-                s.median / e.median,
-                s.min / e.min,
+                "{}; roofline / {name}: {:.3}",
+                ratio_line(&format!("selection / {faster}"), &s, e),
                 r.median / e.median
             )?;
             if let Some(f) = &f {
-                writeln!(
-                    ratios,
-                    "f32 pursuit / {name} (the faster external library): {:.3} (medians), {:.3} (minima)",
-                    f.median / e.median,
-                    f.min / e.min
-                )?;
+                let label = format!("f32 pursuit / {faster}");
+                writeln!(ratios, "{}", ratio_line(&label, f, e))?;
             }
         }
     }
