@@ -272,23 +272,32 @@ impl Int8Scorer<'_> {
         }
     }
 
+    /// out[r] = G_{rows[r], i} for pool rows `rows`, bit for bit the f32
+    /// pass's entries: the pass's dot product kernel and order
+    /// ([`kernels::dots_indexed`], several rows per load of row i) and its
+    /// scaling fl32(dot · fl32(s_j s_i)).
+    fn f32_entries(&self, ws: &Workspace<'_>, i: usize, rows: &[usize], out: &mut [f32]) {
+        let d = self.d;
+        let v = &self.rows[i * d..(i + 1) * d];
+        kernels::dots_indexed(self.isa, self.rows, d, v, rows, out);
+        for (o, &j) in out.iter_mut().zip(rows) {
+            *o *= ws.scale[j] * ws.scale[i];
+        }
+    }
+
     /// Caches the f32 entries G_{picks[pos], i} of candidate `i` for the
-    /// positions `positions` that lack one, eight rows per load of row i
-    /// ([`kernels::dots_indexed`]; each entry bit for bit the f32 pass's,
-    /// scaled as [`cross_gram`] scales it).
+    /// positions `positions` that lack one, up to eight at a time
+    /// ([`Self::f32_entries`]).
     fn ensure(&self, ws: &mut Workspace<'_>, i: usize, positions: impl Iterator<Item = usize>) {
-        let (d, stride) = (self.d, ws.max_pool);
+        let stride = ws.max_pool;
         let mut pos = [0usize; 8];
         let mut row = [0usize; 8];
         let mut n = 0;
         let flush = |ws: &mut Workspace<'_>, n: usize, pos: &[usize; 8], row: &[usize; 8]| {
             let mut out = [0.0f32; 8];
-            let v = &self.rows[i * d..(i + 1) * d];
-            kernels::dots_indexed(self.isa, self.rows, d, v, &row[..n], &mut out[..n]);
-
+            self.f32_entries(ws, i, &row[..n], &mut out[..n]);
             for r in 0..n {
-                let j = row[r];
-                ws.verified_gram[pos[r] * stride + i] = out[r] * (ws.scale[j] * ws.scale[i]);
+                ws.verified_gram[pos[r] * stride + i] = out[r];
             }
         };
         for a in positions {
@@ -473,11 +482,9 @@ impl Scorer for Int8Scorer<'_> {
         ws.verified_gram[pos * ws.max_pool + i]
     }
     fn diag(&mut self, ws: &mut Workspace<'_>, i: usize, _slot: Option<usize>) -> f32 {
-        let d = self.d;
         let mut out = [0.0f32];
-        let v = &self.rows[i * d..(i + 1) * d];
-        kernels::dots_indexed(self.isa, self.rows, d, v, &[i], &mut out);
-        out[0] * (ws.scale[i] * ws.scale[i])
+        self.f32_entries(ws, i, &[i], &mut out);
+        out[0]
     }
     fn fill_from(&mut self, _t: usize) {}
     fn next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> (Option<usize>, u32) {

@@ -261,9 +261,11 @@ impl Scorer for F32Scorer<'_, '_, '_> {
     fn entries(&mut self, _ws: &mut Workspace<'_>, _i: usize, _t: usize) {}
     fn next(&mut self, ws: &mut Workspace<'_>, scores: ScoreForm) -> (Option<usize>, u32) {
         let p = ws.pool;
+        // Both loops keep every unavailable candidate at −∞ in `u`.
         let pick = match scores {
-            ScoreForm::Refresh => argmax_scores(&ws.u[..p], &ws.state[..p]),
-            ScoreForm::Centroid { .. } => argmax_available(&ws.u[..p], &ws.state[..p]),
+            ScoreForm::Refresh | ScoreForm::Centroid { .. } => {
+                argmax_scores(&ws.u[..p], &ws.state[..p])
+            }
             ScoreForm::Relevance => argmax_available(&ws.rho[..p], &ws.state[..p]),
         };
         (pick, 0)
