@@ -97,10 +97,48 @@ fn residual_is_accurate_at_a_residual_norm_of_1e_4() {
     }
 }
 
+/// The option sets the int8 tests compare on, all with
+/// `InvalidCandidates::Exclude`: paper mode, the family (γ, κ), centroid
+/// pursuit, adaptive stopping, relevance fill after the pool optimum and
+/// skipped dependent picks.
+fn option_sets() -> [PursuitOptions; 6] {
+    use mempursuit::{AtPoolOptimum, DependentPicks, Stopping};
+    let bases = [
+        PursuitOptions::default(),
+        PursuitOptions {
+            ridge: 0.05,
+            gamma: 0.5,
+            ..PursuitOptions::default()
+        },
+        PursuitOptions::centroid(0.5),
+        PursuitOptions {
+            stopping: Stopping::PAPER_ADAPTIVE,
+            ..PursuitOptions::default()
+        },
+        PursuitOptions {
+            ridge: 0.3,
+            at_pool_optimum: AtPoolOptimum::FillByRelevance,
+            optimum_tolerance: 1e-3,
+            ..PursuitOptions::default()
+        },
+        PursuitOptions {
+            dependent_picks: DependentPicks::Skip,
+            ..PursuitOptions::default()
+        },
+    ];
+    bases.map(|base| PursuitOptions {
+        input: InputPolicy {
+            invalid_candidates: InvalidCandidates::Exclude,
+            ..InputPolicy::default()
+        },
+        ..base
+    })
+}
+
 /// Non-unit rows (scaled by 0.5, 2, 3: the cosine normalization), a zero row
 /// excluded under `InvalidCandidates::Exclude`, and exact duplicates (ties to
 /// the lowest index): the int8 pursuit picks what the f32 pursuit picks, with
-/// weights within 1e-9, in paper mode, the family and centroid pursuit.
+/// the same weights, under every option set of [`option_sets`].
 #[test]
 fn int8_equals_f32_on_scaled_excluded_and_duplicate_rows() {
     for seed in 0..12u64 {
@@ -116,32 +154,14 @@ fn int8_equals_f32_on_scaled_excluded_and_duplicate_rows() {
         pool[7 * d..8 * d].fill(0.0);
         let input = Input::new(&q, &pool);
         let i8pool = Int8Candidates::quantize(&pool, d).unwrap();
-        let exclude = InputPolicy {
-            invalid_candidates: InvalidCandidates::Exclude,
-            ..InputPolicy::default()
-        };
-        for base in [
-            PursuitOptions::default(),
-            PursuitOptions {
-                ridge: 0.05,
-                gamma: 0.5,
-                ..PursuitOptions::default()
-            },
-            PursuitOptions::centroid(0.5),
-        ] {
-            let o = PursuitOptions {
-                input: exclude,
-                ..base
-            };
+        for o in option_sets() {
             let mut sel = Selector::new();
             let a = sel.select(&input, 15, &Method::Pursuit(o)).unwrap();
             let b = sel.select_int8(&input, &i8pool, 15, &o).unwrap();
             assert_eq!(a.picks, b.picks, "seed {seed} {o:?}");
             assert_eq!(b.excluded, vec![7]);
             assert!(!b.picks.contains(&7));
-            for (x, y) in a.weights.iter().zip(&b.weights) {
-                assert!((x - y).abs() <= 1e-6, "seed {seed}: {x} vs {y}");
-            }
+            assert_eq!(a.weights, b.weights, "seed {seed} {o:?}");
             if b.picks.contains(&5) {
                 // The duplicate comes after the row it duplicates.
                 let pos = |i| b.picks.iter().position(|&x| x == i);
@@ -231,35 +251,8 @@ fn int8_constructors_reject_bad_codes_scales_and_shapes() {
 /// dependent picks.
 #[test]
 fn int8_selection_is_the_f32_selection_bit_for_bit() {
-    use mempursuit::{AtPoolOptimum, DependentPicks, Relevance, Stopping};
+    use mempursuit::Relevance;
     use mempursuit_tests::checks::same_selection;
-    let exclude = InputPolicy {
-        invalid_candidates: InvalidCandidates::Exclude,
-        ..InputPolicy::default()
-    };
-    let options = [
-        PursuitOptions::default(),
-        PursuitOptions {
-            ridge: 0.05,
-            gamma: 0.5,
-            ..PursuitOptions::default()
-        },
-        PursuitOptions::centroid(0.5),
-        PursuitOptions {
-            stopping: Stopping::PAPER_ADAPTIVE,
-            ..PursuitOptions::default()
-        },
-        PursuitOptions {
-            ridge: 0.3,
-            at_pool_optimum: AtPoolOptimum::FillByRelevance,
-            optimum_tolerance: 1e-3,
-            ..PursuitOptions::default()
-        },
-        PursuitOptions {
-            dependent_picks: DependentPicks::Skip,
-            ..PursuitOptions::default()
-        },
-    ];
     let mut compared = 0;
     let mut verified = 0u64;
     let (mut skipped, mut filled, mut dependent) = (0, 0, 0);
@@ -288,11 +281,7 @@ fn int8_selection_is_the_f32_selection_bit_for_bit() {
             Relevance::PoolOrder,
         ] {
             let input = Input::new(&q, &pool).with_relevance(relevance);
-            for base in options {
-                let o = PursuitOptions {
-                    input: exclude,
-                    ..base
-                };
+            for o in option_sets() {
                 let mut sel = Selector::new();
                 let k = 20.min(p);
                 let a = sel.select(&input, k, &Method::Pursuit(o)).unwrap();
