@@ -53,6 +53,14 @@ impl Factor<'_> {
     /// if the pivot is not safely positive.
     pub fn append(&mut self, col: impl Fn(usize) -> f64, diag: f64) -> bool {
         let p2 = self.pivot_sq(col, diag);
+        self.append_pivot(p2, diag)
+    }
+
+    /// The second half of [`append`](Self::append): appends the row that
+    /// [`pivot_sq`](Self::pivot_sq) wrote, with its pivot² `p2`, when the
+    /// factor has not changed since. Returns false (factor unchanged) if the
+    /// pivot is not safely positive.
+    pub fn append_pivot(&mut self, p2: f64, diag: f64) -> bool {
         if !accepts_pivot(p2, diag) {
             return false;
         }

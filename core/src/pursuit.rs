@@ -10,7 +10,7 @@ use crate::input::{prepare, Input};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, DependentPicks, PursuitOptions, Stopping};
 use crate::selection::{RefitStatus, SelectionView, Step, StopReason};
-use crate::solver::{refactor, refit, Refit};
+use crate::solver::{refactor, refit, PendingColumn, Refit};
 use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED, SKIPPED};
 
 /// Runs MemPursuit: picks up to `budget` (K) memories from the pool, one at a
@@ -366,7 +366,8 @@ fn switch_to_exact(parts: &ExactParts<'_>, ws: &mut Workspace<'_>, t: usize, kap
 ///
 /// Returns (represented, near): `near` when some pivot² is below
 /// `near_tol` · A_ii, where f32 entries could decide the test by rounding.
-/// Costs O(t) plus one O(|F|²) forward substitution; leaves the factor
+/// Costs O(t) plus one O(|F|²) forward substitution, which it leaves for
+/// the refit's append of i (`SolverState::pending`); leaves the factor
 /// unchanged.
 fn represented(ws: &mut Workspace<'_>, t: usize, kappa: f64, near_tol: f64) -> (bool, bool) {
     let k = ws.max_budget;
@@ -382,6 +383,7 @@ fn represented(ws: &mut Workspace<'_>, t: usize, kappa: f64, near_tol: f64) -> (
         near |= p2 <= near_tol * a_ii;
     }
     let nf = ws.solver.nfree;
+    ws.solver.pending = None;
     if nf > 0 {
         let mut f = Factor {
             l: ws.solver.chol,
@@ -392,6 +394,12 @@ fn represented(ws: &mut Workspace<'_>, t: usize, kappa: f64, near_tol: f64) -> (
         let p2 = f.pivot_sq(|a| gss[free[a] * k + t] + 1.0, a_ii);
         dependent |= !accepts_pivot(p2, a_ii);
         near |= p2 <= near_tol * a_ii;
+        // The refit's append of t repeats this substitution: keep it.
+        ws.solver.pending = Some(PendingColumn {
+            position: t,
+            nfree: nf,
+            pivot_sq: p2,
+        });
     }
     (dependent, near)
 }

@@ -78,6 +78,22 @@ pub(crate) struct SolverState<'a> {
     pub(crate) nfree: usize,
     /// ν of the last refit (the warm start of the next one).
     pub(crate) nu: f64,
+    /// The duplicate check's forward substitution of the newest pick's
+    /// column, left in row |F| of `chol` (see [`PendingColumn`]).
+    pub(crate) pending: Option<PendingColumn>,
+}
+
+/// Row `nfree` of the factor written by the duplicate check
+/// ([`Factor::pivot_sq`] of position `position`'s column of A against the
+/// free set), with its pivot². The next refit's first append of that
+/// position reuses it instead of repeating the O(|F|²) substitution, when
+/// nothing has changed the factor in between (its first iteration is the
+/// warm one, which does not touch the factor).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PendingColumn {
+    pub(crate) position: usize,
+    pub(crate) nfree: usize,
+    pub(crate) pivot_sq: f64,
 }
 
 const IN_FREE: usize = 1;
@@ -153,6 +169,9 @@ pub(crate) fn refit(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) 
     // set, so the first iteration only checks the new memory's KKT condition
     // (skipping one equality solve per pursuit step).
     let mut warm = t > 1 && warm_state;
+    // The duplicate check's substitution, valid for an append in the warm
+    // first iteration (the factor is the one it was computed on).
+    let mut pending = st.pending.take().filter(|c| warm && c.nfree == st.nfree);
     let mut optimal_nu = None;
     let mut exit = Exit::Optimal;
     loop {
@@ -210,7 +229,15 @@ pub(crate) fn refit(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) 
         let gss = &*st.gss;
         let free = &*st.free;
         let diag = gss[j_in * k + j_in] + kappa + 1.0;
-        if f.append(|a| gss[free[a] * k + j_in] + 1.0, diag) {
+        let col = |a: usize| gss[free[a] * k + j_in] + 1.0;
+        let p2 = match pending.take() {
+            Some(c) if iterations == 1 && c.position == j_in => {
+                debug_assert_eq!(c.pivot_sq.to_bits(), f.pivot_sq(col, diag).to_bits());
+                c.pivot_sq
+            }
+            _ => f.pivot_sq(col, diag),
+        };
+        if f.append_pivot(p2, diag) {
             f.extend_forward(st.w_rho, st.rho_s[j_in]);
             f.extend_forward(st.w_one, 1.0);
             st.free[nf] = j_in;
