@@ -23,11 +23,29 @@
 pub const MAX_I8_DIM: usize = 133_000;
 
 /// `out[i] = Σ_k rows[i·d + k] as i32 · v[k] as i32` for every row i of the
-/// row-major P × d code matrix `rows`, P = `out.len()`: exact (module docs).
+/// row-major P × d code matrix `rows`, P = `out.len()`: exact (module docs),
+/// so every instruction set gives the same values. This is the pass of each
+/// pick of the certified int8 pursuit (the int8 Gram row c_i · c_pick),
+/// public for benchmarks and for callers with their own int8 stores.
+///
+/// Codes must be in −127..=127 (as [`Int8Pool`](crate::Int8Pool) keeps
+/// them): with a −128 in `rows` or `v` the values are unspecified (the
+/// AVX2 and AVX-VNNI kernels negate codes, and −(−128) wraps) but there is
+/// no undefined behaviour. The kernel does not scan for it (that would be
+/// a second pass).
 ///
 /// # Panics
 /// If `rows.len() != out.len() · d`, `v.len() != d` or `d > MAX_I8_DIM`.
-pub(crate) fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
+///
+/// # Example
+/// ```
+/// use mempursuit_core::kernels::int8::dots_i8;
+/// let rows = [1i8, 2, 3, -4, 5, -6]; // P = 2 rows of d = 3
+/// let mut out = [0i32; 2];
+/// dots_i8(&rows, 3, &[1, 1, 1], &mut out);
+/// assert_eq!(out, [6, -5]);
+/// ```
+pub fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
     assert!(
         out.len().checked_mul(d) == Some(rows.len()) && v.len() == d && d <= MAX_I8_DIM,
         "int8 kernel shape: {} codes for {} rows of d = {d}, vector of {}",
@@ -91,9 +109,11 @@ pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
         acc += load(a, k).dot(load(b, k));
         k += W;
     }
-    let mut s: i32 = acc.to_array().iter().sum();
+    // Wrapping: exact for codes in −127..=127 (module docs); a −128 from a
+    // caller of `dots_i8` must not panic in a debug build.
+    let mut s = acc.to_array().iter().fold(0i32, |s, &x| s.wrapping_add(x));
     for k in body..n {
-        s += a[k] as i32 * b[k] as i32;
+        s = s.wrapping_add(a[k] as i32 * b[k] as i32);
     }
     s
 }
@@ -140,5 +160,19 @@ mod tests {
         assert_eq!(out[0] as i64, 127 * 127 * MAX_I8_DIM as i64);
         dots_i8(&ROW, MAX_I8_DIM, &NEG, &mut out);
         assert_eq!(out[0] as i64, -127 * 127 * MAX_I8_DIM as i64);
+    }
+
+    #[test]
+    fn out_of_range_codes_wrap_instead_of_panicking() {
+        // −128 is outside the documented range: 128² · MAX_I8_DIM > 2³¹, so
+        // the portable sum wraps (a debug build must not panic on it).
+        static MIN: [i8; MAX_I8_DIM] = [-128; MAX_I8_DIM];
+        let mut out = [0i32; 1];
+        dots_i8_portable(&MIN, MAX_I8_DIM, &MIN, &mut out);
+        let exact = 128 * 128 * MAX_I8_DIM as i64;
+        assert_eq!(out[0], exact as i32, "the exact sum modulo 2³²");
+        assert!(exact > i32::MAX as i64);
+        // The dispatched kernel returns some value, without panicking.
+        dots_i8(&MIN, MAX_I8_DIM, &MIN, &mut out);
     }
 }
