@@ -1,6 +1,7 @@
 //! Criterion benchmarks of one query: MemPursuit against its roofline and a
 //! naive baseline, the paper's P × K × d grid, adaptive stopping, centroid
-//! pursuit, top-K, MMR, f16 / bf16 storage and threads.
+//! pursuit, top-K, MMR, f16 / bf16 storage, the certified int8 pursuit
+//! (and one f32 and one int8 pass) and threads.
 //!
 //! ```text
 //! cargo bench -p mempursuit-benches --bench pursuit                 # quick subset (~3 min)
@@ -9,7 +10,7 @@
 //! ```
 //!
 //! After the run a table of medians and ratios (pursuit / roofline, naive /
-//! pursuit, f16 / f32, 2 threads / 1 thread, ...) is printed, computed from
+//! pursuit, f16 / f32, int8 / f32, 2 threads / 1 thread, ...) is printed, computed from
 //! the estimates this very run wrote (a benchmark skipped by a filter shows
 //! as "-"). Inputs are seeded random unit vectors (`unit_vectors`).
 //!
@@ -29,10 +30,12 @@ use std::time::{Duration, SystemTime};
 
 use criterion::{BenchmarkId, Criterion};
 use mempursuit::half::{bf16, f16};
+use mempursuit::kernels::int8::dots_i8;
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
-    mmr, pursuit, top_k, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Selector, Stopping,
+    mmr, pursuit, pursuit_int8, top_k, Input, InputPolicy, Int8Candidates, Method, MmrOptions,
+    PursuitOptions, Selector, Stopping,
 };
 use mempursuit_benches::{external, grid_from_env, naive, roofline, Case, Problem};
 
@@ -110,6 +113,36 @@ fn bench_case(c: &mut Criterion, case: Case, naive_too: bool) {
             b.iter(|| passes(black_box(&prob.candidates), d, k, &mut out))
         });
     }
+    // The certified int8 pursuit (same picks as `pursuit`, by proof) and one
+    // pass of each storage: the int8 pass reads a quarter of the bytes.
+    let codes = Int8Candidates::quantize(&prob.candidates, d).expect("unit rows quantize");
+    g.bench_function(id("pursuit_int8"), |b| {
+        let mut ws = selector.workspace(p, k);
+        b.iter(|| {
+            pursuit_int8(black_box(&input), &codes.view(), k, &paper, &mut ws).map(|s| s.len())
+        })
+    });
+    g.bench_function(id("pass_f32"), |b| {
+        let isa = Isa::detect();
+        b.iter(|| {
+            row_dots(
+                isa,
+                black_box(&prob.candidates),
+                d,
+                &prob.candidates[..d],
+                &mut out,
+            );
+            out[0]
+        })
+    });
+    g.bench_function(id("pass_int8"), |b| {
+        let mut dots = vec![0i32; p];
+        let c = codes.view().codes();
+        b.iter(|| {
+            dots_i8(black_box(c), d, &c[..d], &mut dots);
+            dots[0]
+        })
+    });
     g.bench_function(id("centroid"), |b| {
         let mut ws = selector.workspace(p, k);
         b.iter(|| pursuit(black_box(&input), k, &centroid, &mut ws).map(|s| s.len()))
@@ -216,9 +249,9 @@ fn summary(dir: &Path, cases: &[Case], since: SystemTime) {
     };
     println!("\nSummary of this run (criterion medians, µs per query; ratios of medians)");
     println!(
-        "| P | K | d | pursuit | roofline | pursuit/roofline | OpenBLAS | faer | pursuit/best external | roofline unfused/fused | roofline portable/avx2 | naive | naive/pursuit | centroid | adaptive | top-K | MMR | f16/f32 | bf16/f32 | 2 threads/1 |"
+        "| P | K | d | pursuit | roofline | pursuit/roofline | OpenBLAS | faer | pursuit/best external | roofline unfused/fused | roofline portable/avx2 | naive | naive/pursuit | centroid | adaptive | top-K | MMR | f16/f32 | bf16/f32 | 2 threads/1 | int8/f32 pursuit | int8/f32 pass |"
     );
-    println!("|{}", "---|".repeat(20));
+    println!("|{}", "---|".repeat(22));
     for case in cases {
         let param = case.to_string();
         let m = |f: &str| median(dir, "grid", f, &param, since);
@@ -229,7 +262,7 @@ fn summary(dir: &Path, cases: &[Case], since: SystemTime) {
             (a, b) => a.or(b),
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             case.pool,
             case.budget,
             case.dim,
@@ -250,6 +283,8 @@ fn summary(dir: &Path, cases: &[Case], since: SystemTime) {
             ratio(m("pursuit_f16"), pur),
             ratio(m("pursuit_bf16"), pur),
             ratio(m("split2"), pur),
+            ratio(m("pursuit_int8"), pur),
+            ratio(m("pass_int8"), m("pass_f32")),
         );
     }
     let b1 = median(dir, "batch32", "threads", "1_P200_K20_d1536", since);
