@@ -27,6 +27,9 @@ use core::arch::x86_64::*;
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
+/// Rows ahead of the current block of the query pass that it prefetches.
+const AHEAD: usize = 4;
+
 // AVX2 and FMA, including the OS's YMM-state check (XGETBV).
 cpufeatures::new!(avx2_fma, "avx2", "fma");
 
@@ -271,17 +274,40 @@ unsafe fn row_dots_and_sumsq_impl<const FUSED: bool, R: Load>(
     let body = d - d % 8;
     let rp = rows.as_ptr();
     let qp = q.as_ptr();
+    // Elements per 64-byte cache line (a multiple of 8: f32, f16, bf16).
+    const {
+        assert!(
+            64usize.is_multiple_of(core::mem::size_of::<R>())
+                && (64 / core::mem::size_of::<R>()).is_multiple_of(8)
+        )
+    };
+    let line = 64 / core::mem::size_of::<R>();
     let mut i = 0;
     // SAFETY (whole body): as in `row_dots_impl`, every load stays within
     // rows[..p·d] or q[..d], checked by the caller.
     unsafe {
         while i + 4 <= p {
             let base = rp.add(i * d);
+            // The next block (AHEAD rows on), prefetched a cache line at a
+            // time as this block streams: the query pass is the first touch
+            // of the matrix, and with four rows in flight a cold pass (the
+            // matrix in L3 or memory) ran 1.25× slower than the eight-row
+            // Gram pass; with the prefetch they take the same time. It does
+            // not change a value.
+            // SAFETY: rows i + AHEAD .. i + AHEAD + 4 are < p, and every
+            // prefetched element k < body ≤ d lies within one of them
+            // (a prefetch never faults in any case).
+            let ahead = (i + 4 + AHEAD <= p).then(|| base.add(AHEAD * d));
             let mut acc = [_mm256_setzero_ps(); 4];
             let mut nsq = [_mm256_setzero_ps(); 4];
             let mut k = 0;
             while k < body {
                 let x = _mm256_loadu_ps(qp.add(k));
+                if let Some(a) = ahead.filter(|_| k.is_multiple_of(line)) {
+                    for r in 0..4 {
+                        _mm_prefetch::<_MM_HINT_T0>(a.add(r * d + k) as *const i8);
+                    }
+                }
                 for r in 0..4 {
                     let y = R::load8(base.add(r * d + k));
                     acc[r] = madd::<FUSED>(acc[r], y, x);
