@@ -24,7 +24,9 @@
 //! All three load the vector once per block of 8 rows (register blocking;
 //! the AVX-512 variant reduces the block's eight accumulators together, one
 //! tree of 128-bit shuffles, instead of one horizontal sum per row, and
-//! prefetches the next block's rows as it streams);
+//! prefetches the next block's rows as it streams: 5–17 % per pass here;
+//! the same prefetch measured no gain in the AVX-VNNI variant and a loss
+//! in the AVX2 one, which is bound by its three instructions per 32 bytes);
 //! the d mod 32 tail of the 32-byte variants is added in scalar code.
 //! Detection is cached (one relaxed atomic load per call after the first).
 
