@@ -140,6 +140,12 @@ fn bounds(u: &[f32], eb: &[f64], nb: &[f64], rho: &[f32], c: [f64; 3], upper: &m
 /// are the relevance itself). The int8 passes run on the calling thread
 /// (the query pass may be split, see [`pursuit_int8_with`]).
 ///
+/// It is faster than [`pursuit`](crate::pursuit) when the f32 rows do not
+/// fit in the core's L2 cache (P = 500, d = 1536: about a quarter of the
+/// time); on pools that fit, the verification costs about what the
+/// smaller passes save, and on small pools (P ≈ 40) it is slower
+/// (BENCHMARKS.md in the repository).
+///
 /// # Errors
 /// Every error of [`pursuit`](crate::pursuit), and
 /// [`Error::Int8Length`] when `pool` does not have the input's P and d.

@@ -299,6 +299,16 @@ impl Selector {
     /// for bit but for [`Step::verified`](mempursuit_core::Step::verified),
     /// with every pick's pass reading int8 codes.
     ///
+    /// # When it pays
+    /// The passes read a quarter of the bytes, but verifying the candidates
+    /// that might win costs extra f32 dot products. It pays when the f32
+    /// candidates do not fit in the core's L2 cache together with the int8
+    /// ones (P = 500, d = 1536, 3 MiB of f32: about a quarter to 0.3 of the
+    /// f32 pursuit's time); with a pool that fits (P = 200, d = 384) it
+    /// gains little or nothing, and on small pools (P ≈ 40) it is slower.
+    /// The measurements and their commands: BENCHMARKS.md, "Certified int8
+    /// pursuit".
+    ///
     /// # Errors
     /// The core's input errors, and [`Error::Int8Length`] when `pool` does
     /// not have the input's shape.
