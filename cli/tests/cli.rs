@@ -168,7 +168,7 @@ fn select_picks_the_missing_fact() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["picks"], serde_json::json!([1, 2]));
-    assert_eq!(v["stop"], "Budget");
+    assert_eq!(v["stop"], "budget");
 
     let o = run(&[
         "select",

@@ -116,7 +116,7 @@ mod workspace;
 pub use baselines::{mmr, top_k};
 pub use certified::{pursuit_int8, pursuit_int8_with};
 pub use cholesky::PIVOT_TOLERANCE;
-pub use error::{Capacity, Error, Int8Fault, ScratchBuffer, VectorFault};
+pub use error::{Capacity, Error, ErrorKind, Int8Fault, ScratchBuffer, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
 #[cfg(feature = "half")]
 pub use half;

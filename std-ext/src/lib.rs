@@ -70,12 +70,16 @@
 
 pub use mempursuit_core::*;
 
+mod call;
 mod int8;
 #[cfg(feature = "npy")]
 pub mod npy;
 mod selector;
+pub mod spec;
 
-pub use selector::{ReserveError, Selection, Selector};
+pub use call::{CallError, Pool, StorageError};
+pub use selector::{ReserveError, Selection, Selector, STEP_FIELDS};
+pub use spec::{MethodName, SelectSpec, SpecError, Storage};
 
 pub use int8::Int8Candidates;
 pub mod parallel;
