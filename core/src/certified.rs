@@ -64,10 +64,12 @@ use crate::int8::Int8Pool;
 use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
 use crate::pursuit::{
-    argmax_available, centroid_loop, f32_entry_error, qp_loop, ScoreForm, Scorer,
+    argmax_available, centroid_loop, centroid_scores, f32_entry_error, qp_loop, refresh_scores,
+    Choice, ScoreForm, Scorer,
 };
-use crate::selection::{SelectionView, StopReason};
-use crate::workspace::{Workspace, AVAILABLE, EXCLUDED};
+use crate::scratch::ScratchKind;
+use crate::selection::{CandidateState, SelectionView, StopReason};
+use crate::workspace::Workspace;
 
 /// Unit roundoff of f32, 2⁻²⁴.
 const U32: f64 = f32::EPSILON as f64 / 2.0;
@@ -174,6 +176,7 @@ pub fn pursuit_int8_with<'w>(
     executor: &mut dyn Executor,
 ) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
+    ws.require(ScratchKind::Int8)?;
     let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
     if pool.dim != d {
@@ -190,7 +193,6 @@ pub fn pursuit_int8_with<'w>(
     }
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
-    ws.solver.nfree = 0;
     let rows = Rows::F32(input.candidates);
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
     setup(pool, k_eff, ws);
@@ -207,7 +209,7 @@ pub fn pursuit_int8_with<'w>(
         qp_loop(&mut scorer, &parts, k_eff, options, ws)
     };
     let ws: &'w Workspace<'_> = ws;
-    Ok(SelectionView::from_workspace(ws, len, true))
+    Ok(ws.selection(len, true))
 }
 
 /// Per-row data of the radii (module docs): w_i, ‖ê_i‖ ≤ err_bound_i,
@@ -219,7 +221,7 @@ fn setup(pool: &Int8Pool<'_>, k_eff: usize, ws: &mut Workspace<'_>) {
         row[..p].fill(f32::NAN);
     }
     for i in 0..p {
-        if ws.state[i] == EXCLUDED {
+        if ws.states.get(i) == CandidateState::Excluded {
             ws.err_bound[i] = 0.0;
             ws.norm_bound[i] = 0.0;
             ws.wscale[i] = 0.0;
@@ -327,48 +329,61 @@ impl Int8Scorer<'_> {
     fn f32_score(&mut self, ws: &mut Workspace<'_>, i: usize, form: ScoreForm) -> f32 {
         let stride = ws.max_pool;
         match form {
-            ScoreForm::Refresh => {
-                let nf = ws.solver.nfree;
-                let free = core::mem::take(&mut ws.solver.free);
-                self.ensure(ws, i, free[..nf].iter().copied());
-                ws.solver.free = free;
+            ScoreForm::Refresh { .. } => {
+                let nf = ws.solver.nfree();
+                for a in 0..nf {
+                    let pos = ws.solver.free()[a];
+                    self.ensure(ws, i, pos..pos + 1);
+                }
                 let mut v = ws.rho[i];
                 for a in 0..nf {
-                    let g = ws.verified_gram[ws.solver.free[a] * stride + i];
+                    let g = ws.verified_gram[ws.solver.free()[a] * stride + i];
                     v -= ws.coef[a] * g;
                 }
                 v
             }
             ScoreForm::Centroid { c, n, .. } => {
-                let acc = self.centroid_acc(ws, i, n);
+                let acc = self.entry_sum(ws, i, n);
                 ws.rho[i] - c * acc
             }
             ScoreForm::Relevance => ws.rho[i],
         }
     }
 
+    /// Σ_{pos<n} G_{picks[pos], i} of the f32 entries, summed in pick order
+    /// in f32 as the f32 centroid loop's running sum does.
+    fn entry_sum(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> f32 {
+        self.ensure(ws, i, 0..n);
+        let stride = ws.max_pool;
+        let mut acc = 0.0f32;
+        for pos in 0..n {
+            acc += ws.verified_gram[pos * stride + i];
+        }
+        acc
+    }
+
     /// The certified argmax (module docs) over the approximate scores in
     /// `ws.u`: the f32 pursuit's pick, its f32 score written to `ws.u`, and
     /// the number of candidates verified.
-    fn certified_next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> (Option<usize>, u32) {
+    fn certified_next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
         let p = ws.pool;
         let k = ws.max_budget;
         let eta = self.eta;
         // Σ ω n, Σ ω ‖m̃‖, Σ ω ‖ê‖ and ‖Σ ω m̂‖² over the score's picks.
         let (mut sn, mut snb, mut se) = (0.0f64, 0.0f64, 0.0f64);
         let (mu, x2, terms, a_rho, b_sum) = match form {
-            ScoreForm::Refresh => {
-                let nf = ws.solver.nfree;
+            ScoreForm::Refresh { .. } => {
+                let nf = ws.solver.nfree();
                 let mut x2 = 0.0f64;
                 for a in 0..nf {
-                    let pa = ws.solver.free[a];
+                    let pa = ws.solver.free()[a];
                     let j = ws.picks[pa];
                     let w = ws.coef[a] as f64;
                     sn += w * row_norm(&self.pool, ws, j);
                     snb += w * ws.norm_bound[j];
                     se += w * ws.err_bound[j];
                     for b in 0..nf {
-                        let pb = ws.solver.free[b];
+                        let pb = ws.solver.free()[b];
                         x2 += w * ws.coef[b] as f64 * ws.solver.gss[pa * k + pb];
                     }
                 }
@@ -396,7 +411,10 @@ impl Int8Scorer<'_> {
                 )
             }
             ScoreForm::Relevance => {
-                return (argmax_available(&ws.rho[..p], &ws.state[..p]), 0);
+                return Choice {
+                    pick: argmax_available(&ws.rho[..p], &ws.states),
+                    verified: 0,
+                };
             }
         };
         let x2 = x2 + eta * sn * sn + (terms * terms + 2) as f64 * f64::EPSILON * snb * snb;
@@ -419,7 +437,10 @@ impl Int8Scorer<'_> {
             &mut ws.upper[..p],
         );
         if lower == f64::NEG_INFINITY {
-            return (None, 0);
+            return Choice {
+                pick: None,
+                verified: 0,
+            };
         }
         // The candidates that can reach L (usually a few dozen), then
         // verified in descending order of their upper bound until the next
@@ -466,7 +487,7 @@ impl Int8Scorer<'_> {
             if best.is_some_and(|(_, b)| up < b as f64) {
                 break;
             }
-            debug_assert_eq!(ws.state[i], AVAILABLE);
+            debug_assert!(ws.states.is_available(i));
             ws.upper[i] = f64::NEG_INFINITY;
             count += 1;
             let v = self.f32_score(ws, i, form);
@@ -475,37 +496,47 @@ impl Int8Scorer<'_> {
                 best = Some((i, v));
             }
         }
-        (best.map(|(i, _)| i), count)
+        Choice {
+            pick: best.map(|(i, _)| i),
+            verified: count,
+        }
     }
 }
 
 impl Scorer for Int8Scorer<'_> {
-    fn pass(&mut self, ws: &mut Workspace<'_>, i: usize, slot: usize) {
-        self.int8_gram_row(ws, i, slot);
+    fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool) {
+        if keep_row {
+            self.int8_gram_row(ws, i, t);
+        }
+        // The f32 entries of i with the earlier picks, batched (the loop
+        // reads them for G_SS and the pick's score).
+        self.ensure(ws, i, 0..t);
     }
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
         self.ensure(ws, i, pos..pos + 1);
         ws.verified_gram[pos * ws.max_pool + i]
     }
-    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize, _slot: Option<usize>) -> f32 {
+    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32 {
         let mut out = [0.0f32];
         self.f32_entries(ws, i, &[i], &mut out);
         out[0]
     }
-    fn fill_from(&mut self, _t: usize) {}
-    fn next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> (Option<usize>, u32) {
-        self.certified_next(ws, form)
+    fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> (f32, f32) {
+        let p = ws.pool;
+        let acc_i = self.entry_sum(ws, i, n);
+        self.int8_gram_row(ws, i, 0);
+        let g_ii = self.diag(ws, i);
+        kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
+        (acc_i, g_ii)
     }
-    fn centroid_acc(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> f32 {
-        self.ensure(ws, i, 0..n);
-        let stride = ws.max_pool;
-        let mut acc = 0.0f32;
-        for pos in 0..n {
-            acc += ws.verified_gram[pos * stride + i];
+    fn choose(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
+        // The approximate scores from the int8 rows, then the certified
+        // argmax over them.
+        match form {
+            ScoreForm::Relevance => {}
+            ScoreForm::Refresh { picks } => refresh_scores(ws, picks),
+            ScoreForm::Centroid { c, n, .. } => centroid_scores(ws, c, n),
         }
-        acc
-    }
-    fn entries(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize) {
-        self.ensure(ws, i, 0..t);
+        self.certified_next(ws, form)
     }
 }

@@ -109,6 +109,7 @@ mod method;
 mod options;
 mod pursuit;
 mod recommend;
+mod scratch;
 mod selection;
 mod solver;
 mod workspace;
@@ -134,5 +135,8 @@ pub use recommend::{
     recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
     RECOMMENDED_C_EXTERNAL,
 };
+pub use scratch::{ScratchKind, ScratchSize};
 pub use selection::{RefitStatus, SelectionView, Step, StopReason};
-pub use workspace::{FixedWorkspace, ScratchSize, Workspace};
+pub use workspace::{
+    CentroidWorkspace, FixedWorkspace, PursuitWorkspace, ScratchBuffers, TopKWorkspace, Workspace,
+};

@@ -1,7 +1,8 @@
 //! A heap-backed, reusable workspace and owned results.
 
 use mempursuit_core::{
-    Element, Error, Input, Method, ScratchSize, SelectionView, Step, StopReason, Workspace,
+    Element, Error, Input, Method, ScratchBuffers, ScratchKind, ScratchSize, SelectionView, Step,
+    StopReason, Workspace,
 };
 
 /// An owned selection: picks in entry order, weights (empty for the
@@ -139,6 +140,7 @@ pub struct Selector {
     f32s: Vec<f32>,
     f64s: Vec<f64>,
     indices: Vec<usize>,
+    flags: Vec<u8>,
     steps: Vec<Step>,
     max_pool: usize,
     max_budget: usize,
@@ -149,6 +151,7 @@ impl std::fmt::Debug for Selector {
         let bytes = std::mem::size_of_val(self.f32s.as_slice())
             + std::mem::size_of_val(self.f64s.as_slice())
             + std::mem::size_of_val(self.indices.as_slice())
+            + self.flags.len()
             + std::mem::size_of_val(self.steps.as_slice());
         f.debug_struct("Selector")
             .field("max_pool", &self.max_pool)
@@ -214,6 +217,7 @@ impl Selector {
         grow(&mut self.f32s, need.f32s, 0.0).map_err(|()| error(bytes))?;
         grow(&mut self.f64s, need.f64s, 0.0).map_err(|()| error(bytes))?;
         grow(&mut self.indices, need.indices, 0).map_err(|()| error(bytes))?;
+        grow(&mut self.flags, need.flags, 0).map_err(|()| error(bytes))?;
         grow(&mut self.steps, need.steps.max(1), Step::default()).map_err(|()| error(bytes))?;
         self.max_pool = pool;
         self.max_budget = budget;
@@ -248,12 +252,16 @@ impl Selector {
 
     fn view(&mut self) -> Workspace<'_> {
         Workspace::from_buffers(
+            ScratchKind::Int8,
             self.max_pool,
             self.max_budget,
-            &mut self.f32s,
-            &mut self.f64s,
-            &mut self.indices,
-            &mut self.steps,
+            ScratchBuffers {
+                f32s: &mut self.f32s,
+                f64s: &mut self.f64s,
+                indices: &mut self.indices,
+                flags: &mut self.flags,
+                steps: &mut self.steps,
+            },
         )
         .expect("buffers sized by ScratchSize::for_capacity")
     }
