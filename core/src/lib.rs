@@ -115,7 +115,7 @@ mod solver;
 mod workspace;
 
 pub use baselines::{mmr, top_k};
-pub use certified::{pursuit_int8, pursuit_int8_with};
+pub use certified::{pursuit_int8, pursuit_int8_using, pursuit_int8_with, Int8Passes};
 pub use cholesky::PIVOT_TOLERANCE;
 pub use error::{Capacity, Error, Int8Fault, ScratchBuffer, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.

@@ -66,6 +66,37 @@ pub fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
     super::portable::dots_i8(rows, d, v, out)
 }
 
+/// Whether this CPU has an int8 dot-product instruction that makes the
+/// int8 pass cheaper per byte than the f32 one: AVX-512 VNNI or AVX-VNNI on
+/// x86-64 (cached detection). AVX2's `vpmaddubsw` path is exact too but
+/// measured no faster per row than the f32 pass (BENCHMARKS.md).
+pub fn has_int8_dot_instruction() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::int8_x86::I8Isa;
+        matches!(I8Isa::detect(), Some(I8Isa::Avx512Vnni | I8Isa::AvxVnni))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The L2 cache of the core this runs on, in bytes: CPUID leaf 0x8000_0006
+/// on x86-64 (AMD and Intel report it there), 1 MiB where it is not
+/// reported (and off x86-64).
+pub fn l2_cache_bytes() -> usize {
+    const DEFAULT: usize = 1 << 20;
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::int8_x86::l2_cache_kib().map_or(DEFAULT, |kib| kib * 1024)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        DEFAULT
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

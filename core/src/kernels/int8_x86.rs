@@ -89,6 +89,31 @@ fn vnni_bits() -> (bool, bool) {
     (b & 1 != 0, b & 2 != 0)
 }
 
+/// The L2 cache per core in KiB from CPUID leaf 0x8000_0006 (ECX bits
+/// 31..16), if the CPU reports it (cached).
+pub(crate) fn l2_cache_kib() -> Option<usize> {
+    static KIB: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(u32::MAX);
+    let v = KIB.load(Ordering::Relaxed);
+    let v = if v == u32::MAX {
+        #[allow(unused_unsafe)]
+        // SAFETY: CPUID is present on every x86-64 CPU; leaf 0x8000_0000
+        // gives the highest extended leaf, and 0x8000_0006 is read only
+        // when it exists.
+        let kib = unsafe {
+            if __cpuid(0x8000_0000).eax >= 0x8000_0006 {
+                __cpuid(0x8000_0006).ecx >> 16
+            } else {
+                0
+            }
+        };
+        KIB.store(kib, Ordering::Relaxed);
+        kib
+    } else {
+        v
+    };
+    (v > 0).then_some(v as usize)
+}
+
 impl I8Isa {
     /// The best int8 instruction set of this CPU, if any (cached).
     #[inline]
