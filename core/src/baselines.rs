@@ -6,8 +6,9 @@ use crate::input::{prepare, Input};
 use crate::kernels::{Element, Serial};
 use crate::options::{InputPolicy, MmrOptions};
 use crate::pursuit::{argmax_available, gram_row_into, Passes};
-use crate::selection::{SelectionView, Step, StopReason};
-use crate::workspace::{Workspace, SELECTED};
+use crate::scratch::ScratchKind;
+use crate::selection::{CandidateState, SelectionView, Step, StopReason};
+use crate::workspace::Workspace;
 
 /// Top-K: the pool in relevance order (ρ = b, the cosine to the query, unless
 /// the input gives another [`Relevance`](crate::Relevance)), highest first,
@@ -28,7 +29,7 @@ pub fn top_k<'w, E: Element>(
     ws.stop = StopReason::Budget;
     let mut t = 0;
     while t < k_eff {
-        let Some(i) = argmax_available(&ws.rho[..p], &ws.state[..p]) else {
+        let Some(i) = argmax_available(&ws.rho[..p], &ws.states) else {
             ws.stop = StopReason::PoolExhausted;
             break;
         };
@@ -37,7 +38,7 @@ pub fn top_k<'w, E: Element>(
         t += 1;
     }
     let ws: &'w Workspace<'_> = ws;
-    Ok(SelectionView::from_workspace(ws, t, false))
+    Ok(ws.selection(t, false))
 }
 
 /// Maximal marginal relevance (Carbonell & Goldstein 1998): each pick is
@@ -57,6 +58,7 @@ pub fn mmr<'w, E: Element>(
     ws: &'w mut Workspace<'_>,
 ) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
+    ws.require(ScratchKind::Centroid)?;
     let lambda = options.lambda;
     let prep = prepare(input, budget, &options.input, ws, &mut Serial)?;
     let (p, d) = (prep.pool, prep.dim);
@@ -68,13 +70,13 @@ pub fn mmr<'w, E: Element>(
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
     let (lam, pen) = (lambda as f32, (1.0 - lambda) as f32);
-    // u = MMR scores; row_acc = max similarity to the picks so far.
+    // u = MMR scores; gram_max = max similarity to the picks so far.
     for i in 0..p {
         ws.u[i] = lam * ws.rho[i];
     }
     let mut t = 0;
     while t < k_eff {
-        let Some(i) = argmax_available(&ws.u[..p], &ws.state[..p]) else {
+        let Some(i) = argmax_available(&ws.u[..p], &ws.states) else {
             ws.stop = StopReason::PoolExhausted;
             break;
         };
@@ -88,20 +90,20 @@ pub fn mmr<'w, E: Element>(
                 let m = if t == 1 {
                     row[j]
                 } else {
-                    ws.row_acc[j].max(row[j])
+                    ws.gram_max[j].max(row[j])
                 };
-                ws.row_acc[j] = m;
+                ws.gram_max[j] = m;
                 ws.u[j] = lam * ws.rho[j] - pen * m;
             }
         }
     }
     let ws: &'w Workspace<'_> = ws;
-    Ok(SelectionView::from_workspace(ws, t, false))
+    Ok(ws.selection(t, false))
 }
 
 /// Marks candidate `i` selected as pick `t` with its baseline score.
 fn record(ws: &mut Workspace<'_>, t: usize, i: usize, score: f32) {
-    ws.state[i] = SELECTED;
+    ws.states.set(i, CandidateState::Selected);
     ws.picks[t] = i;
     ws.steps[t] = Step {
         index: i,

@@ -9,7 +9,8 @@ use crate::kernels::{self, Element, Executor};
 use crate::options::{
     InputPolicy, InvalidCandidates, Normalization, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
-use crate::workspace::{Workspace, AVAILABLE, EXCLUDED};
+use crate::selection::{CandidateState, States};
+use crate::workspace::Workspace;
 
 /// Where the relevance ρ of the [relevance-scaled
 /// family](crate#the-relevance-scaled-family) and of the baselines' ranking
@@ -159,10 +160,10 @@ fn classify<E: Element>(v: &[E], sumsq: f32, policy: Normalization) -> Result<f3
 /// Copies `values[i]` of the available rows into `out` (in place of its
 /// first n entries), sorted descending (total order, so the result does not
 /// depend on the input order); returns n.
-fn sorted_valid_desc(values: &[f32], state: &[usize], out: &mut [f32]) -> usize {
+fn sorted_valid_desc(values: &[f32], states: &States<'_>, out: &mut [f32]) -> usize {
     let mut n = 0;
-    for (&v, &s) in values.iter().zip(state) {
-        if s == AVAILABLE {
+    for (i, &v) in values.iter().enumerate() {
+        if states.is_available(i) {
             out[n] = v;
             n += 1;
         }
@@ -220,7 +221,7 @@ pub(crate) fn prepare<E: Element>(
         match classify(row, nsq[i], policy.normalization) {
             Ok(s) => {
                 ws.scale[i] = s;
-                ws.state[i] = AVAILABLE;
+                ws.states.set(i, CandidateState::Available);
                 // b_i = (row_i . q) s_i s_q: a cosine for non-unit inputs.
                 b[i] *= s * q_scale;
             }
@@ -229,7 +230,7 @@ pub(crate) fn prepare<E: Element>(
                     return Err(Error::Candidate { row: i, fault });
                 }
                 ws.scale[i] = 0.0;
-                ws.state[i] = EXCLUDED;
+                ws.states.set(i, CandidateState::Excluded);
                 b[i] = 0.0;
                 excluded += 1;
             }
@@ -252,10 +253,10 @@ pub(crate) fn prepare<E: Element>(
             // Sorted valid similarities, descending, assigned to the valid
             // rows in pool order.
             let sorted = &mut ws.sorted[..p];
-            let n = sorted_valid_desc(b, &ws.state[..p], sorted);
+            let n = sorted_valid_desc(b, &ws.states, sorted);
             let mut r = 0;
             for i in 0..p {
-                if ws.state[i] == AVAILABLE {
+                if ws.states.is_available(i) {
                     rho[i] = sorted[r];
                     r += 1;
                 } else {
@@ -265,15 +266,15 @@ pub(crate) fn prepare<E: Element>(
             debug_assert_eq!(r, n);
         }
         Relevance::RankedScores(scores) => {
-            // `sorted`: the valid cosines, descending; `u`: the valid scores,
-            // descending (free scratch before the first pick). Each block of equal
+            // `sorted`: the valid cosines, descending; `sorted_scores`: the
+            // valid scores, descending. Each block of equal
             // scores spans ranks lo..hi; its cosines are replaced by their
             // mean, then row i reads the value at the first rank of its
             // score (a binary search), so no index buffer is needed.
             let cos = &mut ws.sorted[..p];
-            let n = sorted_valid_desc(b, &ws.state[..p], cos);
-            let sorted = &mut ws.u[..p];
-            sorted_valid_desc(scores, &ws.state[..p], sorted);
+            let n = sorted_valid_desc(b, &ws.states, cos);
+            let sorted = &mut ws.sorted_scores[..p];
+            sorted_valid_desc(scores, &ws.states, sorted);
             let (cos, sorted) = (&mut cos[..n], &sorted[..n]);
             let mut lo = 0;
             while lo < n {
@@ -289,7 +290,7 @@ pub(crate) fn prepare<E: Element>(
                 lo = hi;
             }
             for i in 0..p {
-                rho[i] = if ws.state[i] == AVAILABLE {
+                rho[i] = if ws.states.is_available(i) {
                     let s = scores[i];
                     cos[sorted.partition_point(|&v| v > s)]
                 } else {

@@ -145,6 +145,7 @@ impl From<Error> for Failure {
             | Error::InvalidOptimumTolerance(_) => ERR_OPTION,
             Error::CapacityExceeded { .. }
             | Error::BufferTooShort { .. }
+            | Error::WorkspaceKind { .. }
             | Error::ScratchOverflow { .. } => ERR_CAPACITY,
             _ => ERR_INPUT,
         };
