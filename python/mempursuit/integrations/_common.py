@@ -58,9 +58,7 @@ def select_options(owner: str, options: Mapping[str, Any]) -> Dict[str, Any]:
     for name in options:
         if name not in accepted:
             passable = ", ".join(n for n in accepted if n not in _OWN_ARGUMENTS)
-            raise TypeError(
-                f"{owner}: mempursuit.select has no keyword '{name}' (it takes {passable})"
-            )
+            raise TypeError(f"{owner}: mempursuit.select has no keyword '{name}' (it takes {passable})")
     return options
 
 
@@ -72,9 +70,7 @@ def _row(owner: str, name: str, vector: Any, hint: str) -> np.ndarray:
     except (TypeError, ValueError) as e:
         raise DocumentError(f"{owner}: {name}: its embedding is not a vector of numbers ({e})") from e
     if row.ndim != 1:
-        raise DocumentError(
-            f"{owner}: {name}: its embedding has shape {row.shape}, expected a flat vector"
-        )
+        raise DocumentError(f"{owner}: {name}: its embedding has shape {row.shape}, expected a flat vector")
     return row
 
 
@@ -143,7 +139,9 @@ def picks(sel: "mempursuit.Selection") -> List[Tuple[int, Dict[str, Any]]]:
     return out
 
 
-def scores_as_relevance(owner: str, scores: Sequence[Optional[float]], names: Sequence[str]) -> Optional[List[float]]:
+def scores_as_relevance(
+    owner: str, scores: Sequence[Optional[float]], names: Sequence[str]
+) -> Optional[List[float]]:
     """The retriever's scores as ``relevance``: all of them when every
     document has one, None when none has; a mix is a DocumentError naming
     the first document without a score."""

@@ -97,9 +97,7 @@ class MemPursuitRanker:
         names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
         relevance = None
         if self.use_scores:
-            relevance = _common.scores_as_relevance(
-                "MemPursuitRanker", [d.score for d in documents], names
-            )
+            relevance = _common.scores_as_relevance("MemPursuitRanker", [d.score for d in documents], names)
         sel = _common.selection(
             "MemPursuitRanker",
             query_embedding,
@@ -110,8 +108,5 @@ class MemPursuitRanker:
             self.options,
             _MISSING,
         )
-        out = [
-            replace(documents[i], meta={**documents[i].meta, **meta})
-            for i, meta in _common.picks(sel)
-        ]
+        out = [replace(documents[i], meta={**documents[i].meta, **meta}) for i, meta in _common.picks(sel)]
         return {"documents": out}

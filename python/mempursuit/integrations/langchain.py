@@ -183,18 +183,14 @@ class MemPursuitCompressor(BaseDocumentCompressor):
         given = dict(data.pop("method_options", None) or {})
         for name in options:
             if name in given:
-                raise TypeError(
-                    f"MemPursuitCompressor: '{name}' given twice (in method_options and by name)"
-                )
-        data["method_options"] = _common.select_options(
-            "MemPursuitCompressor", {**given, **options}
-        )
+                raise TypeError(f"MemPursuitCompressor: '{name}' given twice (in method_options and by name)")
+        data["method_options"] = _common.select_options("MemPursuitCompressor", {**given, **options})
         super().__init__(**data)
 
     def _query_embeddings(self) -> Embeddings:
         if self.embeddings is not None:
             return self.embeddings
-        model = getattr(self.vector_store, "embeddings", None) if self.vector_store else None
+        model: Optional[Embeddings] = getattr(self.vector_store, "embeddings", None)
         if model is None:
             raise ValueError(
                 "MemPursuitCompressor: nothing to embed the query with: pass embeddings=... "
@@ -216,16 +212,17 @@ class MemPursuitCompressor(BaseDocumentCompressor):
         if not documents:
             return []
         owner = "MemPursuitCompressor"
-        relevance = None
+        relevance: Optional[List[float]] = None
         if self.score_key is not None:
             names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
-            scores = [d.metadata.get(self.score_key) for d in documents]
-            for name, score in zip(names, scores):
+            relevance = []
+            for name, d in zip(names, documents):
+                score = d.metadata.get(self.score_key)
                 if score is None:
                     raise _common.DocumentError(
                         f"{owner}: {name} has no metadata[{self.score_key!r}] (score_key)"
                     )
-            relevance = scores
+                relevance.append(score)
         query_vector = self._query_embeddings().embed_query(query)
         return _select(
             owner,

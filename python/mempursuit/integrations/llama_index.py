@@ -131,7 +131,8 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
                 f"{_OWNER}: the query bundle has no embedding (retrievers set it); pass "
                 "embed_model=... to embed the query here"
             )
-        return self.embed_model.get_agg_embedding_from_queries(query_bundle.embedding_strs)
+        vector: List[float] = self.embed_model.get_agg_embedding_from_queries(query_bundle.embedding_strs)
+        return vector
 
     def _postprocess_nodes(
         self,

@@ -28,9 +28,7 @@ def framework(module, package, extra):
     is an error instead, so that CI cannot pass by skipping."""
     if os.environ.get("MEMPURSUIT_REQUIRE_INTEGRATIONS") == "1":
         return importlib.import_module(module)
-    return pytest.importorskip(
-        module, reason=f"{package} is not installed (pip install \"./python[{extra}]\")"
-    )
+    return pytest.importorskip(module, reason=f'{package} is not installed (pip install "./python[{extra}]")')
 
 
 class Data:

@@ -41,7 +41,10 @@ class LookupTextEmbedder:
 def store(data):
     s = InMemoryDocumentStore(embedding_similarity_function="cosine")
     s.write_documents(
-        [Document(id=f"m{i}", content=data.texts[i], embedding=data.embed(data.texts[i])) for i in data.store_ids]
+        [
+            Document(id=f"m{i}", content=data.texts[i], embedding=data.embed(data.texts[i]))
+            for i in data.store_ids
+        ]
     )
     return s
 
@@ -118,10 +121,16 @@ def test_options_and_run_top_k(data, store):
     docs = retrieved(store, data.query)
     q = [float(x) for x in data.query]
     ranker = MemPursuitRanker(top_k=K, method="mmr", mmr_lambda=0.3)
-    check(ranker.run(docs, q, top_k=3)["documents"], docs, expected(docs, data.query, 3, method="mmr", mmr_lambda=0.3))
+    check(
+        ranker.run(docs, q, top_k=3)["documents"],
+        docs,
+        expected(docs, data.query, 3, method="mmr", mmr_lambda=0.3),
+    )
     # Without scores the relevance is the cosine to the query.
     ranker = MemPursuitRanker(top_k=K, use_scores=False, method="pursuit", gamma=0.5)
-    sel = mempursuit.select(data.query, np.array([d.embedding for d in docs], np.float32), K, method="pursuit", gamma=0.5)
+    sel = mempursuit.select(
+        data.query, np.array([d.embedding for d in docs], np.float32), K, method="pursuit", gamma=0.5
+    )
     check(ranker.run(docs, q)["documents"], docs, sel)
     assert MemPursuitRanker().run([], q) == {"documents": []}
 
@@ -166,7 +175,9 @@ def test_to_dict_from_dict_and_pipeline_yaml(data, store):
         loaded = Pipeline.loads(p.dumps(), allowed_modules=["mempursuit.integrations.haystack"])
     else:
         loaded = Pipeline.loads(p.dumps())
-    runs = [pp.run({"retriever": {"query_embedding": q}, "ranker": {"query_embedding": q}}) for pp in (p, loaded)]
+    runs = [
+        pp.run({"retriever": {"query_embedding": q}, "ranker": {"query_embedding": q}}) for pp in (p, loaded)
+    ]
     ids = [[doc.id for doc in r["ranker"]["documents"]] for r in runs]
     assert ids[0] == ids[1] and len(ids[0]) == 3
 
@@ -175,9 +186,13 @@ def test_bad_documents_name_the_document():
     q = [1.0, 0.0, 0.0]
     good = Document(id="good", content="x", embedding=[1.0, 0.0, 0.0], score=1.0)
     ranker = MemPursuitRanker(top_k=2)
-    with pytest.raises(DocumentError, match=r"document 1 \(id 'bare'\) has no embedding.*return_embedding=True"):
+    with pytest.raises(
+        DocumentError, match=r"document 1 \(id 'bare'\) has no embedding.*return_embedding=True"
+    ):
         ranker.run([good, Document(id="bare", content="y", score=0.5)], q)
-    with pytest.raises(DocumentError, match=r"document 1 \(id 'short'\).*dimension 2, the query embedding has 3"):
+    with pytest.raises(
+        DocumentError, match=r"document 1 \(id 'short'\).*dimension 2, the query embedding has 3"
+    ):
         ranker.run([good, Document(id="short", content="y", embedding=[1.0, 0.0], score=0.5)], q)
     with pytest.raises(DocumentError, match=r"document 1 \(id 'nan'\): candidate 1: element 1 is not finite"):
         ranker.run([good, Document(id="nan", content="y", embedding=[1.0, float("nan"), 0.0], score=0.5)], q)

@@ -102,7 +102,9 @@ def test_every_method_passes_through(data, store, method):
     out = mempursuit_search_by_vector(store, [float(x) for x in data.query], K, FETCH, method=method)
     check(out, docs, expected(store, docs, data.query, K, relevance=scores, method=method))
     # Without the scores the relevance is the cosine to the query.
-    out = mempursuit_search_by_vector(store, [float(x) for x in data.query], K, FETCH, use_scores=False, method=method)
+    out = mempursuit_search_by_vector(
+        store, [float(x) for x in data.query], K, FETCH, use_scores=False, method=method
+    )
     check(out, docs, expected(store, docs, data.query, K, method=method))
 
 
@@ -136,17 +138,23 @@ def test_compressor_embeddings_fallback_and_scores(data, store):
     emb = LookupEmbeddings(data)
     sel = expected(store, docs, data.query, K, method="centroid", gamma=0.6)
     # Store vectors are read even with an Embeddings given: no document embedded.
-    out = MemPursuitCompressor(vector_store=store, embeddings=emb, k=K, method="centroid", gamma=0.6).compress_documents(docs, data.question)
+    out = MemPursuitCompressor(
+        vector_store=store, embeddings=emb, k=K, method="centroid", gamma=0.6
+    ).compress_documents(docs, data.question)
     check(out, docs, sel)
     assert emb.counter.calls == {"query": 1, "documents": 0}
     # Documents the store does not know are embedded again, in one call.
     strangers = [Document(page_content=d.page_content, metadata=d.metadata) for d in docs]
-    out = MemPursuitCompressor(embeddings=emb, k=K, method="centroid", gamma=0.6).compress_documents(strangers, data.question)
+    out = MemPursuitCompressor(embeddings=emb, k=K, method="centroid", gamma=0.6).compress_documents(
+        strangers, data.question
+    )
     assert [d.page_content for d in out] == [docs[i].page_content for i in sel.picks]
     assert emb.counter.calls == {"query": 2, "documents": 1} and emb.counter.texts["documents"] == FETCH
     # score_key: metadata scores are passed as relevance (here the reverse order).
     scored = [Document(id=d.id, page_content=d.page_content, metadata={"s": -r}) for r, d in enumerate(docs)]
-    out = MemPursuitCompressor(vector_store=store, k=K, score_key="s").compress_documents(scored, data.question)
+    out = MemPursuitCompressor(vector_store=store, k=K, score_key="s").compress_documents(
+        scored, data.question
+    )
     check(out, docs, expected(store, docs, data.query, K, relevance=[-r for r in range(len(docs))]))
     # The input documents are not modified.
     assert all(d.metadata == {"s": -r} for r, d in enumerate(scored))
@@ -158,8 +166,12 @@ def test_bad_documents_name_the_document(data, store):
     with pytest.raises(DocumentError, match=r"document 3 \(id 'nowhere'\) has no embedding.*embeddings="):
         MemPursuitCompressor(vector_store=store, k=2).compress_documents(docs + [stranger], data.question)
     # Query embedded by another model than the store's vectors: dimension 8 vs 384.
-    with pytest.raises(DocumentError, match=r"document 0 \(id 'm\d+'\).*dimension 384, the query embedding has 8"):
-        MemPursuitCompressor(vector_store=store, embeddings=DeterministicFakeEmbedding(size=8), k=2).compress_documents(docs, data.question)
+    with pytest.raises(
+        DocumentError, match=r"document 0 \(id 'm\d+'\).*dimension 384, the query embedding has 8"
+    ):
+        MemPursuitCompressor(
+            vector_store=store, embeddings=DeterministicFakeEmbedding(size=8), k=2
+        ).compress_documents(docs, data.question)
     with pytest.raises(DocumentError, match=r"document 1 \(id 'm\d+'\) has no metadata\['s'\]"):
         MemPursuitCompressor(vector_store=store, k=2, score_key="s").compress_documents(
             [docs[0].model_copy(update={"metadata": {"s": 1.0}}), docs[1]], data.question

@@ -72,7 +72,9 @@ def retrieved(index, data):
 def expected(index, nodes, query, k, **options):
     """mempursuit.select on the store's vectors and the retriever's scores."""
     pool = np.array([index.vector_store.get(n.node.node_id) for n in nodes], np.float32)
-    return mempursuit.select(np.asarray(query, np.float32), pool, k, relevance=[n.score for n in nodes], **options)
+    return mempursuit.select(
+        np.asarray(query, np.float32), pool, k, relevance=[n.score for n in nodes], **options
+    )
 
 
 def check(out, nodes, sel):
@@ -142,10 +144,21 @@ def test_embed_model_fallback_and_node_vectors(data, setup):
     assert counter.calls["query"] == before[1]["query"] + 1
     # Nodes that carry their vectors need neither.
     carrying = [
-        NodeWithScore(node=TextNode(id_=n.node.node_id, text=n.node.get_content(), embedding=index.vector_store.get(n.node.node_id)), score=n.score)
+        NodeWithScore(
+            node=TextNode(
+                id_=n.node.node_id,
+                text=n.node.get_content(),
+                embedding=index.vector_store.get(n.node.node_id),
+            ),
+            score=n.score,
+        )
         for n in nodes
     ]
-    check(MemPursuitPostprocessor(top_n=K, method="mmr", mmr_lambda=0.4).postprocess_nodes(carrying, bundle), nodes, sel)
+    check(
+        MemPursuitPostprocessor(top_n=K, method="mmr", mmr_lambda=0.4).postprocess_nodes(carrying, bundle),
+        nodes,
+        sel,
+    )
 
 
 def test_to_dict_from_dict():
@@ -167,7 +180,9 @@ def test_bad_nodes_name_the_node(data, setup):
     bundle = QueryBundle("q", embedding=[1.0, 0.0, 0.0])
     good = NodeWithScore(node=TextNode(id_="good", text="x", embedding=[1.0, 0.0, 0.0]), score=1.0)
     pp = MemPursuitPostprocessor(top_n=2)
-    with pytest.raises(DocumentError, match=r"node 1 \(id 'bare'\) has no embedding.*vector_store=index.vector_store"):
+    with pytest.raises(
+        DocumentError, match=r"node 1 \(id 'bare'\) has no embedding.*vector_store=index.vector_store"
+    ):
         pp.postprocess_nodes([good, NodeWithScore(node=TextNode(id_="bare", text="y"), score=0.5)], bundle)
     # Not in the store either.
     with pytest.raises(DocumentError, match=r"node 1 \(id 'bare'\) has no embedding"):
