@@ -21,14 +21,15 @@ FETCH = 20
 K = 5
 
 
-def framework(module, package, extra):
-    """Imports the framework's ``module``, or skips the test module when its
-    distribution ``package`` is not installed. Under
+def framework(module, install):
+    """Imports the framework's ``module``, or skips (the test, or the test
+    module when called at import) when it is not installed; ``install`` is
+    what to pip install, shown in the skip reason (``pytest -rs``). Under
     MEMPURSUIT_REQUIRE_INTEGRATIONS=1 (.ci/python.sh) a missing framework
-    is an error instead, so that CI cannot pass by skipping."""
+    is an ImportError instead, so that CI cannot pass by skipping."""
     if os.environ.get("MEMPURSUIT_REQUIRE_INTEGRATIONS") == "1":
         return importlib.import_module(module)
-    return pytest.importorskip(module, reason=f'{package} is not installed (pip install "./python[{extra}]")')
+    return pytest.importorskip(module, reason=f"{module} is not installed (pip install {install})")
 
 
 class Data:

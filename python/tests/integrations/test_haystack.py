@@ -8,7 +8,7 @@ import pytest
 
 from _data import FETCH, K, Counter, framework
 
-framework("haystack", "haystack-ai", "haystack")
+framework("haystack", "'./python[haystack]'")
 
 import inspect  # noqa: E402
 from typing import List  # noqa: E402

@@ -10,7 +10,7 @@ import pytest
 
 from _data import FETCH, K, Counter, framework
 
-framework("llama_index.core", "llama-index-core", "llama-index")
+framework("llama_index.core", "'./python[llama-index]'")
 
 from llama_index.core import VectorStoreIndex  # noqa: E402
 from llama_index.core.base.embeddings.base import BaseEmbedding  # noqa: E402
