@@ -62,7 +62,9 @@ sys.exit(pytest.main({args!r}))
 
 
 def test_without_frameworks_the_tests_skip_with_a_reason():
-    files = [str(HERE / f"test_{n}.py") for n in ("haystack", "llama_index", "langchain", "readme_integrations")]
+    files = [
+        str(HERE / f"test_{n}.py") for n in ("haystack", "llama_index", "langchain", "readme_integrations")
+    ]
     args = [*files, "-q", "-rs", "-p", "no:cacheprovider"]
     env = {k: v for k, v in os.environ.items() if k != "MEMPURSUIT_REQUIRE_INTEGRATIONS"}
     out = subprocess.run(
