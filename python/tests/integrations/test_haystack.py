@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from _data import FETCH, K, Counter, framework
+from _data import FETCH, K, Counter, Data, framework
 
 framework("haystack", "'./python[haystack]'")
 
@@ -20,6 +20,12 @@ from haystack.document_stores.in_memory import InMemoryDocumentStore  # noqa: E4
 import mempursuit  # noqa: E402
 from mempursuit.integrations import DocumentError  # noqa: E402
 from mempursuit.integrations.haystack import MemPursuitRanker  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    """The mini fixture's texts and embeddings (see _data.py)."""
+    return Data()
 
 
 @component

@@ -10,7 +10,7 @@ from typing import List
 import numpy as np
 import pytest
 
-from _data import FETCH, K, Counter, framework
+from _data import FETCH, K, Counter, Data, framework
 
 framework("langchain_core", "'./python[langchain]'")
 
@@ -21,6 +21,12 @@ from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 import mempursuit  # noqa: E402
 from mempursuit.integrations import DocumentError  # noqa: E402
 from mempursuit.integrations.langchain import MemPursuitCompressor, mempursuit_search_by_vector  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    """The mini fixture's texts and embeddings (see _data.py)."""
+    return Data()
 
 
 def compression_retriever():

@@ -8,7 +8,7 @@ from typing import Any, List
 import numpy as np
 import pytest
 
-from _data import FETCH, K, Counter, framework
+from _data import FETCH, K, Counter, Data, framework
 
 framework("llama_index.core", "'./python[llama-index]'")
 
@@ -23,6 +23,12 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, Te
 import mempursuit  # noqa: E402
 from mempursuit.integrations import DocumentError  # noqa: E402
 from mempursuit.integrations.llama_index import MemPursuitPostprocessor  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    """The mini fixture's texts and embeddings (see _data.py)."""
+    return Data()
 
 
 class LookupEmbedding(BaseEmbedding):

@@ -84,6 +84,7 @@ def test_without_frameworks_the_tests_skip_with_a_reason():
     ):
         assert reason in text, text
     # Under MEMPURSUIT_REQUIRE_INTEGRATIONS=1 (CI) a missing framework fails instead.
+    args = [files[0], "-q", "-p", "no:cacheprovider"]
     out = subprocess.run(
         [sys.executable, "-c", BLOCKED.format(frameworks=FRAMEWORKS, args=args)],
         capture_output=True,
