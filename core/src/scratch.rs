@@ -44,7 +44,7 @@ impl ScratchKind {
 ///
 /// | part | kinds | f32 | f64 | usize | flags (u8) | [`Step`] |
 /// |---|---|---|---|---|---|---|
-/// | the query pass and relevance: b, ρ, scales, squared norms, two sort buffers; candidate states; picks; step records | all | 6P | | K | P | K |
+/// | the query pass and relevance: b, ρ, scales, squared norms, the sorted cosines; the ranking order of caller scores; candidate states; picks; step records | all | 5P | | P + K | P | K |
 /// | scores, the centroid's running sum of Gram rows and MMR's running maximum; the weights | ≥ `Centroid` | 3P | K | | | |
 /// | Gram rows: one (the newest pick's) for `Centroid`, K for `Pursuit` and `Int8` | ≥ `Centroid` | P or K·P | | | | |
 /// | the refresh coefficients; G_SS, its Cholesky factor and nine K-vectors; the free set and its memberships | ≥ `Pursuit` | K | 2K² + 9K | K | K | |
@@ -110,7 +110,7 @@ impl ScratchSize {
         let gram_rows = gram_rows(kind, k);
         let kk = mul(k, k);
         let f32s = sum([
-            mul(6, p),
+            mul(5, p),
             if centroid { mul(3, p) } else { Some(0) },
             mul(gram_rows, p),
             if qp { Some(k) } else { Some(0) },
@@ -128,7 +128,7 @@ impl ScratchSize {
             },
             if int8 { mul(4, p) } else { Some(0) },
         ]);
-        let indices = sum([Some(k), if qp { Some(k) } else { Some(0) }]);
+        let indices = sum([Some(k), Some(p), if qp { Some(k) } else { Some(0) }]);
         let flags = sum([Some(p), if qp { Some(k) } else { Some(0) }]);
         let (Some(f32s), Some(f64s), Some(indices), Some(flags)) = (f32s, f64s, indices, flags)
         else {
