@@ -126,6 +126,17 @@ test('shared and resizable buffers', () => {
   rejects(() => select(query, all, K, { relevance }), 'input', 'relevance has 4 entries but the pool has 0 candidates');
 });
 
+test('a query resized by a getter while the rows are read against its length', () => {
+  const rab = new ArrayBuffer(8, { maxByteLength: 64 });
+  const q = new Float32Array(rab); // length-tracking, d = 2
+  q.set(query);
+  const shrinking = [rows[0], { length: 2, get 0() { rab.resize(4); return rows[1][0]; }, 1: rows[1][1] }, rows[2], rows[3]];
+  rejects(() => select(q, shrinking, K), 'argument', 'query: its length changed from 2 to 1 while the arguments were read');
+  rab.resize(8);
+  q.set(query);
+  assert.deepEqual(picks(select(q, rows, K)), REF);
+});
+
 test('typed arrays of the wrong kind, DataView, ArrayBuffer', () => {
   for (const Kind of [Uint8Array, Int8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array]) {
     const c = new Kind(flat.length).fill(1);
