@@ -2,7 +2,8 @@
 # The npm package `mempursuit` (wasm/), run by .ci/portability.sh on a fresh
 # machine with Node.js >= 18 and npm:
 #  1. `npm ci` in wasm/ (dev dependencies only: TypeScript, for the type
-#     check of the declarations, and esbuild, for the bundling tests);
+#     check of the declarations, esbuild, for the bundling tests, and the
+#     frameworks of the integrations, `ai` and `@langchain/core`);
 #  2. the wasm module (release, simd128) into the package folder;
 #  3. the native reference (picks and error messages) from
 #     wasm/examples/native_orders.rs;
@@ -14,7 +15,9 @@
 #     arguments (detached, shared and resizable buffers, wrong kinds,
 #     non-numbers, huge sizes, throwing getters, proxies, a seeded property
 #     test); CommonJS, ES module and browser bundles (init() rejects with
-#     its advice where it cannot find the module); every ```js block of
+#     its advice where it cannot find the module); the Vercel AI SDK and
+#     LangChain.js integrations with the real packages (offline, counted
+#     embedding calls); every ```js block of
 #     wasm/README.md and README.md run as pasted; `npm pack` and an offline
 #     install of the tarball into an empty project, `tsc --noEmit` on a
 #     usage file against the installed package; with MEMPURSUIT_QEMU_OUTPUT

@@ -9,13 +9,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { installPackage } from '../test-util/project.mjs';
 
-const wasmDir = fileURLToPath(new URL('../', import.meta.url));
-const manifest = JSON.parse(readFileSync(join(wasmDir, 'package.json'), 'utf8'));
 let esbuild = null;
 try {
   esbuild = await import('esbuild');
@@ -27,11 +25,7 @@ const skip = !esbuild && !process.env.MEMPURSUIT_REQUIRE_DEV && 'esbuild not ins
 // A project with the package installed as users get it (its "files").
 const tmp = mkdtempSync(join(tmpdir(), 'mempursuit-bundle-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
-const installed = join(tmp, 'node_modules', 'mempursuit');
-mkdirSync(installed, { recursive: true });
-for (const file of [...manifest.files.filter((f) => !f.includes('*')), 'package.json']) {
-  if (existsSync(join(wasmDir, file))) copyFileSync(join(wasmDir, file), join(installed, file));
-}
+const installed = installPackage(tmp);
 writeFileSync(join(tmp, 'package.json'), JSON.stringify({ name: 'app', private: true }));
 
 // The application: init() without an argument (reporting whether it threw

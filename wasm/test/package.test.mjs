@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { blocks } from '../test-util/markdown.mjs';
+import { linkDevDependencies } from '../test-util/project.mjs';
 
 const wasmDir = fileURLToPath(new URL('../', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(wasmDir, 'package.json'), 'utf8'));
@@ -27,7 +28,18 @@ const project = join(tmp, 'project');
 test('npm pack: a tarball with exactly the package files', () => {
   const [info] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', tmp], wasmDir));
   assert.equal(info.filename, `mempursuit-${manifest.version}.tgz`);
-  assert.deepEqual(info.files.map((f) => f.path).sort(), ['README.md', 'mempursuit.d.ts', 'mempursuit.js', 'mempursuit.wasm', 'package.json']);
+  assert.deepEqual(info.files.map((f) => f.path).sort(), [
+    'README.md',
+    'integrations/ai-sdk.d.ts',
+    'integrations/ai-sdk.js',
+    'integrations/common.js',
+    'integrations/langchain.d.ts',
+    'integrations/langchain.js',
+    'mempursuit.d.ts',
+    'mempursuit.js',
+    'mempursuit.wasm',
+    'package.json',
+  ]);
   const wasm = info.files.find((f) => f.path === 'mempursuit.wasm');
   assert.equal(wasm.size, readFileSync(join(wasmDir, 'mempursuit.wasm')).length);
 });
@@ -54,12 +66,20 @@ console.log(JSON.stringify({ picks, message }));
   );
   const out = JSON.parse(run(process.execPath, ['smoke.mjs'], project));
   assert.deepEqual(out, { picks: [0, 2], message: 'input query: element 0 is not finite (NaN)' });
+  // The AI SDK integration needs nothing else; the LangChain one needs its
+  // optional peer dependency, and says so.
+  const subpaths = `const a = await import('mempursuit/ai-sdk');
+let langchain = 'loaded';
+try { await import('mempursuit/langchain'); } catch (e) { langchain = e.code + ' ' + e.message.includes('@langchain/core'); }
+console.log(JSON.stringify({ reranker: typeof a.mempursuitReranker, langchain }));`;
+  writeFileSync(join(project, 'subpaths.mjs'), subpaths);
+  assert.deepEqual(JSON.parse(run(process.execPath, ['subpaths.mjs'], project)), { reranker: 'function', langchain: 'ERR_MODULE_NOT_FOUND true' });
 });
 
 const tsc = join(wasmDir, 'node_modules/typescript/bin/tsc');
 const haveTsc = existsSync(tsc);
 test(
-  'the declarations type-check a strict usage file against the installed package',
+  'the declarations type-check strict usage files against the installed package (and the frameworks)',
   { skip: !haveTsc && !process.env.MEMPURSUIT_REQUIRE_DEV && 'TypeScript not installed (run npm ci in wasm/)' },
   () => {
     assert.ok(haveTsc, 'MEMPURSUIT_REQUIRE_DEV is set but wasm/node_modules/typescript is missing: run npm ci in wasm/');
@@ -77,6 +97,19 @@ test(
       run(process.execPath, [tsc, '-p', project], project);
     } catch (err) {
       assert.fail(`tsc --noEmit failed:\n${err.stdout}${err.stderr}`);
+    }
+    // The integrations, with the frameworks (wasm/'s dev dependencies) beside the package.
+    linkDevDependencies(project);
+    copyFileSync(fileURLToPath(new URL('usage-integrations.ts', import.meta.url)), join(project, 'usage-integrations.ts'));
+    // skipLibCheck: the frameworks' own declarations need @types/node and
+    // lib esnext; the usage file is checked against all declarations.
+    config.files = ['usage-integrations.ts'];
+    config.compilerOptions.skipLibCheck = true;
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(config));
+    try {
+      run(process.execPath, [tsc, '-p', project], project);
+    } catch (err) {
+      assert.fail(`tsc --noEmit (integrations) failed:\n${err.stdout}${err.stderr}`);
     }
   },
 );

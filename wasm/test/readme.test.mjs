@@ -8,21 +8,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { blocks } from '../test-util/markdown.mjs';
+import { installPackage, linkDevDependencies, wasmDir } from '../test-util/project.mjs';
 
-const wasmDir = fileURLToPath(new URL('../', import.meta.url));
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const manifest = JSON.parse(readFileSync(join(wasmDir, 'package.json'), 'utf8'));
 
 const tmp = mkdtempSync(join(tmpdir(), 'mempursuit-readme-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
-const installed = join(tmp, 'node_modules', 'mempursuit');
-mkdirSync(installed, { recursive: true });
-for (const file of [...manifest.files, 'package.json']) copyFileSync(join(wasmDir, file), join(installed, file));
+installPackage(tmp);
+// The framework sections import `ai` and `@langchain/core` (dev dependencies).
+linkDevDependencies(tmp);
 writeFileSync(join(tmp, 'package.json'), JSON.stringify({ name: 'readme', private: true, type: 'module' }));
 
 function runBlocks(file, label) {
