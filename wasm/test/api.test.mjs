@@ -255,7 +255,13 @@ test('every option reaches the library', async () => {
     'input',
     "candidate 1: element 0 = 70000 is outside the f16 range [-65504, 65504]; use storage 'f32', or normalize the rows (only their directions are used)",
   );
-  assert.ok(select(query, rows, 2, { method: 'pursuit', storage: 'int8' }).steps[1].verified >= 1, 'the int8 pursuit verifies its picks');
+  // int8 storage returns the f32 pursuit's selection (where int8 passes do
+  // not pay, as on this small pool and in WebAssembly, it runs the f32 passes).
+  assert.deepEqual(
+    Array.from(select(query, rows, 2, { method: 'pursuit', storage: 'int8' }).weights),
+    Array.from(select(query, rows, 2, { method: 'pursuit' }).weights),
+    'int8 storage: the f32 selection',
+  );
 });
 
 test('options are the library\'s: its messages for unknown, bad and misapplied options', async () => {
