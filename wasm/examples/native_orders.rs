@@ -8,8 +8,8 @@
 //! 2. eight seeded synthetic pools (P = 200, K = 20, d = 384, random unit
 //!    vectors that `wasm/synthetic.mjs` regenerates bit for bit),
 //!
-//! with paper-mode pursuit, centroid pursuit (γ = 0.5), top-K and MMR
-//! (λ = 0.5), and 3. the data of the `embedded-check/` firmware (pursuit and
+//! with paper-mode pursuit, centroid pursuit, top-K and MMR (each with the
+//! defaults of the one specification, `mempursuit::SelectSpec`), and 3. the data of the `embedded-check/` firmware (pursuit and
 //! top-K), and prints the picks (pool-local indices, entry order) and the
 //! pursuit weights as JSON on stdout; 4. a list of invalid calls, each with
 //! its input, its options in the npm package's spelling and the native
@@ -23,7 +23,10 @@
 
 mod common;
 
-use mempursuit::{npy, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Selector};
+use mempursuit::spec::Value as SpecValue;
+use mempursuit::{
+    npy, Input, InputPolicy, Method, MethodName, PursuitOptions, SelectSpec, Selector,
+};
 use serde_json::{json, Value};
 use std::error::Error;
 use std::path::PathBuf;
@@ -52,19 +55,18 @@ fn xorshift_fill(state: &mut u32, out: &mut [f32]) {
     }
 }
 
-fn methods() -> [(&'static str, Method); 4] {
+/// The methods of the reference orders, by name, with the specification's
+/// defaults.
+fn methods() -> Result<Vec<(&'static str, Method)>, Box<dyn Error>> {
     [
-        ("pursuit", Method::Pursuit(PursuitOptions::default())),
-        ("centroid", Method::Pursuit(PursuitOptions::centroid(0.5))),
-        ("topk", Method::TopK(InputPolicy::default())),
-        (
-            "mmr",
-            Method::Mmr(MmrOptions {
-                lambda: 0.5,
-                input: InputPolicy::default(),
-            }),
-        ),
+        MethodName::Pursuit,
+        MethodName::Centroid,
+        MethodName::TopK,
+        MethodName::Mmr,
     ]
+    .into_iter()
+    .map(|m| Ok((m.as_str(), SelectSpec::of(m).method()?)))
+    .collect()
 }
 
 /// Runs every method on one input and returns {method: picks, ...,
@@ -77,10 +79,10 @@ fn run_all(
 ) -> Result<serde_json::Map<String, Value>, Box<dyn Error>> {
     let input = Input::new(query, pool);
     let mut out = serde_json::Map::new();
-    for (name, method) in methods() {
+    for (name, method) in methods()? {
         let s = sel.select(&input, k, &method)?;
         out.insert(name.into(), json!(s.picks));
-        if name == "pursuit" {
+        if name == MethodName::Pursuit.as_str() {
             out.insert("pursuit_weights".into(), json!(s.weights));
         }
     }
@@ -107,45 +109,35 @@ fn floats(v: &Value) -> Result<Vec<f32>, Box<dyn Error>> {
 }
 
 /// The native [`Method`] for options in the npm package's spelling
-/// (`method`, `ridge`, `gamma`, `mmrLambda`, `requireUnit`), with the
-/// package's defaults.
-fn method_of(options: &Value) -> Result<Method, Box<dyn Error>> {
-    let get = |key: &str, default: f64| options.get(key).map_or(Ok(default), number);
-    let input = InputPolicy {
-        normalization: if options.get("requireUnit") == Some(&Value::Bool(true)) {
-            mempursuit::Normalization::RequireUnit
-        } else {
-            mempursuit::Normalization::Cosine
-        },
-        ..InputPolicy::default()
-    };
-    Ok(
-        match options
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or("pursuit")
-        {
-            "pursuit" => Method::Pursuit(PursuitOptions {
-                ridge: get("ridge", PursuitOptions::PAPER_RIDGE)?,
-                gamma: get("gamma", 1.0)?,
-                input,
-                ..PursuitOptions::PAPER
-            }),
-            "centroid" => Method::Pursuit(PursuitOptions {
-                input,
-                ..PursuitOptions::centroid(get("gamma", 0.5)?)
-            }),
-            "topk" => Method::TopK(input),
-            "mmr" => Method::Mmr(MmrOptions {
-                lambda: get("mmrLambda", 0.5)?,
-                input,
-            }),
-            other => return Err(format!("unknown method {other}").into()),
-        },
-    )
+/// (camelCase keys, which the specification reads as they are), built by
+/// the one specification of a call; `requireUnit: true` is the earlier
+/// spelling of `normalization: 'require_unit'`. Errors are the
+/// specification's (kind `option`).
+fn method_of(options: &Value) -> Result<Result<Method, mempursuit::SpecError>, Box<dyn Error>> {
+    let mut spec = SelectSpec::default();
+    let map = options.as_object().ok_or("options: not an object")?;
+    for (key, v) in map {
+        let set = match (key.as_str(), v) {
+            ("requireUnit", Value::Bool(true)) => {
+                spec.set("normalization", SpecValue::Text("require_unit"))
+            }
+            ("requireUnit", _) => Ok(()),
+            (_, Value::Bool(b)) => spec.set(key, SpecValue::Bool(*b)),
+            (_, Value::String(t)) if t != "NaN" && t != "inf" && t != "-inf" => {
+                spec.set(key, SpecValue::Text(t))
+            }
+            _ => spec.set(key, SpecValue::Number(number(v)?)),
+        };
+        if let Err(e) = set {
+            return Ok(Err(e));
+        }
+    }
+    Ok(spec.method())
 }
 
-/// Invalid calls with the native message of each.
+/// Invalid calls with the native message of each. Every case names its
+/// method (the npm package's default was paper mode; the specification's
+/// is the recommended setting).
 fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
     let unit = json!([1, 0, 0, 1]);
     let cases = [
@@ -154,7 +146,7 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             json!(["NaN", 1]),
             unit.clone(),
             None,
-            json!({}),
+            json!({"method": "pursuit"}),
         ),
         (
             "non-finite candidate",
@@ -163,7 +155,13 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             None,
             json!({"method": "topk"}),
         ),
-        ("zero query", json!([0, 0]), unit.clone(), None, json!({})),
+        (
+            "zero query",
+            json!([0, 0]),
+            unit.clone(),
+            None,
+            json!({"method": "pursuit"}),
+        ),
         (
             "zero candidate",
             json!([1, 0]),
@@ -176,21 +174,21 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             json!([1e-13, 0]),
             unit.clone(),
             None,
-            json!({}),
+            json!({"method": "pursuit"}),
         ),
         (
             "not unit",
             json!([2, 0]),
             unit.clone(),
             None,
-            json!({"requireUnit": true}),
+            json!({"method": "pursuit", "requireUnit": true}),
         ),
         (
             "shape",
             json!([1, 0]),
             json!([1, 0, 0, 1, 0]),
             None,
-            json!({}),
+            json!({"method": "pursuit"}),
         ),
         (
             "empty query",
@@ -204,7 +202,7 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             json!([1, 0]),
             unit.clone(),
             Some(json!([1])),
-            json!({}),
+            json!({"method": "pursuit"}),
         ),
         (
             "non-finite relevance",
@@ -218,14 +216,14 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             json!([1, 0]),
             unit.clone(),
             None,
-            json!({"gamma": 0}),
+            json!({"method": "pursuit", "gamma": 0}),
         ),
         (
             "gamma above 1",
             json!([1, 0]),
             unit.clone(),
             None,
-            json!({"gamma": 1.5}),
+            json!({"method": "pursuit", "gamma": 1.5}),
         ),
         (
             "centroid gamma NaN",
@@ -239,7 +237,7 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             json!([1, 0]),
             unit.clone(),
             None,
-            json!({"ridge": -1}),
+            json!({"method": "pursuit", "ridge": -1}),
         ),
         (
             "MMR lambda",
@@ -257,20 +255,18 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
         if let Some(r) = &rel {
             input = input.with_relevance(mempursuit::Relevance::Scores(r));
         }
-        let err = match sel.select(&input, 1, &method_of(&options)?) {
-            Ok(_) => return Err(format!("error case {name:?} selected without an error").into()),
-            Err(e) => e,
+        let (message, kind) = match method_of(&options)? {
+            Err(e) => (e.to_string(), e.kind()),
+            Ok(method) => match sel.select(&input, 1, &method) {
+                Ok(_) => {
+                    return Err(format!("error case {name:?} selected without an error").into())
+                }
+                Err(e) => (e.to_string(), e.kind()),
+            },
         };
-        let option_error = matches!(
-            err,
-            mempursuit::Error::InvalidRidge(_)
-                | mempursuit::Error::InvalidGamma(_)
-                | mempursuit::Error::InvalidMmrLambda(_)
-        );
         out.push(json!({
             "name": name, "query": query, "candidates": candidates, "relevance": relevance,
-            "k": 1, "options": options, "message": err.to_string(),
-            "code": if option_error { "option" } else { "input" },
+            "k": 1, "options": options, "message": message, "code": kind.as_str(),
         }));
     }
     Ok(out)
