@@ -272,7 +272,7 @@ test('options are the library\'s: its messages for unknown, bad and misapplied o
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', atPoolOptimum: 'halt' }), 'option', "option 'atPoolOptimum' must be 'continue', 'stop' or 'fill', got 'halt'");
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: 2 }), 'option', 'gamma 2 must be in (0, 1]');
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: NaN }), 'option', 'gamma NaN must be in (0, 1]');
-  throwsCode(() => select(query, flat, 2, { relevance: [1, 2, 3], poolOrder: true }), 'option', 'pass either relevance scores or pool_order, not both');
+  throwsCode(() => select(query, flat, 2, { relevance: [1, 2, 3], poolOrder: true }), 'option', 'relevance scores and pool order exclude each other: pass one of them');
   // A separator in a value is part of the value, not a second option.
   throwsCode(() => select(query, flat, 2, { method: 'topk,raw_relevance=true' }), 'option', /^unknown method 'topk,raw_relevance=true'/);
   // undefined and null are "not given".
