@@ -107,13 +107,15 @@ impl NamedMethod {
             return Err(SpecError::Conflict {
                 message: "the evaluation takes the relevance of every method from its own \
                           option (eval --relevance raw or pool-order), not from raw_relevance \
-                          or pool_order",
+                          or pool_order"
+                    .to_owned(),
             });
         }
         if spec.storage() != Storage::F32 {
             return Err(SpecError::Conflict {
                 message: "the evaluation runs on the f32 embeddings; leave storage out \
-                          (mempursuit bench --storage times the others)",
+                          (mempursuit bench --storage times the others)"
+                    .to_owned(),
             });
         }
         Ok(NamedMethod::new(spec.to_string(), spec.method()?))

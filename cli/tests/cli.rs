@@ -311,7 +311,7 @@ fn select_reports_bad_input_without_panicking() {
     );
     assert_clean_failure(
         &select(&["--method", "topk", "--raw-relevance"]),
-        &["raw_relevance needs relevance scores"],
+        &["raw relevance (the scores used as given) needs relevance scores"],
     );
 
     let not_npy = dir.join("text.npy");
