@@ -90,3 +90,15 @@ pub mod synth;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The examples of the documents under docs/ that have Rust blocks, compiled
+/// and run as doctests (`tests/readme.rs` checks that none is left out).
+#[cfg(doctest)]
+pub mod docs_doctests {
+    /// docs/METHODS.md.
+    #[doc = include_str!("../../docs/METHODS.md")]
+    pub struct Methods;
+    /// docs/RUST.md.
+    #[doc = include_str!("../../docs/RUST.md")]
+    pub struct Rust;
+}
