@@ -20,9 +20,14 @@
 //!
 //!     let mut selector = Selector::new(); // reuse it across queries
 //!     let input = Input::new(&query, &pool);
-//!     let sel = selector.select(&input, 2, &Method::Pursuit(PursuitOptions::default()))?;
+//!     // The recommended setting (the default): no tuning.
+//!     let sel = selector.select(&input, 2, &Method::default())?;
 //!     assert_eq!(sel.picks, [0, 2]); // A, then the missing fact B
 //!     assert!((sel.weights.iter().sum::<f64>() - 1.0).abs() < 1e-9); // on the simplex
+//!
+//!     // The paper's method, by name: the same picks here.
+//!     let paper = selector.select(&input, 2, &Method::Pursuit(PursuitOptions::PAPER))?;
+//!     assert_eq!(paper.picks, [0, 2]);
 //!
 //!     let top = selector.select(&input, 2, &Method::TopK(Default::default()))?;
 //!     assert_eq!(top.picks, [0, 1]); // A and its paraphrase
