@@ -374,4 +374,24 @@ mod tests {
             .unwrap();
         assert_eq!(sel.picks, [0, 1]);
     }
+
+    #[test]
+    fn every_storage_takes_an_empty_pool() {
+        // A fresh selector (capacity 0) and P = 0: the int8 pursuit's
+        // setup used to panic (`chunks_exact_mut(0)`).
+        let storages: &[&str] = if cfg!(feature = "half") {
+            &["f32", "f16", "bf16", "int8"]
+        } else {
+            &["f32", "int8"]
+        };
+        for storage in storages {
+            for method in ["recommended", "pursuit", "centroid", "topk", "mmr"] {
+                let spec: SelectSpec = format!("{method},storage={storage}").parse().unwrap();
+                let sel = Selector::new()
+                    .select_spec(&spec, &[1.0, 0.0], Pool::F32(&[]), None, 3)
+                    .unwrap();
+                assert!(sel.picks.is_empty(), "{spec}");
+            }
+        }
+    }
 }
