@@ -109,12 +109,13 @@ mod method;
 mod options;
 mod pursuit;
 mod recommend;
+mod scratch;
 mod selection;
 mod solver;
 mod workspace;
 
 pub use baselines::{mmr, top_k};
-pub use certified::{pursuit_int8, pursuit_int8_with};
+pub use certified::{pursuit_int8, pursuit_int8_using, pursuit_int8_with, Int8Passes};
 pub use cholesky::PIVOT_TOLERANCE;
 pub use error::{Capacity, Error, ErrorKind, Int8Fault, ScratchBuffer, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
@@ -134,5 +135,8 @@ pub use recommend::{
     recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
     RECOMMENDED_C_EXTERNAL,
 };
+pub use scratch::{ScratchKind, ScratchSize};
 pub use selection::{RefitStatus, SelectionView, Step, StopReason};
-pub use workspace::{FixedWorkspace, ScratchSize, Workspace};
+pub use workspace::{
+    CentroidWorkspace, FixedWorkspace, PursuitWorkspace, ScratchBuffers, TopKWorkspace, Workspace,
+};

@@ -57,13 +57,13 @@ enum Typed {
     Number(f64),
 }
 
-fn typed(key: &str, ty: OptionType, value: &Bound<'_, PyAny>) -> PyResult<Typed> {
+fn typed(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Result<Typed, TypeMismatch>> {
     let py = value.py();
     if is_bool(value)? {
-        return Ok(Typed::Bool(value.is_truthy()?));
+        return Ok(Ok(Typed::Bool(value.is_truthy()?)));
     }
     if let Ok(s) = value.cast::<PyString>() {
-        return Ok(Typed::Text(s.to_string_lossy().into_owned()));
+        return Ok(Ok(Typed::Text(s.to_string_lossy().into_owned())));
     }
     let real = value.is_instance_of::<PyInt>()
         || value.is_instance_of::<PyFloat>()
@@ -72,34 +72,62 @@ fn typed(key: &str, ty: OptionType, value: &Bound<'_, PyAny>) -> PyResult<Typed>
         // `float(x)`; an int beyond the f64 range rounds to ±inf as IEEE
         // overflow does (Python raises OverflowError instead).
         return match value.extract::<f64>() {
-            Ok(x) => Ok(Typed::Number(x)),
+            Ok(x) => Ok(Ok(Typed::Number(x))),
             Err(e) if value.is_instance_of::<PyInt>() => {
                 let negative = value.lt(0).map_err(|_| e)?;
-                Ok(Typed::Number(if negative {
+                Ok(Ok(Typed::Number(if negative {
                     f64::NEG_INFINITY
                 } else {
                     f64::INFINITY
-                }))
+                })))
             }
             Err(e) => Err(e),
         };
     }
-    let expected = match ty {
-        OptionType::Number => "a float",
-        OptionType::Bool => "a bool",
-        _ => "a str",
-    };
-    Err(PyTypeError::new_err(format!(
-        "{key} must be {expected} or None, not {}",
-        type_name(value)
-    )))
+    Ok(Err(TypeMismatch {
+        key: key.to_owned(),
+        type_name: type_name(value),
+    }))
+}
+
+/// A value of a Python type no option takes.
+struct TypeMismatch {
+    key: String,
+    type_name: String,
+}
+
+impl TypeMismatch {
+    /// The `TypeError` naming the keyword and the type its option takes,
+    /// which the specification itself says (`set` accepts a bool for a
+    /// bool option, a number for a number option, else a name), or the
+    /// specification's own error for a key that is no option.
+    fn error(self, py: Python<'_>) -> PyErr {
+        let mut probe = SelectSpec::default();
+        let expected = if probe.set(&self.key, Value::Bool(true)).is_ok() {
+            "a bool"
+        } else if probe.set(&self.key, Value::Number(0.5)).is_ok() {
+            "a float"
+        } else {
+            match probe.set(&self.key, Value::Text("")) {
+                Err(e @ SpecError::UnknownOption { .. }) => return errors::spec(py, e),
+                _ => "a str",
+            }
+        };
+        PyTypeError::new_err(format!(
+            "{} must be {expected} or None, not {}",
+            self.key, self.type_name
+        ))
+    }
 }
 
 /// The specification of a call from its keyword arguments (`None`: the
-/// default). Unknown keywords and bad values are the specification's
-/// errors (`MemPursuitError`, kind option); the specification is checked
-/// as a whole (`SelectSpec::method`, and `SelectSpec::relevance` for
-/// whether relevance scores were given) before any array is read.
+/// default). Every key goes to [`SelectSpec::set`] as given (the
+/// signature's snake_case keys; the specification also reads the
+/// camelCase spelling), so unknown keywords and bad values are the
+/// specification's errors (`MemPursuitError`, kind option); the
+/// specification is checked as a whole (`SelectSpec::method`, and
+/// `SelectSpec::relevance` for whether relevance scores were given) before
+/// any array is read.
 pub(crate) fn spec(
     py: Python<'_>,
     options: Option<&Bound<'_, PyDict>>,
@@ -109,17 +137,20 @@ pub(crate) fn spec(
     if let Some(options) = options {
         for (key, value) in options.iter() {
             let key = key.cast::<PyString>()?.to_string_lossy().into_owned();
-            // Python takes the snake_case keys only (the signature's).
-            let Some(info) = OPTIONS.iter().find(|o| o.key == key) else {
-                return Err(errors::spec(py, SpecError::UnknownOption { key }));
-            };
             if value.is_none() {
+                // The default; an unknown key is still an error.
+                if let Err(e @ SpecError::UnknownOption { .. }) =
+                    SelectSpec::default().set(&key, Value::Text(""))
+                {
+                    return Err(errors::spec(py, e));
+                }
                 continue;
             }
-            let set = match typed(&key, info.ty, &value)? {
-                Typed::Bool(b) => spec.set(&key, Value::Bool(b)),
-                Typed::Text(t) => spec.set(&key, Value::Text(&t)),
-                Typed::Number(x) => spec.set(&key, Value::Number(x)),
+            let set = match typed(&key, &value)? {
+                Ok(Typed::Bool(b)) => spec.set(&key, Value::Bool(b)),
+                Ok(Typed::Text(t)) => spec.set(&key, Value::Text(&t)),
+                Ok(Typed::Number(x)) => spec.set(&key, Value::Number(x)),
+                Err(mismatch) => return Err(mismatch.error(py)),
             };
             set.map_err(|e| errors::spec(py, e))?;
         }

@@ -193,10 +193,14 @@ def test_result_fields(fixture):
     assert top.weights.shape == (0,)
     assert top.picks.tolist() == np.argsort(-cos, kind="stable")[:10].tolist()
     assert top.steps["residual_sq"].tolist() == [0.0] * 10
-    # The int8 storage reports the candidates its certificate verified.
+    # The int8 storage: the f32 selection; `verified` counts the candidates
+    # its certificate checked in f32 (0 where the int8 passes would not be
+    # faster and the f32 passes run: a small pool, or no int8 dot product
+    # instruction).
     int8 = mempursuit.select(q, pool, 10, method="pursuit", storage="int8")
     assert int8.picks.tolist() == sel.picks.tolist()
-    assert int8.steps["verified"].sum() > 0
+    assert int8.weights.tolist() == sel.weights.tolist()
+    assert np.all(int8.steps["verified"] >= 0)
 
 
 def test_stop_reasons():

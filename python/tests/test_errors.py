@@ -238,10 +238,14 @@ OPTION_ERRORS = [
         "adaptive, at_pool_optimum, optimum_tolerance, dependent_picks, normalization, invalid, storage)",
     ),
     (
-        dict(mmrLambda=0.5, method="mmr"),  # Python takes the snake_case keys
-        "unknown option 'mmrLambda' (options: method, gamma, ridge, mmr_lambda, raw_relevance, pool_order, "
-        "adaptive, at_pool_optimum, optimum_tolerance, dependent_picks, normalization, invalid, storage)",
+        # The spec also reads camelCase keys, and lists the keys in the
+        # spelling of an unknown one.
+        dict(mmrLamda=0.5, method="mmr"),
+        "unknown option 'mmrLamda' (options: method, gamma, ridge, mmrLambda, rawRelevance, poolOrder, "
+        "adaptive, atPoolOptimum, optimumTolerance, dependentPicks, normalization, invalid, storage)",
     ),
+    (dict(gama=None), "unknown option 'gama' (options: method, gamma, ridge, mmr_lambda, raw_relevance, "
+     "pool_order, adaptive, at_pool_optimum, optimum_tolerance, dependent_picks, normalization, invalid, storage)"),
     (
         dict(gamma=0.5),
         "option 'gamma' does not apply to method 'recommended' (it applies to pursuit, centroid)",
@@ -259,7 +263,7 @@ OPTION_ERRORS = [
     ),
     (
         dict(raw_relevance=True, method="topk"),
-        "raw_relevance needs relevance scores (the retriever's scores to use as given)",
+        "raw relevance (the scores used as given) needs relevance scores",
     ),
     (
         dict(dependent_picks="drop", method="pursuit"),
@@ -292,7 +296,10 @@ OPTION_ERRORS = [
         dict(method="pursuit", mmr_lambda=0.5),
         "option 'mmr_lambda' does not apply to method 'pursuit' (it applies to mmr)",
     ),
-    (dict(relevance=np.ones(6), pool_order=True), "pass either relevance scores or pool_order, not both"),
+    (
+        dict(relevance=np.ones(6), pool_order=True),
+        "relevance scores and pool order exclude each other: pass one of them",
+    ),
     # Values of the wrong kind among the types an option can take.
     (dict(method="pursuit", gamma="big"), "option 'gamma' must be a number, got 'big'"),
     (dict(method="pursuit", gamma=True), "option 'gamma' must be a number, got 'true'"),
@@ -323,6 +330,7 @@ def test_option_errors(kwargs, message):
         (dict(method=b"pursuit"), "method must be a str or None, not bytes"),
         (dict(adaptive=1j), "adaptive must be a bool or None, not complex"),
         (dict(storage=object()), "storage must be a str or None, not object"),
+        (dict(mmrLambda=[0.5]), "mmrLambda must be a float or None, not list"),
         (dict(optimum_tolerance={}), "optimum_tolerance must be a float or None, not dict"),
     ],
 )
@@ -331,6 +339,16 @@ def test_option_type_errors(kwargs, message):
         mempursuit.select(Q, POOL, 2, **kwargs)
     assert str(e.value) == message
     assert not isinstance(e.value, MemPursuitError)
+
+
+def test_option_type_error_of_an_unknown_key_is_the_unknown_option():
+    raises("option", re.compile(r"unknown option 'gama' \(options: method, gamma, .*"), mempursuit.select, Q, POOL, 2, gama=[1])
+
+
+def test_camel_case_keys_are_the_same_options():
+    a = mempursuit.select(Q, POOL, 3, method="mmr", mmr_lambda=0.3, pool_order=True)
+    b = mempursuit.select(Q, POOL, 3, method="mmr", mmrLambda=0.3, poolOrder=True)
+    assert a.picks.tolist() == b.picks.tolist()
 
 
 def test_option_values_are_typed():

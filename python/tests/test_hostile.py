@@ -43,7 +43,8 @@ ARGUMENT_WORDS = (
     "threads",
     "option",
     "method",
-    "pass either",
+    "exclude each other",  # relevance scores and pool order
+    "raw relevance",
     "max_pool",
     "max_budget",
     "scratch for P",  # the memory of a call: its pool P and budget K
@@ -57,9 +58,10 @@ def is_panic(e):
     return any(t.__name__ == "PanicException" for t in type(e).__mro__)
 
 
-def outcome(call):
+def outcome(call, keywords=()):
     """("ok", result) or ("error", exception); a PanicException or any
-    BaseException that is not an Exception fails the test."""
+    BaseException that is not an Exception fails the test. `keywords`: the
+    call's option keywords, as given (an error may name one of them)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # no warning leaks out either
@@ -74,7 +76,7 @@ def outcome(call):
             assert isinstance(e, mempursuit.MemPursuitError), f"{type(e).__name__}: {e}"
             assert e.kind in ("input", "option", "capacity")
             assert isinstance(e, MemoryError) == (e.kind == "capacity")
-        assert any(w in str(e) for w in ARGUMENT_WORDS), f"names no argument: {e}"
+        assert any(w in str(e) for w in (*ARGUMENT_WORDS, *keywords)), f"names no argument: {e}"
         return "error", e
 
 
@@ -364,7 +366,7 @@ def test_select_hostile(shape_args, k, opts, data):
             return mempursuit.select(q, c, k, relevance=r, **opts)
         return selector.select(q, c, k, relevance=r, **opts)
 
-    got = outcome(lambda: call(query, candidates, relevance))
+    got = outcome(lambda: call(query, candidates, relevance), opts)
     event(got[0] if got[0] == "ok" else type(got[1]).__name__)
     for a, b in zip(before, [snapshot(x) for x in args]):
         assert same_snapshot(a, b), "an argument was modified"
@@ -373,7 +375,7 @@ def test_select_hostile(shape_args, k, opts, data):
         # Not real-valued or not an array: an error naming the argument.
         assert got[0] == "error", got
         return
-    ref = outcome(lambda: call(*cleaned))
+    ref = outcome(lambda: call(*cleaned), opts)
     same_outcome(got, ref, any(overflows(a) for a in args if a is not None))
 
 
@@ -385,7 +387,7 @@ def test_select_batch_hostile(n, data, k, opts):
     pools = [data.draw(array_arg((data.draw(st.integers(0, 5)), d))) for _ in range(n)]
     threads = data.draw(st.sampled_from([None, 1, 2, 3, 0, True, 2.5, 2**70]))
     before = [snapshot(a) for a in queries + pools]
-    got = outcome(lambda: mempursuit.select_batch(queries, pools, k, threads=threads, **opts))
+    got = outcome(lambda: mempursuit.select_batch(queries, pools, k, threads=threads, **opts), opts)
     event(got[0] if got[0] == "ok" else type(got[1]).__name__)
     for a, b in zip(before, [snapshot(x) for x in queries + pools]):
         assert same_snapshot(a, b), "an argument was modified"
@@ -393,7 +395,7 @@ def test_select_batch_hostile(n, data, k, opts):
     if any(c is None for c in cleaned):
         assert got[0] == "error", got
         return
-    ref = outcome(lambda: mempursuit.select_batch(cleaned[:n], cleaned[n:], k, threads=threads, **opts))
+    ref = outcome(lambda: mempursuit.select_batch(cleaned[:n], cleaned[n:], k, threads=threads, **opts), opts)
     same_outcome(got, ref, any(overflows(a) for a in queries + pools))
     if got[0] == "ok":
         # Each pair as its own select.

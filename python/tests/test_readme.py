@@ -1,7 +1,10 @@
 """Every ```python snippet of python/README.md and of the repository's
 README.md runs as pasted: the snippets of one file run in order in one fresh
 namespace (as a reader pasting them into one session would), with nothing
-defined for them beforehand. The package README's results are checked."""
+defined for them beforehand. The package README's results are checked. (Its
+"Framework integrations" snippets need the frameworks: they are run by
+tests/integrations/test_readme_integrations.py, which skips a framework that
+is not installed.)"""
 
 import contextlib
 import io
@@ -15,23 +18,30 @@ PACKAGE_README = ROOT / "python" / "README.md"
 README = ROOT / "README.md"
 
 
-def python_blocks(path):
-    return re.findall(r"^```python\n(.*?)^```", path.read_text(), re.S | re.M)
+def python_blocks(path, stop=None):
+    """The ```python blocks of `path` (before the heading `stop`, if given)."""
+    text = path.read_text()
+    if stop is not None and stop in text:
+        text = text[: text.index(stop)]
+    return re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
 
 
-def run_blocks(path):
+FRAMEWORKS = "\n## Framework integrations\n"
+
+
+def run_blocks(path, stop=None):
     """Runs the file's snippets in order; returns (namespace, stdout)."""
     env = {"__name__": "__readme__"}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        for i, block in enumerate(python_blocks(path)):
+        for i, block in enumerate(python_blocks(path, stop)):
             exec(compile(block, f"{path.name}, python snippet {i + 1}", "exec"), env)
     return env, out.getvalue()
 
 
 def test_package_readme_snippets_run():
-    assert len(python_blocks(PACKAGE_README)) >= 5
-    env, out = run_blocks(PACKAGE_README)
+    assert len(python_blocks(PACKAGE_README, FRAMEWORKS)) >= 5
+    env, out = run_blocks(PACKAGE_README, FRAMEWORKS)
     # The first example: the default call picks fact A once and the missing
     # fact B; top-K two wordings of A.
     assert env["sel"].picks.tolist() == [1, 3]

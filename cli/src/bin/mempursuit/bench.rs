@@ -21,8 +21,8 @@ use mempursuit::half::{bf16, f16};
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
-    pursuit, pursuit_int8, Element, Input, InputPolicy, Int8Candidates, Method, MmrOptions,
-    PursuitOptions, Selector, Stopping,
+    pursuit, pursuit_int8_using, Element, Input, InputPolicy, Int8Candidates, Int8Passes, Method,
+    MmrOptions, PursuitOptions, Selector, Serial, Stopping,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
@@ -56,8 +56,9 @@ pub enum Storage {
     /// bfloat16: 2 bytes per value.
     Bf16,
     /// int8 codes with a per-row scale (1 byte per value), certified
-    /// picks (`pursuit_int8`: exactly the f32 pursuit's picks; pursuit
-    /// methods only). Quantizing the pools is not timed. Also times the
+    /// picks (`pursuit_int8_using` with `Int8Passes::Int8`, the int8 passes
+    /// whatever `Int8Passes::Auto` would choose: exactly the f32 pursuit's
+    /// picks; pursuit methods only). Quantizing the pools is not timed. Also times the
     /// f32 pursuit on the same pools, round by round in the same process
     /// (row `f32 pursuit`, ratio `int8 / f32 pursuit`), and reports the
     /// candidates verified exactly per pick.
@@ -384,7 +385,15 @@ fn measure_int8(
                 for ((input, view), slot) in inputs.iter().zip(&views).zip(picks.iter_mut()) {
                     let mut ws = selector.workspace(max_pool, k.min(max_pool));
                     let t = Instant::now();
-                    let sel = pursuit_int8(input, view, k, options, &mut ws)?;
+                    let sel = pursuit_int8_using(
+                        input,
+                        view,
+                        k,
+                        options,
+                        Int8Passes::Int8,
+                        &mut ws,
+                        &mut Serial,
+                    )?;
                     let dt = t.elapsed().as_secs_f64();
                     slot.clear();
                     slot.extend_from_slice(sel.picks());
@@ -616,6 +625,17 @@ pub fn run(args: &BenchArgs) -> CliResult {
             "\nverified candidates per pick: mean {mean:.2}, max {max} ({} picks of the last round; of P = {} per pool)",
             v.len(),
             queries.first().map_or(0, |q| q.pool.len() / q.query.len().max(1))
+        )?;
+        let (p, d) = queries.first().map_or((0, 0), |q| {
+            (q.pool.len() / q.query.len().max(1), q.query.len())
+        });
+        writeln!(
+            text,
+            "int8 passes with Int8Passes::Auto on this CPU at P = {p}, d = {d}: {} (int8 dot instruction: {}, f32 rows {} bytes, L2 {} bytes)",
+            if Int8Passes::Auto.uses_int8(p, d) { "yes" } else { "no: the f32 pursuit runs" },
+            mempursuit::kernels::int8::has_int8_dot_instruction(),
+            p * d * 4,
+            mempursuit::kernels::int8::l2_cache_bytes()
         )?;
     }
     if args.storage != Storage::F32 {
