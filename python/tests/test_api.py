@@ -461,10 +461,12 @@ def test_float32_and_float16_input_is_not_copied():
     assert borrowed < 16 * mib, f"float32 input raised peak memory by {borrowed / mib:.1f} MiB"
     borrowed = growth("float16", "f16")  # a 64 MiB float16 pool, used as is
     assert borrowed < 16 * mib, f"float16 input under storage f16 raised peak memory by {borrowed / mib:.1f} MiB"
+    # The control: the measurement sees the one documented copy. (Not the
+    # 64 MiB float16 copy of a float32 pool under storage f16: measured at
+    # 67 MiB alone but as little as 8 MiB after the framework tests ran in
+    # the same session, so it is no reliable control.)
     converted = growth("float64", "f32")  # 256 MiB pool -> one 128 MiB float32 copy
     assert converted > 100 * mib, f"float64 input raised peak memory by only {converted / mib:.1f} MiB"
-    converted = growth("float32", "f16")  # the documented conversion: a 64 MiB float16 copy
-    assert converted > 50 * mib, f"float32 input under storage f16 raised peak memory by only {converted / mib:.1f} MiB"
 
 
 def _max_gap_while(call):
