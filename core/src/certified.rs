@@ -505,6 +505,7 @@ impl Int8Scorer<'_> {
                 return Choice {
                     pick: argmax_available(&ws.rho[..p], &ws.states),
                     verified: 0,
+                    rows_read: 0,
                 };
             }
         };
@@ -531,6 +532,7 @@ impl Int8Scorer<'_> {
             return Choice {
                 pick: None,
                 verified: 0,
+                rows_read: 0,
             };
         }
         // The candidates that can reach L (usually a few dozen), then
@@ -590,6 +592,7 @@ impl Int8Scorer<'_> {
         Choice {
             pick: best.map(|(i, _)| i),
             verified: count,
+            rows_read: count,
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::input::{prepare, Input};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, DependentPicks, PursuitOptions, Stopping};
 use crate::scratch::ScratchKind;
+use crate::screen::{ScreenedScorer, Screening};
 use crate::selection::{CandidateState, RefitStatus, SelectionView, States, Step, StopReason};
 use crate::solver::{refit, Refit};
 use crate::workspace::Workspace;
@@ -67,6 +68,24 @@ pub fn pursuit_with<'w, E: Element>(
     ws: &'w mut Workspace<'_>,
     executor: &mut dyn Executor,
 ) -> Result<SelectionView<'w>, Error> {
+    pursuit_using(input, budget, options, Screening::Auto, ws, executor)
+}
+
+/// [`pursuit_with`] with exact screening chosen by the caller
+/// (`screening`; [`Screening::Auto`] is [`pursuit_with`]): the picks,
+/// weights and every [`Step`] field but [`Step::verified`] and
+/// [`Step::rows_read`] are the same whatever it is, bit for bit.
+///
+/// # Errors
+/// As [`pursuit`].
+pub fn pursuit_using<'w, E: Element>(
+    input: &Input<'_, E>,
+    budget: usize,
+    options: &PursuitOptions,
+    screening: Screening,
+    ws: &'w mut Workspace<'_>,
+    executor: &mut dyn Executor,
+) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
     ws.require(if options.is_centroid() {
         ScratchKind::Centroid
@@ -84,15 +103,26 @@ pub fn pursuit_with<'w, E: Element>(
         exec: executor,
     };
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
-    let mut scorer = F32Scorer {
-        pass: &mut pass,
-        stored: k_eff,
-        admitted: 0,
-    };
-    let len = if options.is_centroid() {
-        centroid_loop(&mut scorer, k_eff, options, ws)
+    let len = if screening.screens(p, k_eff) {
+        let f32_rows = crate::screen::f32_rows(rows);
+        let mut scorer = ScreenedScorer::new(&mut pass, f32_rows, k_eff, ws);
+        if options.is_centroid() {
+            centroid_loop(&mut scorer, k_eff, options, ws)
+        } else {
+            qp_loop(&mut scorer, &parts, k_eff, options, ws)
+        }
     } else {
-        qp_loop(&mut scorer, &parts, k_eff, options, ws)
+        let mut scorer = F32Scorer {
+            pass: &mut pass,
+            stored: k_eff,
+            admitted: 0,
+            rows_read: p as u32,
+        };
+        if options.is_centroid() {
+            centroid_loop(&mut scorer, k_eff, options, ws)
+        } else {
+            qp_loop(&mut scorer, &parts, k_eff, options, ws)
+        }
     };
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(len, true))
@@ -113,7 +143,7 @@ pub(crate) fn argmax_available(values: &[f32], states: &States<'_>) -> Option<us
 /// holds −∞ (the loops keep them so): a SIMD maximum, then the first
 /// index holding it. Same result as [`argmax_available`], which it falls
 /// back to when no score is above −∞.
-fn argmax_scores(u: &[f32], states: &States<'_>) -> Option<usize> {
+pub(crate) fn argmax_scores(u: &[f32], states: &States<'_>) -> Option<usize> {
     let m = kernels::max(u);
     if m > f32::NEG_INFINITY {
         kernels::position(u, m)
@@ -253,8 +283,11 @@ pub(crate) struct Choice {
     /// The f32 pursuit's next pick; `None` when no candidate is left.
     pub(crate) pick: Option<usize>,
     /// Candidates whose score was computed exactly to certify it
-    /// ([`Step::verified`]); 0 on the f32 path.
+    /// ([`Step::verified`]); 0 on the unscreened f32 path.
     pub(crate) verified: u32,
+    /// Rows of the candidate matrix read since the last choose
+    /// ([`Step::rows_read`]).
+    pub(crate) rows_read: u32,
 }
 
 /// Which scores [`Scorer::choose`] computes.
@@ -279,6 +312,9 @@ pub(crate) struct F32Scorer<'p, 'a, 'x> {
     pub(crate) stored: usize,
     /// Picks admitted so far (the protocol check of debug builds).
     pub(crate) admitted: usize,
+    /// Rows of the pool read since the last choose (the query pass before
+    /// the first one).
+    pub(crate) rows_read: u32,
 }
 
 impl Scorer for F32Scorer<'_, '_, '_> {
@@ -291,6 +327,7 @@ impl Scorer for F32Scorer<'_, '_, '_> {
         self.admitted = t + 1;
         if keep_row {
             gram_row_into(self.pass, i, t, ws);
+            self.rows_read += ws.pool as u32;
         } else {
             self.stored = self.stored.min(t);
         }
@@ -315,6 +352,7 @@ impl Scorer for F32Scorer<'_, '_, '_> {
         let p = ws.pool;
         let acc_i = ws.gram_sum[i];
         gram_row_into(self.pass, i, 0, ws);
+        self.rows_read += p as u32;
         kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
         (acc_i, ws.gram[i])
     }
@@ -331,7 +369,11 @@ impl Scorer for F32Scorer<'_, '_, '_> {
                 argmax_scores(&ws.u[..p], &ws.states)
             }
         };
-        Choice { pick, verified: 0 }
+        Choice {
+            pick,
+            verified: 0,
+            rows_read: core::mem::take(&mut self.rows_read),
+        }
     }
 }
 
@@ -592,6 +634,7 @@ pub(crate) fn qp_loop<S: Scorer>(
             dependent,
             refit: pool_status(ws, &r),
             verified: st.next.verified,
+            rows_read: st.next.rows_read,
         };
         ws.steps[t] = st.last;
         st.next = next;
@@ -640,6 +683,7 @@ pub(crate) fn fill_step(ws: &mut Workspace<'_>, t: usize, i: usize, last: &Step)
         filled: true,
         refit: RefitStatus::Optimal,
         verified: 0,
+        rows_read: 0,
         ..*last
     }
 }
@@ -780,6 +824,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
             dependent: false,
             refit: RefitStatus::Optimal,
             verified: next.verified,
+            rows_read: next.rows_read,
         };
         next = chosen;
         t += 1;
