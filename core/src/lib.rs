@@ -110,7 +110,6 @@ mod options;
 mod pursuit;
 mod recommend;
 mod scratch;
-mod screen;
 mod selection;
 mod solver;
 mod workspace;
@@ -131,13 +130,12 @@ pub use options::{
     AtPoolOptimum, DependentPicks, InputPolicy, InvalidCandidates, MmrOptions, Normalization,
     PursuitOptions, Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
-pub use pursuit::{pursuit, pursuit_using, pursuit_with};
+pub use pursuit::{pursuit, pursuit_using, pursuit_with, Screening, DENSE_SHARE};
 pub use recommend::{
     recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
     RECOMMENDED_C_EXTERNAL,
 };
 pub use scratch::{ScratchKind, ScratchSize};
-pub use screen::{Screening, DENSE_SHARE};
 pub use selection::{RefitStatus, SelectionView, Step, StopReason};
 pub use workspace::{
     CentroidWorkspace, FixedWorkspace, PursuitWorkspace, ScratchBuffers, TopKWorkspace, Workspace,

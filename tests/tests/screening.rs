@@ -1,4 +1,4 @@
-//! Exact screening (`Screening`, `core/src/screen.rs`): the screened
+//! Exact screening (`Screening`, `core/src/pursuit.rs`, "Exact screening"): the screened
 //! pursuit makes the unscreened pursuit's picks, weights and steps bit for
 //! bit (the counters `verified` and `rows_read` aside) on random and
 //! adversarial pools — near-ties, exact duplicates, all-negative scores,
