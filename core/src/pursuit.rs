@@ -913,15 +913,15 @@ pub enum Screening {
 
 impl Screening {
     /// Whether a pursuit of budget K on P candidates screens. `Auto`: not
-    /// yet anywhere. Measured (BENCHMARKS.md, "Exact screening"; one run,
-    /// AMD EPYC with AVX-512): on the HotpotQA fixture (P ≈ 36, d = 384,
-    /// K = 20) screening reads 0.56 of the unscreened rows but takes
-    /// 1.14–1.36× the time (its bounds' O(P·|F|) arithmetic per pick and
-    /// the gathered rows cost more than the passes they save at this
-    /// size); on random pools (P = 200, d = 1536) every pick's bound
-    /// admits most of the pool, so it streams whole rows like the
-    /// unscreened pursuit and takes 1.12–1.16× its time. `On` is for
-    /// measuring and for pools where the bounds are known to bite.
+    /// yet anywhere. Measured (BENCHMARKS.md, "Exact screening"; one run
+    /// each, AMD EPYC with AVX-512, a loaded host): on random pools
+    /// (P = 200, d = 1536) the bounds admit most of the pool at every pick
+    /// (0.91–1.0 of the dot products) and the time is 1.01–1.04×; on pools
+    /// of the 200 store memories nearest each HotpotQA query (d = 384) it
+    /// computes 0.81 (K = 20) and 0.50 (K = 50) of the dot products in
+    /// 0.80–1.38× and 0.98–1.14× the time; on the fixture's own small
+    /// pools (P ≈ 36) 0.64 of them in 1.2–1.3× the time. `On` is for
+    /// measuring and for pools where the bounds bite.
     pub fn screens(self, _p: usize, _k: usize) -> bool {
         match self {
             Screening::On => true,
@@ -1020,6 +1020,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         while from < to {
             let n = (to - from).min(8);
             self.entries(ws, j, from, from + n, &mut buf[..n]);
+            self.rows_read += n as u32;
             for (r, &g) in buf[..n].iter().enumerate() {
                 ws.gram[(from + r) * stride + j] = g;
             }
@@ -1037,6 +1038,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         while from < to {
             let n = (to - from).min(8);
             self.entries(ws, j, from, from + n, &mut buf[..n]);
+            self.rows_read += n as u32;
             for &g in &buf[..n] {
                 acc += g;
             }
@@ -1063,6 +1065,11 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
 
     /// The screened choose of the QP loop's refresh (module docs).
     fn choose_refresh(&mut self, ws: &mut Workspace<'_>, n: usize) -> Choice {
+        // The known parts by the refresh kernel itself: an entry not yet
+        // computed is 0 in its Gram row (`admit` clears the row), so
+        // u_j = fl(ρ_j − Σ_{a∈F, a<k_j} c_a G̃_aj) with the refresh's own
+        // rounding (≤ δ_j), and exactly the unscreened score when k_j = n.
+        refresh_scores(ws, n);
         let p = ws.pool;
         let k = ws.max_budget;
         let stride = ws.max_pool;
@@ -1102,18 +1109,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         }
         let delta_c = (nf as f64 + 1.0) * 1.01 * U32;
         let cn = 1.01 * N_MAX * N_MAX * sum_c;
-        // Known parts into `upper`: Σ_{a∈F, a<k_j} c_a G_aj.
-        ws.upper[..p].fill(0.0);
-        for (fa, &a) in free.iter().enumerate() {
-            let ca = ws.coef[fa] as f64;
-            let row = &ws.gram[a * stride..a * stride + p];
-            for j in 0..p {
-                if a < ws.known[j] {
-                    ws.upper[j] += ca * row[j] as f64;
-                }
-            }
-        }
-        // Bounds: upper_j = ρ_j − known_j + r_j, lower = ρ_j − known_j − r_j.
+        // Bounds: u_j ± (tail + 2δ_j); exact for the fully known.
         let mut lower = f64::NEG_INFINITY;
         let mut available = 0usize;
         for j in 0..p {
@@ -1122,14 +1118,14 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 continue;
             }
             available += 1;
+            let center = ws.u[j] as f64;
+            if ws.known[j] >= n {
+                ws.upper[j] = center;
+                lower = lower.max(center);
+                continue;
+            }
             let rho = ws.rho[j] as f64;
-            let center = rho - ws.upper[j];
-            let tail = if ws.known[j] < n {
-                tq[ws.known[j]]
-            } else {
-                0.0
-            };
-            let r = (tail + delta_c * (rho.abs() + cn)) * SAFE + 1e-15;
+            let r = (tq[ws.known[j]] + 2.0 * delta_c * (rho.abs() + cn)) * SAFE + 1e-15;
             ws.upper[j] = center + r;
             lower = lower.max(center - r);
         }
@@ -1151,38 +1147,83 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 rows_read: core::mem::take(&mut self.rows_read),
             };
         }
-        // Best bound first until the next bound is below the best score.
+        // Best bounds first, eight at a time (their missing entries in one
+        // batched kernel call per pick), until the next bound is below the
+        // best score.
         let mut verified = 0u32;
         let mut best: Option<(usize, f32)> = None;
-        loop {
-            let mut top: Option<(usize, f64)> = None;
-            for (j, &u) in ws.upper[..p].iter().enumerate() {
-                if u >= lower && top.is_none_or(|(_, t)| u > t) {
-                    top = Some((j, u));
+        let mut batch = [0usize; 8];
+        while let Some(m) = next_batch(&ws.upper[..p], lower, best, &mut batch) {
+            for &j in &batch[..m] {
+                ws.upper[j] = f64::NEG_INFINITY;
+            }
+            self.fill_batch(ws, &batch[..m], n, false);
+            verified += m as u32;
+            for &j in &batch[..m] {
+                let mut v = ws.rho[j];
+                for (fa, &a) in ws.solver.free().iter().enumerate() {
+                    v -= ws.coef[fa] * ws.gram[a * stride + j];
                 }
-            }
-            let Some((j, up)) = top else { break };
-            if best.is_some_and(|(_, b)| up < b as f64) {
-                break;
-            }
-            ws.upper[j] = f64::NEG_INFINITY;
-            let reads = ws.known[j] < n;
-            self.extend(ws, j, n);
-            self.rows_read += u32::from(reads);
-            verified += 1;
-            let mut v = ws.rho[j];
-            for (fa, &a) in ws.solver.free().iter().enumerate() {
-                v -= ws.coef[fa] * ws.gram[a * stride + j];
-            }
-            ws.u[j] = v;
-            if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
-                best = Some((j, v));
+                ws.u[j] = v;
+                if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
+                    best = Some((j, v));
+                }
             }
         }
         Choice {
             pick: best.map(|(j, _)| j),
             verified,
             rows_read: core::mem::take(&mut self.rows_read),
+        }
+    }
+
+    /// The missing entries of the candidates `batch` with the picks
+    /// 0..`n`, by pick position (each pick's entries with the batch in one
+    /// call of the pass's kernel, up to eight rows per load of the pick's
+    /// row: the same bits), into the Gram rows (`sum` false) or added to
+    /// the centroid's running sums in pick order (`sum` true).
+    fn fill_batch(&mut self, ws: &mut Workspace<'_>, batch: &[usize], n: usize, sum: bool) {
+        let stride = ws.max_pool;
+        let d = self.pass.d;
+        let lo = batch.iter().map(|&j| ws.known[j]).min().unwrap_or(n);
+        let mut idx = [0usize; 8];
+        let mut out = [0.0f32; 8];
+        for pos in lo..n {
+            let mut cnt = 0;
+            for &j in batch {
+                if ws.known[j] == pos {
+                    idx[cnt] = j;
+                    cnt += 1;
+                }
+            }
+            if cnt == 0 {
+                continue;
+            }
+            let a = ws.picks[pos];
+            self.rows_read += cnt as u32;
+            match self.f32_rows {
+                Some(rows) => {
+                    let v = &rows[a * d..(a + 1) * d];
+                    kernels::dots_indexed(Isa::detect(), rows, d, v, &idx[..cnt], &mut out[..cnt]);
+                    for r in 0..cnt {
+                        out[r] *= ws.scale[idx[r]] * ws.scale[a];
+                    }
+                }
+                None => {
+                    for r in 0..cnt {
+                        out[r] = cross_gram(self.pass, ws, a, idx[r]);
+                    }
+                }
+            }
+            for r in 0..cnt {
+                let j = idx[r];
+                if sum {
+                    ws.gram_sum[j] += out[r];
+                } else {
+                    ws.gram[pos * stride + j] = out[r];
+                }
+                ws.known[j] = pos + 1;
+            }
         }
     }
 
@@ -1258,26 +1299,19 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 rows_read: core::mem::take(&mut self.rows_read),
             };
         }
-        loop {
-            let mut top: Option<(usize, f64)> = None;
-            for (j, &u) in ws.upper[..p].iter().enumerate() {
-                if u >= lower && top.is_none_or(|(_, t)| u > t) {
-                    top = Some((j, u));
+        let mut batch = [0usize; 8];
+        while let Some(m) = next_batch(&ws.upper[..p], lower, best, &mut batch) {
+            for &j in &batch[..m] {
+                ws.upper[j] = f64::NEG_INFINITY;
+            }
+            self.fill_batch(ws, &batch[..m], n, true);
+            verified += m as u32;
+            for &j in &batch[..m] {
+                let v = ws.rho[j] - c * ws.gram_sum[j];
+                ws.u[j] = v;
+                if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
+                    best = Some((j, v));
                 }
-            }
-            let Some((j, up)) = top else { break };
-            if best.is_some_and(|(_, b)| up < b as f64) {
-                break;
-            }
-            ws.upper[j] = f64::NEG_INFINITY;
-            let reads = ws.known[j] < n;
-            self.extend_sum(ws, j, n);
-            self.rows_read += u32::from(reads);
-            verified += 1;
-            let v = ws.rho[j] - c * ws.gram_sum[j];
-            ws.u[j] = v;
-            if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
-                best = Some((j, v));
             }
         }
         Choice {
@@ -1288,6 +1322,38 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
     }
 }
 
+/// The up to eight candidates of largest upper bound `upper[j]` ≥ `lower`
+/// that can still reach `best` (bound ≥ its score), into `batch` in
+/// descending order of their bounds; `None` when there is none (every other
+/// candidate's bound is below the best score: the argmax is found).
+fn next_batch(
+    upper: &[f64],
+    lower: f64,
+    best: Option<(usize, f32)>,
+    batch: &mut [usize; 8],
+) -> Option<usize> {
+    let floor = best.map_or(lower, |(_, b)| lower.max(b as f64));
+    let mut top = [(f64::NEG_INFINITY, 0usize); 8];
+    let mut m = 0;
+    for (j, &u) in upper.iter().enumerate() {
+        if u < floor || (m == 8 && u <= top[7].0) {
+            continue;
+        }
+        // Insert keeping `top[..m]` descending (ties: lower index first).
+        let mut at = m.min(7);
+        while at > 0 && top[at - 1].0 < u {
+            top[at] = top[at - 1];
+            at -= 1;
+        }
+        top[at] = (u, j);
+        m = (m + 1).min(8);
+    }
+    for (b, &(_, j)) in batch.iter_mut().zip(&top[..m]) {
+        *b = j;
+    }
+    (m > 0).then_some(m)
+}
+
 impl Scorer for ScreenedScorer<'_, '_, '_> {
     fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool) {
         debug_assert!(
@@ -1295,12 +1361,17 @@ impl Scorer for ScreenedScorer<'_, '_, '_> {
             "admitted out of order"
         );
         self.admitted = t + 1;
-        if !keep_row {
+        if keep_row {
+            // Row t starts with every entry unknown, held as 0 (see
+            // `choose_refresh`).
+            if t >= self.complete {
+                let (start, p) = (t * ws.max_pool, ws.pool);
+                ws.gram[start..start + p].fill(0.0);
+            }
+        } else {
             self.stored = self.stored.min(t);
         }
-        let reads = ws.known[i] < t;
         self.extend(ws, i, t.min(self.stored));
-        self.rows_read += u32::from(reads);
     }
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
         debug_assert!(pos < self.admitted, "entry of a pick not admitted");
@@ -1330,9 +1401,7 @@ impl Scorer for ScreenedScorer<'_, '_, '_> {
         out[0]
     }
     fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> (f32, f32) {
-        let reads = ws.known[i] < n;
         self.extend_sum(ws, i, n);
-        self.rows_read += u32::from(reads);
         let acc_i = ws.gram_sum[i];
         let mut out = [0.0f32];
         match self.f32_rows {

@@ -198,12 +198,13 @@ pub struct Step {
     #[cfg_attr(feature = "serde", serde(default))]
     pub verified: u32,
     /// Rows of the candidate matrix (f32, f16 or bf16) read to choose this
-    /// pick: P for each whole pass since the previous pick (the unscreened
-    /// pursuit reads one, the previous pick's Gram row; the query pass for
-    /// the first pick), plus one per candidate whose missing Gram entries
-    /// the exact screening ([`Screening`](crate::Screening)) computed, or
-    /// that the certified int8 pursuit verified. 0 for relevance-fill picks
-    /// and the baselines.
+    /// pick, counted as dot products of length d: P for each whole pass
+    /// since the previous pick (the unscreened pursuit reads one, the
+    /// previous pick's Gram row; the query pass for the first pick), plus
+    /// one per Gram entry the exact screening
+    /// ([`Screening`](crate::Screening)) computed, or per candidate the
+    /// certified int8 pursuit verified. 0 for relevance-fill picks and the
+    /// baselines.
     #[cfg_attr(feature = "serde", serde(default))]
     pub rows_read: u32,
 }

@@ -113,6 +113,11 @@ pub struct BenchArgs {
     /// instead of random data: every query with its own pool.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// With `--dir`: instead of each query's own pool, the N memories of
+    /// the whole store nearest to the query by cosine (a retriever's
+    /// top-N pool of real embeddings, in descending cosine order).
+    #[arg(long, value_name = "N", requires = "dir")]
+    pub store_pool: Option<usize>,
     /// The selector.
     #[arg(long, value_enum, default_value_t = BenchMethod::Pursuit)]
     pub method: BenchMethod,
@@ -552,18 +557,40 @@ pub fn run(args: &BenchArgs) -> CliResult {
         Some(dir) => {
             let data = Dataset::load_dir(dir)?;
             let mut qs = Vec::with_capacity(data.queries.len());
+            let store = &data.memory_embeddings;
+            let d = data.dim();
             for i in 0..data.queries.len() {
                 let mut pool = Vec::new();
-                data.gather_pool(i, &mut pool);
-                qs.push(Query {
-                    query: data.query_embedding(i).to_vec(),
-                    pool,
-                });
+                let query = data.query_embedding(i).to_vec();
+                match args.store_pool {
+                    None => data.gather_pool(i, &mut pool),
+                    Some(n) => {
+                        // The n store rows of largest cosine, descending.
+                        let cos = |r: usize| -> f64 {
+                            let row = &store.data[r * d..(r + 1) * d];
+                            let dot: f64 =
+                                row.iter().zip(&query).map(|(a, b)| (a * b) as f64).sum();
+                            let nn: f64 = row.iter().map(|a| (a * a) as f64).sum::<f64>().sqrt();
+                            dot / nn.max(1e-30)
+                        };
+                        let mut order: Vec<(f64, usize)> =
+                            (0..store.rows).map(|r| (cos(r), r)).collect();
+                        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                        for &(_, r) in order.iter().take(n) {
+                            pool.extend_from_slice(&store.data[r * d..(r + 1) * d]);
+                        }
+                    }
+                }
+                qs.push(Query { query, pool });
             }
             let n = qs.len();
+            let how = match args.store_pool {
+                None => "each query's own pool".to_string(),
+                Some(n) => format!("pools of the {n} store rows nearest each query"),
+            };
             (
                 qs,
-                format!("{} ({n} queries, d = {})", dir.display(), data.dim()),
+                format!("{} ({n} queries, {how}, d = {})", dir.display(), data.dim()),
             )
         }
         None => {
