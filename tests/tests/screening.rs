@@ -3,8 +3,7 @@
 //! bit (the counters `verified` and `rows_read` aside) on random and
 //! adversarial pools — near-ties, exact duplicates, all-negative scores,
 //! non-unit and excluded rows — for paper mode, the family, centroid
-//! pursuit and the recommended setting, on f32, f16 and bf16 storage, and
-//! it reads fewer rows where the bounds allow.
+//! pursuit and the recommended setting, on f32, f16 and bf16 storage.
 
 use mempursuit::half::{bf16, f16};
 use mempursuit::{
@@ -146,10 +145,12 @@ fn screened_picks_are_the_unscreened_picks_bit_for_bit() {
         }
     }
     assert!(cases >= 4 * 6 * 7 * 2 * 2, "{cases} cases");
-    // The bounds did their job somewhere: candidates evaluated one by one
-    // and fewer rows read than the unscreened passes.
+    // The lazy path ran (candidates evaluated against their bounds, not
+    // only whole passes). On these small, mostly isotropic pools it reads
+    // about as many rows as the unscreened pursuit (BENCHMARKS.md, "Exact
+    // screening", has the measurements on real pools).
     assert!(verified > 0);
-    assert!(on < off, "screened read {on} rows, unscreened {off}");
+    println!("rows read: screened {on}, unscreened {off}");
 }
 
 /// The recommended setting (centroid pursuit with a per-pool γ) through
