@@ -5,12 +5,17 @@
 #     workspace (like fuzz/), so the main workspace's steps do not cover it;
 #  2. a fresh virtual environment with maturin, numpy, pytest and mypy (its
 #     minor version pinned: new stubtest checks come with new versions) from PyPI,
-#     and `pip install ./python` (maturin builds the extension, stable ABI);
+#     and `pip install "./python[haystack,llama-index,langchain]"` (maturin
+#     builds the extension, stable ABI) with the framework versions of
+#     python/tests/integrations/requirements.txt (about 70 s and 300 MB more
+#     than the package alone, downloads without a pip cache);
 #  3. the Rust API's reference outputs: native orders (the `mempursuit`
 #     crate's Selector on the mini fixture, synthetic pools and the
 #     embedded-check data) and `mempursuit demo`'s text;
 #  4. pytest python/tests against them (exit 5, no test collected, fails),
-#     including mypy's stubtest of the type stubs.
+#     including mypy's stubtest of the type stubs and the framework
+#     integrations (MEMPURSUIT_REQUIRE_INTEGRATIONS=1: a missing framework
+#     fails instead of skipping).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,8 +38,10 @@ echo "== virtual environment: maturin, numpy, pytest, mypy (stub checks)"
 "$venv/bin/python" -m pip install --quiet "maturin>=1.9.4,<2" numpy pytest "mypy>=2.4,<2.5"
 "$venv/bin/python" -m pip --version
 
-echo "== pip install ./python"
-"$venv/bin/python" -m pip install ./python
+echo "== pip install ./python with the integrations' extras"
+"$venv/bin/python" -m pip install "./python[haystack,llama-index,langchain]" \
+  -r python/tests/integrations/requirements.txt
+"$venv/bin/python" -m pip list 2>/dev/null | grep -iE '^(haystack-ai|llama-index-core|langchain-core|langchain-classic) '
 "$venv/bin/python" -c "import mempursuit; print('mempursuit', mempursuit.__version__, mempursuit.__file__)"
 
 echo "== reference outputs of the Rust API"
@@ -48,7 +55,8 @@ rc=0
 MEMPURSUIT_NATIVE_ORDERS="$PWD/$out/native-orders.json" \
   MEMPURSUIT_DEMO_OUTPUT="$PWD/$out/demo.txt" \
   MEMPURSUIT_REQUIRE_RUST=1 \
-  "$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider || rc=$?
+  MEMPURSUIT_REQUIRE_INTEGRATIONS=1 \
+  "$venv/bin/python" -m pytest python/tests -q -rs -p no:cacheprovider || rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "python: pytest collected no tests" >&2
   exit 1

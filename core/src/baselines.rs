@@ -7,13 +7,14 @@ use crate::kernels::{Element, Serial};
 use crate::options::{InputPolicy, MmrOptions};
 use crate::pursuit::{argmax_available, gram_row_into, Passes};
 use crate::scratch::ScratchKind;
-use crate::selection::{CandidateState, SelectionView, Step, StopReason};
+use crate::selection::{CandidateState, SelectionView, States, Step, StopReason};
 use crate::workspace::Workspace;
 
 /// Top-K: the pool in relevance order (ρ = b, the cosine to the query, unless
-/// the input gives another [`Relevance`](crate::Relevance)), highest first,
-/// ties to the lowest index. Each [`Step::score`] is ρ of the pick; the
-/// selection has no weights.
+/// the input gives another [`Relevance`](crate::Relevance)), highest first;
+/// ties in ρ go to the candidate closer to the query (higher b), then to the
+/// lowest index, so that equal relevance still follows the query. Each
+/// [`Step::score`] is ρ of the pick; the selection has no weights.
 ///
 /// # Errors
 /// The input errors of [`Error`], as for [`pursuit`](crate::pursuit).
@@ -29,7 +30,7 @@ pub fn top_k<'w, E: Element>(
     ws.stop = StopReason::Budget;
     let mut t = 0;
     while t < k_eff {
-        let Some(i) = argmax_available(&ws.rho[..p], &ws.states) else {
+        let Some(i) = best_by_relevance(&ws.rho[..p], &ws.b[..p], &ws.states) else {
             ws.stop = StopReason::PoolExhausted;
             break;
         };
@@ -39,6 +40,25 @@ pub fn top_k<'w, E: Element>(
     }
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(t, false))
+}
+
+/// Top-K's next pick: the available candidate with the highest ρ, ties to
+/// the higher query cosine b, then to the lowest index.
+fn best_by_relevance(rho: &[f32], b: &[f32], states: &States<'_>) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, (&r, &c)) in rho.iter().zip(b).enumerate() {
+        if !states.is_available(i) {
+            continue;
+        }
+        let better = match best {
+            None => true,
+            Some(j) => r > rho[j] || (r == rho[j] && c > b[j]),
+        };
+        if better {
+            best = Some(i);
+        }
+    }
+    best
 }
 
 /// Maximal marginal relevance (Carbonell & Goldstein 1998): each pick is

@@ -122,6 +122,40 @@ pub enum Int8Fault {
     },
 }
 
+/// The family of an [`Error`], the same word in every binding of the crate
+/// (the `kind` of the Python and JavaScript errors, the conformance suite's
+/// error kind): what the caller has to change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The data: a shape, a non-finite value, a zero or out-of-range norm,
+    /// the relevance vector, an int8 buffer.
+    Input,
+    /// A parameter of the method (γ, ridge, λ_mmr, stopping, tolerance) or
+    /// of the call's specification.
+    Option,
+    /// The scratch memory: a workspace too small for the shape, or a shape
+    /// whose scratch cannot exist.
+    Capacity,
+}
+
+impl ErrorKind {
+    /// `"input"`, `"option"` or `"capacity"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Input => "input",
+            ErrorKind::Option => "option",
+            ErrorKind::Capacity => "capacity",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Every error a selector can return.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
@@ -238,6 +272,32 @@ pub enum Error {
         /// The requested K_max.
         max_budget: usize,
     },
+}
+
+impl Error {
+    /// The family of this error ([`ErrorKind`]).
+    pub const fn kind(&self) -> ErrorKind {
+        match self {
+            Error::ZeroDimension
+            | Error::ShapeMismatch { .. }
+            | Error::RelevanceLength { .. }
+            | Error::Query(_)
+            | Error::Candidate { .. }
+            | Error::NonFiniteRelevance { .. }
+            | Error::Int8Length { .. }
+            | Error::Int8DimensionTooLarge { .. }
+            | Error::Int8Row { .. } => ErrorKind::Input,
+            Error::InvalidRidge(_)
+            | Error::InvalidGamma(_)
+            | Error::InvalidMmrLambda(_)
+            | Error::InvalidStopping
+            | Error::InvalidOptimumTolerance(_) => ErrorKind::Option,
+            Error::CapacityExceeded { .. }
+            | Error::BufferTooShort { .. }
+            | Error::WorkspaceKind { .. }
+            | Error::ScratchOverflow { .. } => ErrorKind::Capacity,
+        }
+    }
 }
 
 impl fmt::Display for VectorFault {

@@ -4,6 +4,8 @@
 //! and its dot product with the query; the same numbers give the validation
 //! verdict, the normalization scale and the query similarities b.
 
+use core::cmp::Ordering;
+
 use crate::error::{Error, VectorFault};
 use crate::kernels::{self, Element, Executor};
 use crate::options::{
@@ -35,9 +37,11 @@ pub enum Relevance<'a> {
     /// Unit-free relevance: the caller's scores (length P, finite, any
     /// scale or sign; only their order is used), mapped onto the pool's own
     /// cosine scale. The candidate with the k-th largest score gets the k-th
-    /// largest query cosine b of the pool; candidates with equal scores all
-    /// get the mean of the cosines of the ranks they share (so equal scores
-    /// give equal ρ, whatever their pool positions). Excluded rows
+    /// largest query cosine b of the pool. Equal scores carry no order, so
+    /// the query cosine orders them: among candidates with equal scores the
+    /// one closer to the query ranks first (all-equal scores give ρ = b,
+    /// the cosine relevance); candidates equal in both score and cosine
+    /// share the mean of the cosines of their ranks. Excluded rows
     /// ([`InvalidCandidates::Exclude`](crate::InvalidCandidates::Exclude))
     /// take no rank. γ then means the same thing for every retriever: ρ is in
     /// the units of the similarity term it is traded against.
@@ -266,36 +270,47 @@ pub(crate) fn prepare<E: Element>(
             debug_assert_eq!(r, n);
         }
         Relevance::RankedScores(scores) => {
-            // `sorted`: the valid cosines, descending; `sorted_scores`: the
-            // valid scores, descending. Each block of equal
-            // scores spans ranks lo..hi; its cosines are replaced by their
-            // mean, then row i reads the value at the first rank of its
-            // score (a binary search), so no index buffer is needed.
+            // `sorted`: the usable rows' cosines, descending; `order`: the
+            // usable rows by score, descending, ties by cosine, descending,
+            // then by index. The row at rank r gets the r-th largest
+            // cosine; rows equal in both score and cosine share the mean of
+            // their ranks' cosines. Scores and cosines are finite here.
+            let b = &ws.b[..p];
             let cos = &mut ws.sorted[..p];
             let n = sorted_valid_desc(b, &ws.states, cos);
-            let sorted = &mut ws.sorted_scores[..p];
-            sorted_valid_desc(scores, &ws.states, sorted);
-            let (cos, sorted) = (&mut cos[..n], &sorted[..n]);
+            let order = &mut ws.order[..p];
+            let mut m = 0;
+            for i in 0..p {
+                if ws.states.is_available(i) {
+                    order[m] = i;
+                    m += 1;
+                }
+                rho[i] = 0.0;
+            }
+            debug_assert_eq!(m, n);
+            let order = &mut order[..n];
+            let desc = |x: f32, y: f32| y.partial_cmp(&x).unwrap_or(Ordering::Equal);
+            order.sort_unstable_by(|&i, &j| {
+                desc(scores[i], scores[j])
+                    .then(desc(b[i], b[j]))
+                    .then(i.cmp(&j))
+            });
             let mut lo = 0;
             while lo < n {
+                let (s0, b0) = (scores[order[lo]], b[order[lo]]);
                 let mut hi = lo + 1;
-                while hi < n && sorted[hi] == sorted[lo] {
+                while hi < n && scores[order[hi]] == s0 && b[order[hi]] == b0 {
                     hi += 1;
                 }
-                if hi - lo > 1 {
-                    let mean =
-                        cos[lo..hi].iter().map(|&c| c as f64).sum::<f64>() / (hi - lo) as f64;
-                    cos[lo..hi].fill(mean as f32);
+                let value = if hi - lo == 1 {
+                    cos[lo]
+                } else {
+                    (cos[lo..hi].iter().map(|&c| c as f64).sum::<f64>() / (hi - lo) as f64) as f32
+                };
+                for &i in &order[lo..hi] {
+                    rho[i] = value;
                 }
                 lo = hi;
-            }
-            for i in 0..p {
-                rho[i] = if ws.states.is_available(i) {
-                    let s = scores[i];
-                    cos[sorted.partition_point(|&v| v > s)]
-                } else {
-                    0.0
-                };
             }
         }
     }

@@ -47,9 +47,11 @@ pub enum Method {
 }
 
 impl Default for Method {
-    /// The paper's method, `Method::Pursuit(PursuitOptions::PAPER)`.
+    /// The recommended setting, [`Method::recommended()`]: the method to use
+    /// without tuning. The paper's method is
+    /// `Method::Pursuit(PursuitOptions::PAPER)`.
     fn default() -> Self {
-        Method::Pursuit(PursuitOptions::PAPER)
+        Method::recommended()
     }
 }
 

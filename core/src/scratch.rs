@@ -45,7 +45,7 @@ impl ScratchKind {
 ///
 /// | part | kinds | f32 | f64 | usize | flags (u8) | [`Step`] |
 /// |---|---|---|---|---|---|---|
-/// | the query pass and relevance: b, ρ, scales, squared norms, two sort buffers; candidate states; picks; step records | all | 6P | | K | P | K |
+/// | the query pass and relevance: b, ρ, scales, squared norms, the sorted cosines; the ranking order of caller scores; candidate states; picks; step records | all | 5P | | P + K | P | K |
 /// | scores, the centroid's running sum of Gram rows and MMR's running maximum; the weights; the screened argmax's upper bounds and known-entry counts | ≥ `Centroid` | 3P | K + P | P | | |
 /// | Gram rows: one (the newest pick's) for `Centroid`, K for `Pursuit` and `Int8` | ≥ `Centroid` | P or K·P | | | | |
 /// | the refresh coefficients; G_SS, its Cholesky factor, nine K-vectors of the refit and two of the screened refresh; the free set and its memberships | ≥ `Pursuit` | K | 2K² + 11K | K | K | |
@@ -111,7 +111,7 @@ impl ScratchSize {
         let gram_rows = gram_rows(kind, k);
         let kk = mul(k, k);
         let f32s = sum([
-            mul(6, p),
+            mul(5, p),
             if centroid { mul(3, p) } else { Some(0) },
             mul(gram_rows, p),
             if qp { Some(k) } else { Some(0) },
@@ -135,6 +135,7 @@ impl ScratchSize {
         ]);
         let indices = sum([
             Some(k),
+            Some(p),
             if centroid { Some(p) } else { Some(0) },
             if qp { Some(k) } else { Some(0) },
         ]);

@@ -83,7 +83,11 @@ impl<'a> StatesView<'a> {
 /// Why a selection ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum StopReason {
     /// `min(K, P)` memories were selected (also for K = 0).
     #[default]
@@ -99,13 +103,44 @@ pub enum StopReason {
     PoolOptimum,
 }
 
+impl StopReason {
+    /// Every stop reason, in declaration order.
+    pub const ALL: [StopReason; 4] = [
+        StopReason::Budget,
+        StopReason::Adaptive,
+        StopReason::PoolExhausted,
+        StopReason::PoolOptimum,
+    ];
+
+    /// The one spelling of this stop reason in every binding and in JSON:
+    /// `"budget"`, `"adaptive"`, `"pool_exhausted"` or `"pool_optimum"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Budget => "budget",
+            StopReason::Adaptive => "adaptive",
+            StopReason::PoolExhausted => "pool_exhausted",
+            StopReason::PoolOptimum => "pool_optimum",
+        }
+    }
+}
+
+impl core::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How the refit of one pursuit step ended (Eq. 6). Every status leaves α
 /// on the simplex (α ≥ 0, Σα = 1, no NaN); only [`RefitStatus::Optimal`]
 /// guarantees that it is the minimizer. The Frank–Wolfe gap of the step
 /// ([`Step::fw_gap`]) is a valid bound for the α returned whatever the status.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[non_exhaustive]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum RefitStatus {
     /// The KKT conditions (Eq. 15) hold on the selected set to the solver's
     /// tolerance (also every closed-form refit: the first pick, centroid
@@ -133,6 +168,30 @@ pub enum RefitStatus {
         /// Largest KKT violation of the α returned.
         violation: f64,
     },
+}
+
+impl RefitStatus {
+    /// The one spelling of this status in every binding and in JSON:
+    /// `"optimal"`, `"iteration_cap"`, `"blocked"` or `"numerical_failure"`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            RefitStatus::Optimal => "optimal",
+            RefitStatus::IterationCap { .. } => "iteration_cap",
+            RefitStatus::Blocked { .. } => "blocked",
+            RefitStatus::NumericalFailure { .. } => "numerical_failure",
+        }
+    }
+
+    /// The largest KKT violation this status reports (0 for
+    /// [`RefitStatus::Optimal`]).
+    pub const fn violation(&self) -> f64 {
+        match *self {
+            RefitStatus::Optimal => 0.0,
+            RefitStatus::IterationCap { violation }
+            | RefitStatus::Blocked { violation, .. }
+            | RefitStatus::NumericalFailure { violation } => violation,
+        }
+    }
 }
 
 /// The record of one pursuit step (paper Eqs. 5, 7, 14, 25).

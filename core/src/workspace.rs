@@ -68,10 +68,11 @@ pub struct Workspace<'a> {
     /// Sort scratch of the input phase and the recommended rule: the
     /// usable candidates' similarities (or relevances) sorted descending.
     pub(crate) sorted: &'a mut [f32],
-    /// Sort scratch of the input phase: the caller's scores of
-    /// [`Relevance::RankedScores`](crate::Relevance::RankedScores) sorted
-    /// descending.
-    pub(crate) sorted_scores: &'a mut [f32],
+    /// Sort scratch of the input phase: the usable candidates in the order
+    /// of the caller's scores of
+    /// [`Relevance::RankedScores`](crate::Relevance::RankedScores) (ties
+    /// by cosine), P_max.
+    pub(crate) order: &'a mut [usize],
     /// Each candidate's [`CandidateState`](crate::selection::CandidateState).
     pub(crate) states: States<'a>,
     /// The picks, pool indices in entry order (K_max).
@@ -195,7 +196,7 @@ impl<'a> Workspace<'a> {
         let (p, k) = (max_pool, max_budget);
         let on = |part: ScratchKind, n: usize| if kind >= part { n } else { 0 };
         let mut f32s = |n: usize| take(&mut f32s, n);
-        let input = [(); 6].map(|()| f32s(p));
+        let input = [(); 5].map(|()| f32s(p));
         let loop_p = [(); 3].map(|()| f32s(on(ScratchKind::Centroid, p)));
         let gram = f32s(gram_rows(kind, k) * p);
         let coef = f32s(on(ScratchKind::Pursuit, k));
@@ -207,6 +208,7 @@ impl<'a> Workspace<'a> {
         let qp_kk = [(); 2].map(|()| f64s(on(ScratchKind::Pursuit, k * k)));
         let int8_p = [(); 3].map(|()| f64s(on(ScratchKind::Int8, p)));
         let picks = take(&mut indices, k);
+        let order = take(&mut indices, p);
         let known = take(&mut indices, on(ScratchKind::Centroid, p));
         let free = take(&mut indices, on(ScratchKind::Pursuit, k));
         let states = take(&mut flags, p);
@@ -226,6 +228,7 @@ impl<'a> Workspace<'a> {
                 qp_kk,
                 int8_p,
                 picks,
+                order,
                 known,
                 free,
                 states,
@@ -239,7 +242,7 @@ impl<'a> Workspace<'a> {
     /// exactly the length that kind needs (0 for a part it does not hold).
     fn assemble(kind: ScratchKind, (p, k): (usize, usize), parts: Parts<'a>) -> Self {
         let Parts {
-            input: [b, rho, scale, nsq, sorted, sorted_scores],
+            input: [b, rho, scale, nsq, sorted],
             loop_p: [u, gram_sum, gram_max],
             gram,
             coef,
@@ -250,6 +253,7 @@ impl<'a> Workspace<'a> {
             qp_kk: [gss, chol],
             int8_p: [err_bound, norm_bound, wscale],
             picks,
+            order,
             known,
             free,
             states,
@@ -265,7 +269,7 @@ impl<'a> Workspace<'a> {
             scale,
             nsq,
             sorted,
-            sorted_scores,
+            order,
             states: States::new(states),
             picks,
             steps,
@@ -373,8 +377,8 @@ impl<'a> Workspace<'a> {
 /// for a part the kind does not hold), in the order
 /// [`Workspace::from_buffers`] carves them.
 struct Parts<'a> {
-    /// b, ρ, scales, squared norms, the two sort buffers (P each).
-    input: [&'a mut [f32]; 6],
+    /// b, ρ, scales, squared norms, the sorted cosines (P each).
+    input: [&'a mut [f32]; 5],
     /// u, the Gram-row sum, the Gram-row maximum (P each, ≥ Centroid).
     loop_p: [&'a mut [f32]; 3],
     /// The Gram rows ([`gram_rows`] × P).
@@ -396,6 +400,8 @@ struct Parts<'a> {
     int8_p: [&'a mut [f64]; 3],
     /// The picks (K).
     picks: &'a mut [usize],
+    /// The ranking order (P).
+    order: &'a mut [usize],
     /// The screened pursuit's known-entry counts (P, ≥ Centroid).
     known: &'a mut [usize],
     /// The free set (K, ≥ Pursuit).
@@ -462,8 +468,9 @@ macro_rules! fixed_common {
 /// multiple of 8 (table in `docs/PORTABILITY.md`).
 #[derive(Clone)]
 pub struct TopKWorkspace<const P: usize, const K: usize> {
-    input: [[f32; P]; 6],
+    input: [[f32; P]; 5],
     picks: [usize; K],
+    order: [usize; P],
     states: [u8; P],
     steps: [Step; K],
 }
@@ -473,8 +480,9 @@ impl<const P: usize, const K: usize> TopKWorkspace<P, K> {
     #[must_use]
     pub const fn new() -> Self {
         TopKWorkspace {
-            input: [[0.0; P]; 6],
+            input: [[0.0; P]; 5],
             picks: [0; K],
+            order: [0; P],
             states: [0; P],
             steps: [ZERO_STEP; K],
         }
@@ -498,6 +506,7 @@ impl<const P: usize, const K: usize> TopKWorkspace<P, K> {
                 qp_kk: none(),
                 int8_p: none(),
                 picks: &mut self.picks,
+                order: &mut self.order,
                 known: &mut [],
                 free: &mut [],
                 states: &mut self.states,
@@ -518,12 +527,13 @@ fixed_common!(TopKWorkspace);
 /// P, K)` rounded up to a multiple of 8 (table in `docs/PORTABILITY.md`).
 #[derive(Clone)]
 pub struct CentroidWorkspace<const P: usize, const K: usize> {
-    input: [[f32; P]; 6],
+    input: [[f32; P]; 5],
     loop_p: [[f32; P]; 3],
     gram: [f32; P],
     alpha: [f64; K],
     upper: [f64; P],
     picks: [usize; K],
+    order: [usize; P],
     known: [usize; P],
     states: [u8; P],
     steps: [Step; K],
@@ -534,12 +544,13 @@ impl<const P: usize, const K: usize> CentroidWorkspace<P, K> {
     #[must_use]
     pub const fn new() -> Self {
         CentroidWorkspace {
-            input: [[0.0; P]; 6],
+            input: [[0.0; P]; 5],
             loop_p: [[0.0; P]; 3],
             gram: [0.0; P],
             alpha: [0.0; K],
             upper: [0.0; P],
             picks: [0; K],
+            order: [0; P],
             known: [0; P],
             states: [0; P],
             steps: [ZERO_STEP; K],
@@ -564,6 +575,7 @@ impl<const P: usize, const K: usize> CentroidWorkspace<P, K> {
                 qp_kk: none(),
                 int8_p: none(),
                 picks: &mut self.picks,
+                order: &mut self.order,
                 known: &mut self.known,
                 free: &mut [],
                 states: &mut self.states,
@@ -583,7 +595,7 @@ macro_rules! pursuit_workspace {
         $(#[$doc])*
         #[derive(Clone)]
         pub struct $name<const P: usize, const K: usize> {
-            input: [[f32; P]; 6],
+            input: [[f32; P]; 5],
             loop_p: [[f32; P]; 3],
             gram: [[f32; P]; K],
             coef: [f32; K],
@@ -592,6 +604,7 @@ macro_rules! pursuit_workspace {
             qp_k: [[f64; K]; 11],
             qp_kk: [[[f64; K]; K]; 2],
             picks: [usize; K],
+            order: [usize; P],
             known: [usize; P],
             free: [usize; K],
             states: [u8; P],
@@ -605,7 +618,7 @@ macro_rules! pursuit_workspace {
             #[must_use]
             pub const fn new() -> Self {
                 $name {
-                    input: [[0.0; P]; 6],
+                    input: [[0.0; P]; 5],
                     loop_p: [[0.0; P]; 3],
                     gram: [[0.0; P]; K],
                     coef: [0.0; K],
@@ -614,6 +627,7 @@ macro_rules! pursuit_workspace {
                     qp_k: [[0.0; K]; 11],
                     qp_kk: [[[0.0; K]; K]; 2],
                     picks: [0; K],
+                    order: [0; P],
                     known: [0; P],
                     free: [0; K],
                     states: [0; P],
@@ -640,6 +654,7 @@ macro_rules! pursuit_workspace {
                     qp_kk: [gss.as_flattened_mut(), chol.as_flattened_mut()],
                     int8_p: none(),
                     picks: &mut self.picks,
+                    order: &mut self.order,
                     known: &mut self.known,
                     free: &mut self.free,
                     states: &mut self.states,

@@ -93,9 +93,9 @@ fn counts(kind: ScratchKind, p: usize, k: usize) -> [usize; 5] {
     let on = |b: bool, n: usize| if b { n } else { 0 };
     let gram_rows = if qp { k } else { usize::from(centroid) };
     [
-        6 * p + on(centroid, 3 * p) + gram_rows * p + on(qp, k) + on(int8, k * p),
+        5 * p + on(centroid, 3 * p) + gram_rows * p + on(qp, k) + on(int8, k * p),
         on(centroid, k + p) + on(qp, 2 * k * k + 11 * k) + on(int8, 3 * p),
-        k + on(centroid, p) + on(qp, k),
+        k + p + on(centroid, p) + on(qp, k),
         p + on(qp, k),
         k,
     ]
@@ -108,12 +108,12 @@ fn kind_formula(kind: ScratchKind, p: usize, k: usize, usize_bytes: usize, step:
 }
 
 /// The scratch bytes of ScratchSize (every selector) for a given `usize`
-/// and `Step` size: 4·(9P + 2KP + K) + 8·(2K² + 12K + 4P) + usize·(2K + P)
+/// and `Step` size: 4·(8P + 2KP + K) + 8·(2K² + 12K + 4P) + usize·(2P + 2K)
 /// + (P + K) + Step·K.
 fn scratch_formula(p: usize, k: usize, usize_bytes: usize, step_bytes: usize) -> usize {
-    4 * (9 * p + 2 * k * p + k)
+    4 * (8 * p + 2 * k * p + k)
         + 8 * (2 * k * k + 12 * k + 4 * p)
-        + usize_bytes * (2 * k + p)
+        + usize_bytes * (2 * p + 2 * k)
         + (p + k)
         + step_bytes * k
 }
@@ -234,7 +234,7 @@ fn measured_sizes_match_the_formulas() {
         );
     }
     // Spot values, so the formulas themselves are pinned: P = 64, K = 16.
-    assert_eq!(scratch_formula(64, 16, 8, STEP_BYTES_64), 20_624);
+    assert_eq!(scratch_formula(64, 16, 8, STEP_BYTES_64), 20_880);
     assert_eq!(scratch_formula(64, 16, 4, STEP_BYTES_32), 19_984);
 }
 
@@ -263,7 +263,10 @@ fn each_kind_carries_only_its_buffers() {
         }
         // Top-K: O(P) and no f64 at all.
         let topk = ScratchSize::for_kind(ScratchKind::TopK, r.p, r.k).unwrap();
-        assert_eq!((topk.f64s, topk.f32s), (0, 6 * r.p));
+        assert_eq!(
+            (topk.f64s, topk.f32s, topk.indices),
+            (0, 5 * r.p, r.p + r.k)
+        );
         // The pursuit: no int8 cache (K·P f32) and no per-row f64 radii.
         let full = ScratchSize::for_capacity(r.p, r.k).unwrap();
         let qp = ScratchSize::for_kind(ScratchKind::Pursuit, r.p, r.k).unwrap();
