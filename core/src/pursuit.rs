@@ -75,7 +75,7 @@ pub fn pursuit_with<'w, E: Element>(
 /// [`pursuit_with`] with exact screening chosen by the caller
 /// (`screening`; [`Screening::Auto`] is [`pursuit_with`]): the picks,
 /// weights and every [`Step`] field but [`Step::verified`] and
-/// [`Step::rows_read`] are the same whatever it is, bit for bit.
+/// [`SelectionView::rows_read`] are the same whatever it is, bit for bit.
 ///
 /// # Errors
 /// As [`pursuit`].
@@ -287,7 +287,7 @@ pub(crate) struct Choice {
     /// ([`Step::verified`]); 0 on the unscreened f32 path.
     pub(crate) verified: u32,
     /// Rows of the candidate matrix read since the last choose
-    /// ([`Step::rows_read`]).
+    /// ([`SelectionView::rows_read`]).
     pub(crate) rows_read: u32,
 }
 
@@ -548,6 +548,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     let entry_error = f32_entry_error(parts.d) * 1.01;
     let near_tol = (1e-4f64).max(100.0 * entry_error);
     ws.solver.reset();
+    ws.rows_read = 0;
     mask_excluded(ws);
     let mut st = QpState {
         exact: false,
@@ -555,7 +556,7 @@ pub(crate) fn qp_loop<S: Scorer>(
         stop: AdaptiveStop::new(options),
         l_prev: parts.qq,
         last: Step::default(),
-        next: scorer.choose(ws, ScoreForm::Relevance),
+        next: choose(scorer, ws, ScoreForm::Relevance),
     };
     let mut t = 0;
     while t < k_eff {
@@ -583,7 +584,7 @@ pub(crate) fn qp_loop<S: Scorer>(
             } else {
                 ScoreForm::Refresh { picks: t }
             };
-            st.next = scorer.choose(ws, form);
+            st.next = choose(scorer, ws, form);
             continue;
         }
         ws.states.set(i, CandidateState::Selected);
@@ -596,7 +597,7 @@ pub(crate) fn qp_loop<S: Scorer>(
             t += 1;
             st.next = Choice {
                 verified: 0,
-                ..scorer.choose(ws, ScoreForm::Relevance)
+                ..choose(scorer, ws, ScoreForm::Relevance)
             };
             continue;
         }
@@ -613,7 +614,7 @@ pub(crate) fn qp_loop<S: Scorer>(
         let l_t = residual_sq(parts, ws, entry_error);
         // 6. Choose the next pick (Eq. 9) and the certificate (Eq. 25).
         set_coefficients(ws, gamma);
-        let next = scorer.choose(ws, ScoreForm::Refresh { picks: t + 1 });
+        let next = choose(scorer, ws, ScoreForm::Refresh { picks: t + 1 });
         let gap = match next.pick {
             Some(n) => score64(scorer, ws, n, gamma) - r.nu,
             None => 0.0,
@@ -635,7 +636,6 @@ pub(crate) fn qp_loop<S: Scorer>(
             dependent,
             refit: pool_status(ws, &r),
             verified: st.next.verified,
-            rows_read: st.next.rows_read,
         };
         ws.steps[t] = st.last;
         st.next = next;
@@ -651,12 +651,20 @@ pub(crate) fn qp_loop<S: Scorer>(
                 st.fill = true;
                 st.next = Choice {
                     verified: 0,
-                    ..scorer.choose(ws, ScoreForm::Relevance)
+                    ..choose(scorer, ws, ScoreForm::Relevance)
                 };
             }
         }
     }
     t
+}
+
+/// [`Scorer::choose`], its rows read added to the call's count
+/// (`SelectionView::rows_read`).
+fn choose<S: Scorer>(scorer: &mut S, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
+    let c = scorer.choose(ws, form);
+    ws.rows_read += u64::from(c.rows_read);
+    c
 }
 
 /// Excluded candidates score −∞ in every refresh (`argmax_scores`); ρ is
@@ -684,7 +692,6 @@ pub(crate) fn fill_step(ws: &mut Workspace<'_>, t: usize, i: usize, last: &Step)
         filled: true,
         refit: RefitStatus::Optimal,
         verified: 0,
-        rows_read: 0,
         ..*last
     }
 }
@@ -788,9 +795,10 @@ pub(crate) fn centroid_loop<S: Scorer>(
     // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
     let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
     ws.gram_sum[..p].fill(0.0);
+    ws.rows_read = 0;
     mask_excluded(ws);
     ws.u[..p].copy_from_slice(&ws.rho[..p]);
-    let mut next = scorer.choose(ws, ScoreForm::Relevance);
+    let mut next = choose(scorer, ws, ScoreForm::Relevance);
     let mut t = 0;
     while t < k_eff {
         let Some(i) = next.pick else {
@@ -809,7 +817,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
         let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
         let mean_u = sum_rho / n - gamma * total / (n * n);
         let form = ScoreForm::Centroid { c, n: t + 1, total };
-        let chosen = scorer.choose(ws, form);
+        let chosen = choose(scorer, ws, form);
         let gap = chosen.pick.map_or(0.0, |m| ws.u[m] as f64 - mean_u);
         let improvement = relative_improvement(l_prev, l_t, stop.eps);
         ws.steps[t] = Step {
@@ -825,7 +833,6 @@ pub(crate) fn centroid_loop<S: Scorer>(
             dependent: false,
             refit: RefitStatus::Optimal,
             verified: next.verified,
-            rows_read: next.rows_read,
         };
         next = chosen;
         t += 1;

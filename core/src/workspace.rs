@@ -126,6 +126,8 @@ pub struct Workspace<'a> {
     /// Per boundary b < n: Σ_{a∈F, a≥b} c_a (scratch of `tail_w`). K_max.
     pub(crate) tail_c: &'a mut [f64],
     // Result metadata of the last call.
+    /// Rows read by the last call (`SelectionView::rows_read`).
+    pub(crate) rows_read: u64,
     pub(crate) pool: usize,
     pub(crate) excluded: usize,
     pub(crate) skipped: usize,
@@ -301,6 +303,7 @@ impl<'a> Workspace<'a> {
             known,
             tail_w,
             tail_c,
+            rows_read: 0,
             pool: 0,
             excluded: 0,
             skipped: 0,
@@ -366,6 +369,7 @@ impl<'a> Workspace<'a> {
             },
             steps: &self.steps[..len],
             states: self.states.view(self.pool),
+            rows_read: self.rows_read,
             excluded: self.excluded,
             skipped: self.skipped,
             stop: self.stop,
@@ -428,7 +432,6 @@ const ZERO_STEP: Step = Step {
     dependent: false,
     refit: RefitStatus::Optimal,
     verified: 0,
-    rows_read: 0,
 };
 
 /// Rows of a `[[T; N]; M]` as M slices.

@@ -837,8 +837,8 @@ pub fn check_int8_certified(
     Ok(())
 }
 
-/// Bit-for-bit equality of two selections, the counters `Step::verified`
-/// and `Step::rows_read` aside.
+/// Bit-for-bit equality of two selections, the counter `Step::verified`
+/// aside.
 ///
 /// # Errors
 /// The first difference.

@@ -449,8 +449,8 @@ fn measure_int8(
 struct ScreeningTimed {
     on: Vec<f64>,
     off: Vec<f64>,
-    rows_on: Vec<u32>,
-    rows_off: Vec<u32>,
+    rows_on: Vec<f64>,
+    rows_off: Vec<f64>,
     picks: Vec<Vec<usize>>,
 }
 
@@ -501,7 +501,8 @@ fn measure_screening<E: Element>(
                 } else if slot.as_slice() != sel.picks() && !slot.is_empty() {
                     return Err("bench: screened and unscreened picks differ".into());
                 }
-                rows.extend(sel.steps().iter().map(|s| s.rows_read));
+                // Rows read per pick of this query.
+                rows.push(sel.rows_read() as f64 / sel.len().max(1) as f64);
                 if timed {
                     if screened { &mut out.on } else { &mut out.off }.push(dt);
                 }
@@ -641,7 +642,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
         let p = queries
             .first()
             .map_or(0, |q| q.pool.len() / q.query.len().max(1));
-        let mean = |v: &[u32]| v.iter().map(|&x| f64::from(x)).sum::<f64>() / v.len().max(1) as f64;
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
         let mut text = String::new();
         writeln!(text, "data:    {source}")?;
         writeln!(
