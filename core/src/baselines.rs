@@ -38,6 +38,7 @@ pub fn top_k<'w, E: Element>(
         record(ws, t, i, score);
         t += 1;
     }
+    ws.rows_read = 0;
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(t, false))
 }
@@ -117,6 +118,7 @@ pub fn mmr<'w, E: Element>(
             }
         }
     }
+    ws.rows_read = 0;
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(t, false))
 }
