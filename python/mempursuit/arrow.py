@@ -31,8 +31,10 @@ pools          ``list<fixed_size_list<float32>[d]>`` (or ``large_list``,
 relevance      ``list<float32>`` (or ``float64``, ``float16``; ``large_list``
                or ``fixed_size_list`` too), n rows, row i with P_i values:
                the retriever's scores, ``select``'s ``relevance``
-costs          the same shape as relevance: each candidate's cost, passed
-               to ``select_batch`` as ``costs=``
+costs          the same shape as relevance: each candidate's cost (e.g.
+               its token count), passed to ``select_batch`` as ``costs=``
+               (a binding without token budgets reports it as an unknown
+               option)
 =============  ============================================================
 
 Pools held as one (N, d) matrix and n + 1 offsets (row i = matrix rows
@@ -387,7 +389,9 @@ def select_arrow(
         Row i: the retriever's scores of pool i's candidates (P_i values).
     costs : pyarrow.Array or ChunkedArray, n rows of ``list<float32>``, optional
         Row i: the cost of each of pool i's candidates (P_i values), passed
-        to ``select_batch`` as ``costs=`` (with the binding's cost budget).
+        to ``select_batch`` as ``costs=`` (with the budget option of token
+        budgets; a binding without them reports ``costs`` as an unknown
+        option).
     threads : int, optional
         ``select_batch``'s threads (default: the number of CPUs). Under an
         engine that runs one task per CPU, pass 1.
