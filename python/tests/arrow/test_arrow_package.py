@@ -55,6 +55,9 @@ sys.exit(pytest.main({args!r}))
 
 def blocked_run(blocked, files, require=False):
     env = {k: v for k, v in os.environ.items() if k != "MEMPURSUIT_REQUIRE_INTEGRATIONS"}
+    # No third-party pytest plugins (langsmith's, hypothesis'): seconds of
+    # imports per run, and nothing these files use.
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     if require:
         env["MEMPURSUIT_REQUIRE_INTEGRATIONS"] = "1"
     args = [str(HERE / f) for f in files] + ["-q", "-rs", "-p", "no:cacheprovider"]
