@@ -27,7 +27,8 @@ ratios from one run):
   Ray's start (tens of seconds) is not timed;
 * ``ray, no selection``: the same map_batches with a function that only
   keeps the ``id`` column: what the engine itself costs per query;
-* ``select_batch x2``: ``select_batch`` with ``threads=--cpus``, per core.
+* ``select_batch x2``: ``select_batch`` with ``threads=--cpus``, per core
+  (with ``--cpus`` above 1).
 
 It also prints what ``select_arrow`` allocated (tracemalloc: NumPy and
 Python objects; pyarrow's pool) against the bytes of the candidates.
@@ -153,11 +154,12 @@ def main():
             1,
             lambda: mempursuit.arrow.select_arrow(table["query"], table["pool"], k, threads=1),
         ),
-        f"select_batch x{args.cpus}": (
+    }
+    if args.cpus > 1:
+        modes[f"select_batch x{args.cpus}"] = (
             args.cpus,
             lambda: mempursuit.select_batch(queries, pools, k, threads=args.cpus),
-        ),
-    }
+        )
     if not args.no_ray:
         import ray
 

@@ -443,3 +443,18 @@ def test_readme_arrow_snippet():
     pursuit = [s.picks.tolist() for s in mempursuit.select_batch(queries, pools, 2, method="pursuit")]
     assert env["picked"].column("mempursuit_picks").to_pylist() == pursuit
     assert out.splitlines()[1] == str(["query", "pool"] + ["mempursuit_" + c for c in ma.RESULT_COLUMNS])
+
+
+def test_benchmark_script_runs():
+    # python/examples/bench_arrow.py (BENCHMARKS.md), in process only: it
+    # checks select_arrow's picks against select_batch's before timing.
+    import pathlib
+    import subprocess
+    import sys
+
+    script = pathlib.Path(__file__).resolve().parents[2] / "examples" / "bench_arrow.py"
+    args = [sys.executable, str(script), "--repeat", "2", "--rounds", "1", "--no-ray", "--cpus", "2"]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    assert "data: 48 queries" in out and "of candidates; k = 10" in out
+    for mode in ("select_batch ", "select_arrow ", "select_batch x2 "):
+        assert any(line.startswith(mode) for line in out.splitlines()), out
