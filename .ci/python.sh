@@ -10,8 +10,8 @@
 #     extension, stable ABI) with the framework versions of
 #     python/tests/integrations/requirements.txt (about 70 s and 300 MB more
 #     than the package alone, downloads without a pip cache) and pyarrow
-#     and Ray Data from python/tests/arrow/requirements.txt (about 40 s and
-#     500 MB more);
+#     and Ray Data from python/tests/arrow/requirements.txt (34 s and
+#     500 MB more, measured the same way);
 #  3. the Rust API's reference outputs: native orders (the `mempursuit`
 #     crate's Selector on the mini fixture, synthetic pools and the
 #     embedded-check data) and `mempursuit demo`'s text;
@@ -19,7 +19,8 @@
 #     including the conformance vectors (tests/conformance/vectors.json),
 #     the hostile-input suite, the README snippets, mypy's stubtest of the
 #     type stubs, the framework integrations and mempursuit.arrow with the
-#     Ray Data recipe on a local Ray of 2 CPUs (about 25 s)
+#     Ray Data recipe on a local Ray of 2 CPUs (about 30 s, 10 of them
+#     Ray's start)
 #     (MEMPURSUIT_REQUIRE_INTEGRATIONS=1: a missing framework, pyarrow or
 #     Ray fails instead of skipping).
 set -euo pipefail
