@@ -646,9 +646,9 @@ impl<'py> Batch<'py, f32> {
 }
 
 impl<'py> PoolBatch<'py> {
-    /// The pools matrix of a ragged batch, shape (N, d) (borrowed or
-    /// converted once as a whole, float16 kept as for a single call); its
-    /// shape.
+    /// The pools matrix of a ragged batch, shape (N, d): borrowed, or
+    /// converted once as a whole; float16 is kept as float16, as for the
+    /// candidates of a single call.
     pub(crate) fn matrix(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<PoolView<'py>> {
         let py = obj.py();
         let v = pool_view(obj, &Arg::single(name, Role::Candidates))?;
