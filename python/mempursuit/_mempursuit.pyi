@@ -120,6 +120,7 @@ def select_batch(
     k: int,
     *,
     relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
+    offsets: Optional[npt.ArrayLike] = None,
     threads: Optional[int] = None,
     method: Optional[_MethodName] = None,
     gamma: Optional[float] = None,
@@ -136,9 +137,11 @@ def select_batch(
     storage: Optional[_StorageName] = None,
 ) -> list[Selection]:
     """``select`` for each (queries[i], pools[i]): queries (n, d) or n arrays
-    (d,); pools (n, P, d) or n arrays (P_i, d). Runs on ``threads`` native
-    threads (default: the CPU count) with the GIL released; results in
-    order, each identical to ``select``. Errors name the pair:
+    (d,); pools (n, P, d) or n arrays (P_i, d), or with ``offsets`` (n + 1
+    integers, CSR style) one (N, d) matrix whose rows offsets[i]:offsets[i+1]
+    are pool i (relevance then (N,)). Runs on ``threads`` native threads
+    (default: the CPU count) with the GIL released; results in order, each
+    identical to ``select``. Errors name the pair:
     ``pair 4: candidate 3: ...``."""
 
 @final

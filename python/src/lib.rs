@@ -554,7 +554,16 @@ fn check_batch_shapes(
 /// k : int
 ///     The budget K ≥ 0, the same for every pair.
 /// relevance : array_like, shape (n, P), or a sequence of n arrays of shape (P_i,), optional
-///     The retriever's scores per pool.
+///     The retriever's scores per pool (with ``offsets``: shape (N,), one
+///     per row of ``pools``).
+/// offsets : array_like of int, shape (n + 1,), optional
+///     Ragged pools held as one matrix (CSR style): ``pools`` is then one
+///     array of shape (N, d) with the rows of every pool, pool i its rows
+///     ``offsets[i]:offsets[i + 1]`` (``offsets[0] = 0``, non-decreasing,
+///     ``offsets[n] = N``), borrowed once as a whole (no copy for float32
+///     or float16 C-contiguous), as is ``relevance`` (N,). The form an
+///     Arrow ``list<fixed_size_list<float32>[d]>`` column has
+///     (``mempursuit.arrow``).
 /// threads : int, optional
 ///     Number of threads (default: the number of CPUs; at most n are used).
 ///
@@ -567,14 +576,17 @@ fn check_batch_shapes(
 /// MemPursuitError
 ///     As ``select``, the message prefixed with the pair: ``pair 4:
 ///     candidate 3: element 7 is not finite (NaN)`` (the lowest failing
-///     pair); a count mismatch between queries, pools and relevance
+///     pair); a count mismatch between queries, pools and relevance, or
+///     offsets that are not n + 1 non-decreasing row numbers from 0 to N
 ///     (kind input); threads < 1 (kind option).
 /// TypeError
-///     As ``select``.
+///     As ``select``; ``offsets`` not of an integer dtype.
+// The arguments are the Python signature's, one per parameter.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(
-    signature = (queries, pools, k, *, relevance=None, threads=None, **options),
-    text_signature = "(queries, pools, k, *, relevance=None, threads=None, method=None, gamma=None, ridge=None, mmr_lambda=None, raw_relevance=None, pool_order=None, adaptive=None, at_pool_optimum=None, optimum_tolerance=None, dependent_picks=None, normalization=None, invalid=None, storage=None)"
+    signature = (queries, pools, k, *, relevance=None, offsets=None, threads=None, **options),
+    text_signature = "(queries, pools, k, *, relevance=None, offsets=None, threads=None, method=None, gamma=None, ridge=None, mmr_lambda=None, raw_relevance=None, pool_order=None, adaptive=None, at_pool_optimum=None, optimum_tolerance=None, dependent_picks=None, normalization=None, invalid=None, storage=None)"
 )]
 fn select_batch(
     py: Python<'_>,
@@ -582,6 +594,7 @@ fn select_batch(
     pools: &Bound<'_, PyAny>,
     k: &Bound<'_, PyAny>,
     relevance: Option<&Bound<'_, PyAny>>,
+    offsets: Option<&Bound<'_, PyAny>>,
     threads: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<PySelection>> {
@@ -589,10 +602,23 @@ fn select_batch(
         let call = Call::new(py, k, relevance.is_some(), options)?;
         let threads = thread_count(threads)?;
         let q = Batch::<f32>::new(queries, 1, "queries", Role::Query)?;
-        let rel = relevance
-            .map(|r| Batch::<f32>::new(r, 1, "relevance", Role::Relevance))
-            .transpose()?;
-        let p = PoolBatch::new(pools, "pools")?;
+        let (p, rel) = match offsets {
+            None => (
+                PoolBatch::new(pools, "pools")?,
+                relevance
+                    .map(|r| Batch::<f32>::new(r, 1, "relevance", Role::Relevance))
+                    .transpose()?,
+            ),
+            Some(o) => {
+                let matrix = PoolBatch::matrix(pools, "pools")?;
+                let rows = matrix.shape().first().copied().unwrap_or(0);
+                let ranges = arrays::offsets(py, o, q.len(), rows)?;
+                let rel = relevance
+                    .map(|r| Batch::<f32>::ragged(r, &ranges, rows, "relevance", Role::Relevance))
+                    .transpose()?;
+                (PoolBatch::ragged(matrix, &ranges), rel)
+            }
+        };
         check_batch_shapes(py, &q, &p, rel.as_ref())?;
         let pairs: Vec<Pair<'_>> = (0..q.len())
             .map(|i| Pair {
