@@ -58,9 +58,11 @@ cargo run -q -p mempursuit-cli -- demo > "$out/demo.txt"
 echo "== pytest python/tests"
 # Run from the repository root, so `import mempursuit` is the installed
 # package, not the sources in python/mempursuit/.
-# Ray (the Arrow engine test) starts a local cluster: no usage report.
+# Ray (the Arrow engine test) starts a local cluster: no usage report;
+# Haystack sends no telemetry either (the machine is offline).
 rc=0
 RAY_USAGE_STATS_ENABLED=0 \
+  HAYSTACK_TELEMETRY_ENABLED=False \
   MEMPURSUIT_NATIVE_ORDERS="$PWD/$out/native-orders.json" \
   MEMPURSUIT_DEMO_OUTPUT="$PWD/$out/demo.txt" \
   MEMPURSUIT_REQUIRE_RUST=1 \
