@@ -107,8 +107,12 @@ pub struct InjectedPool {
 
 /// The pool's positions in retriever order: by `scores` descending when
 /// given, else by cosine to `query` descending; ties to the lower position.
-fn retriever_order(query: &[f32], rows: &[f32], d: usize, scores: Option<&[f32]>) -> Vec<usize> {
-    let p = if d == 0 { 0 } else { rows.len() / d };
+fn retriever_order(
+    query: &[f32],
+    rows: &[f32],
+    (p, d): (usize, usize),
+    scores: Option<&[f32]>,
+) -> Vec<usize> {
     let key: Vec<f64> = match scores {
         Some(s) => s.iter().map(|&v| f64::from(v)).collect(),
         None => {
@@ -158,7 +162,7 @@ fn near_copy(row: &[f32], cosine: f64, rng: &mut ChaCha8Rng) -> Vec<f32> {
         *gi -= gu * ui;
     }
     let gn = g.iter().map(|v| v * v).sum::<f64>().sqrt();
-    if !(gn > 0.0) {
+    if gn.is_nan() || gn <= 0.0 {
         return row.to_vec();
     }
     let nu = (1.0 / (cosine * cosine) - 1.0).sqrt();
@@ -190,7 +194,7 @@ pub fn inject_copies(
     if let Some(s) = scores {
         assert_eq!(s.len(), p, "one score per pool member");
     }
-    let order = retriever_order(query, rows, d, scores);
+    let order = retriever_order(query, rows, (p, d), scores);
     let m = opts.top.min(p);
     let n_copies = (m * opts.per_member).min(p - m);
     let mut copies_of = vec![0usize; p];
