@@ -132,7 +132,7 @@ pub use options::{
 pub use pursuit::{pursuit, pursuit_with};
 pub use recommend::{
     recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
-    RECOMMENDED_C_EXTERNAL,
+    RECOMMENDED_C_EXTERNAL, RECOMMENDED_THETA,
 };
 pub use selection::{RefitStatus, SelectionView, Step, StopReason};
 pub use workspace::{FixedWorkspace, ScratchSize, Workspace};

@@ -22,8 +22,14 @@ pub(crate) const AVAILABLE: usize = 0;
 pub(crate) const SELECTED: usize = 1;
 pub(crate) const EXCLUDED: usize = 2;
 /// Skipped as already represented by the free set
-/// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)).
+/// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)), or, in the
+/// recommended setting, an exact duplicate of an earlier candidate or a
+/// candidate represented by the picks ([`recommended`](crate::recommended)).
 pub(crate) const SKIPPED: usize = 3;
+/// Represented by a pick or by another represented candidate, in the
+/// recommended setting's loop (picked only when no other candidate is
+/// left; [`SKIPPED`] once the loop ends).
+pub(crate) const REPRESENTED: usize = 4;
 
 /// How many elements of each type a workspace of a given capacity needs
 /// (in the spirit of faer's `*_scratch` functions).
@@ -185,7 +191,9 @@ pub struct Workspace<'a> {
     /// w_i = s_i · scale_i rounded to f32: the approximate row is w_i c_i.
     pub(crate) wscale: &'a mut [f64],
     /// Upper bounds Ũ_i + B_i of the candidates still to verify in one
-    /// certified argmax (int8 pursuit); −∞ for the others.
+    /// certified argmax (int8 pursuit); −∞ for the others. In the
+    /// recommended setting's loop: the reference pivot² r of each candidate
+    /// whose Gram row was computed or that was marked represented.
     pub(crate) upper: &'a mut [f64],
     // usize
     pub(crate) state: &'a mut [usize],
