@@ -73,15 +73,16 @@
 //! --copy-cosine`: two copies of each of the top three members at cosine
 //! 0.97, 0.93 and 0.88 to their original, replacing the six lowest-ranked
 //! members; a copy keeps its original's evidence and retriever score). θ =
-//! 0.3 keeps the clean mean gain (+1.13; worst point −0.7) and caps the
-//! loss to copies at 2 points with MiniLM at cosine 0.97 and 0.93 and with E5
-//! at 0.97, where the previous rule lost up to 28 points; θ = 0.35 also
+//! 0.3 keeps the clean mean gain (+1.12 points over top-K, as without the
+//! rule; worst point −0.7) and caps the loss to copies at 2 points with
+//! MiniLM at cosine 0.97 and 0.93 and with E5 at 0.97, where the rule
+//! without it lost up to 24 points; θ = 0.35 also
 //! covers MiniLM at 0.88 but costs up to 1.7 points on clean pools. What no θ
 //! catches without costing clean recall: copies that the encoder places no
 //! nearer to their original than the pool's own neighbours are (E5 at copy
 //! cosine 0.93 and below, where same-paragraph sentences sit at 0.87 and two
-//! copies of one fact at 0.86 or less). The README's "Which mode to use" has
-//! the tables, the held-out splits and the commands.
+//! copies of one fact at 0.86 or less). `docs/METHODS.md` ("Which setting
+//! to use") has the tables, the held-out splits and the commands.
 //!
 //! Cost: one pass over the P × d candidates for the query cosines, the
 //! duplicate check (a sort of the cosines; rows are compared only for
@@ -95,8 +96,9 @@ use crate::input::{prepare, Input, Relevance};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
 use crate::pursuit::{gram_row_into, Passes};
-use crate::selection::{RefitStatus, SelectionView, Step, StopReason};
-use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, REPRESENTED, SELECTED, SKIPPED};
+use crate::scratch::ScratchKind;
+use crate::selection::{CandidateState, RefitStatus, SelectionView, Step, StopReason};
+use crate::workspace::Workspace;
 
 /// c of the rule when ρ ranks the pool as the query cosines do (ρ = b, or
 /// scores whose order is the cosine order).
@@ -171,21 +173,21 @@ fn gamma_of(depth: f64, cosine_ordered: bool) -> f64 {
 }
 
 /// Marks every available candidate whose row is bit-identical to an earlier
-/// available candidate's as [`SKIPPED`]; returns how many. Candidates with
+/// available candidate's as skipped; returns how many. Candidates with
 /// identical rows have bit-identical query similarities, so only candidates
 /// sharing a similarity value are compared: one sort of the similarities
-/// (O(P log P), in `ws.u`), then O(P + d) per candidate with a shared value.
+/// (O(P log P), in `ws.sorted`), then O(P + d) per candidate with a shared
+/// value.
 fn merge_duplicates<E: Element>(candidates: &[E], d: usize, ws: &mut Workspace<'_>) -> usize {
     let p = ws.pool;
     let mut n = 0;
     for i in 0..p {
-        if ws.state[i] == AVAILABLE {
-            ws.u[n] = ws.b[i];
+        if ws.states.is_available(i) {
+            ws.sorted[n] = ws.b[i];
             n += 1;
         }
     }
-    let sorted = &mut ws.u[..n];
-    sorted.sort_unstable_by(|x, y| x.total_cmp(y));
+    ws.sorted[..n].sort_unstable_by(|x, y| x.total_cmp(y));
     let same_row = |a: usize, b: usize| {
         let (ra, rb) = (
             &candidates[a * d..(a + 1) * d],
@@ -198,20 +200,20 @@ fn merge_duplicates<E: Element>(candidates: &[E], d: usize, ws: &mut Workspace<'
     let mut merged = 0;
     let mut lo = 0;
     while lo < n {
-        let v = ws.u[lo].to_bits();
+        let v = ws.sorted[lo].to_bits();
         let mut hi = lo + 1;
-        while hi < n && ws.u[hi].to_bits() == v {
+        while hi < n && ws.sorted[hi].to_bits() == v {
             hi += 1;
         }
         if hi - lo > 1 {
             for i in 0..p {
-                if ws.state[i] != AVAILABLE || ws.b[i].to_bits() != v {
+                if !ws.states.is_available(i) || ws.b[i].to_bits() != v {
                     continue;
                 }
                 let twin = (0..i)
-                    .any(|j| ws.state[j] == AVAILABLE && ws.b[j].to_bits() == v && same_row(j, i));
+                    .any(|j| ws.states.is_available(j) && ws.b[j].to_bits() == v && same_row(j, i));
                 if twin {
-                    ws.state[i] = SKIPPED;
+                    ws.states.set(i, CandidateState::Skipped);
                     merged += 1;
                 }
             }
@@ -230,7 +232,7 @@ fn statistics(ws: &mut Workspace<'_>, budget: usize) -> (f64, bool) {
     let mut cosine_ordered = true;
     let (mut top, mut sum) = (f32::NEG_INFINITY, 0.0f64);
     for i in 0..p {
-        if ws.state[i] == AVAILABLE {
+        if ws.states.is_available(i) {
             let r = ws.rho[i];
             cosine_ordered &= r == ws.b[i];
             top = top.max(r);
@@ -351,10 +353,10 @@ pub fn recommended_with<'w, E: Element>(
     ws: &'w mut Workspace<'_>,
     executor: &mut dyn Executor,
 ) -> Result<SelectionView<'w>, Error> {
+    ws.require(ScratchKind::Centroid)?;
     let (rec, d) = prepare_recommended(input, budget, policy, ws, executor)?;
     let k_eff = budget.min(ws.pool);
     ws.stop = StopReason::Budget;
-    ws.solver.nfree = 0;
     let mut pass = Passes {
         rows: E::view(input.candidates),
         d,
@@ -362,7 +364,7 @@ pub fn recommended_with<'w, E: Element>(
     };
     let len = represented_loop(&mut pass, k_eff, rec.gamma, RECOMMENDED_THETA, ws);
     let ws: &'w Workspace<'_> = ws;
-    Ok(SelectionView::from_workspace(ws, len, true))
+    Ok(ws.selection(len, true))
 }
 
 /// r_j: the mean pivot² 1 − G_jk² of the pool's other distinct usable
@@ -371,8 +373,9 @@ pub fn recommended_with<'w, E: Element>(
 fn reference(ws: &Workspace<'_>, j: usize) -> f64 {
     let p = ws.pool;
     let (mut sum, mut n) = (0.0f64, 0usize);
-    for (k, (&g, &s)) in ws.gram[..p].iter().zip(&ws.state[..p]).enumerate() {
-        if k != j && s != EXCLUDED && s != SKIPPED {
+    for (k, &g) in ws.gram[..p].iter().enumerate() {
+        let s = ws.states.get(k);
+        if k != j && s != CandidateState::Excluded && s != CandidateState::Skipped {
             let g = (g as f64).clamp(-1.0, 1.0);
             sum += 1.0 - g * g;
             n += 1;
@@ -392,42 +395,56 @@ fn close(g: f32, r: f64, theta: f64) -> bool {
     g > 0.0 && 1.0 - g * g <= theta * r
 }
 
-/// Marks every available candidate represented by member `j` (its Gram row
-/// in stored row 0, reference `r`) as [`REPRESENTED`], with reference `r`.
+/// Whether candidate `i` is marked represented (`ws.upper[i]` holds the
+/// reference of the candidate that marked it; −1 when unmarked).
+fn marked(ws: &Workspace<'_>, i: usize) -> bool {
+    ws.upper[i] >= 0.0
+}
+
+/// Marks every available unmarked candidate represented by candidate `j`
+/// (its Gram row in stored row 0, reference `r`), with reference `r`.
 fn mark_represented(ws: &mut Workspace<'_>, j: usize, r: f64, theta: f64) {
     let p = ws.pool;
     for k in 0..p {
-        if k != j && ws.state[k] == AVAILABLE && close(ws.gram[k], r, theta) {
-            ws.state[k] = REPRESENTED;
+        if k != j && ws.states.is_available(k) && !marked(ws, k) && close(ws.gram[k], r, theta) {
             ws.upper[k] = r;
         }
     }
 }
 
 /// Whether candidate `i` (its Gram row in stored row 0) is represented by
-/// a candidate already marked [`REPRESENTED`] (with that one's reference).
+/// an available candidate already marked (with that one's reference).
 fn near_represented(ws: &Workspace<'_>, i: usize, theta: f64) -> bool {
     let p = ws.pool;
-    (0..p).any(|k| k != i && ws.state[k] == REPRESENTED && close(ws.gram[k], ws.upper[k], theta))
+    (0..p).any(|k| {
+        k != i
+            && ws.states.is_available(k)
+            && marked(ws, k)
+            && close(ws.gram[k], ws.upper[k], theta)
+    })
 }
 
-/// Lowest-index argmax of the scores `u` over the candidates in `state`.
-fn argmax_in(ws: &Workspace<'_>, state: usize) -> Option<usize> {
+/// Lowest-index argmax of the scores `u` over the available candidates
+/// that are marked (`true`) or unmarked (`false`).
+fn argmax_in(ws: &Workspace<'_>, want_marked: bool) -> Option<usize> {
     let mut best: Option<(usize, f32)> = None;
-    for (i, (&v, &s)) in ws.u[..ws.pool].iter().zip(&ws.state[..ws.pool]).enumerate() {
-        if s == state && best.is_none_or(|(_, bv)| v > bv) {
+    for (i, &v) in ws.u[..ws.pool].iter().enumerate() {
+        if ws.states.is_available(i)
+            && marked(ws, i) == want_marked
+            && best.is_none_or(|(_, bv)| v > bv)
+        {
             best = Some((i, v));
         }
     }
     best.map(|(i, _)| i)
 }
 
-/// The next candidate: the best available one, else (`true`) the best
-/// represented one.
+/// The next candidate: the best unmarked one, else (`true`) the best
+/// marked one.
 fn choose(ws: &Workspace<'_>) -> Option<(usize, bool)> {
-    argmax_in(ws, AVAILABLE)
+    argmax_in(ws, false)
         .map(|i| (i, false))
-        .or_else(|| argmax_in(ws, REPRESENTED).map(|i| (i, true)))
+        .or_else(|| argmax_in(ws, true).map(|i| (i, true)))
 }
 
 /// The recommended setting's loop: centroid pursuit (κ = ∞, α = 1/|S|,
@@ -447,7 +464,9 @@ fn represented_loop(
     let mut l_prev = 1.0f64;
     // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
     let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
-    ws.row_acc[..p].fill(0.0);
+    ws.gram_sum[..p].fill(0.0);
+    ws.upper[..p].fill(-1.0);
+    ws.rows_read = p as u64;
     ws.u[..p].copy_from_slice(&ws.rho[..p]);
     let mut t = 0;
     while t < k_eff {
@@ -456,27 +475,27 @@ fn represented_loop(
             break;
         };
         gram_row_into(pass, i, 0, ws);
+        ws.rows_read += p as u64;
         let r = reference(ws, i);
         if !dependent && near_represented(ws, i, theta) {
-            ws.state[i] = REPRESENTED;
             ws.upper[i] = r;
             mark_represented(ws, i, r, theta);
             continue;
         }
         let score = ws.u[i] as f64;
-        let acc_i = ws.row_acc[i];
-        ws.state[i] = SELECTED;
+        let acc_i = ws.gram_sum[i];
+        ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
         mark_represented(ws, i, r, theta);
         let g_ii = ws.gram[i];
         total += 2.0 * acc_i as f64 + g_ii as f64;
-        kernels::add_assign(&mut ws.row_acc[..p], &ws.gram[..p]);
+        kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
         sum_b += ws.b[i] as f64;
         sum_rho += ws.rho[i] as f64;
         let n = (t + 1) as f64;
         let c = (gamma / n) as f32;
         ws.u[..p].copy_from_slice(&ws.rho[..p]);
-        kernels::sub_scaled(&mut ws.u[..p], c, &ws.row_acc[..p]);
+        kernels::sub_scaled(&mut ws.u[..p], c, &ws.gram_sum[..p]);
         for &j in &ws.picks[..=t] {
             ws.u[j] = f32::NEG_INFINITY;
         }
@@ -501,9 +520,9 @@ fn represented_loop(
         t += 1;
         l_prev = l_t;
     }
-    for s in &mut ws.state[..p] {
-        if *s == REPRESENTED {
-            *s = SKIPPED;
+    for i in 0..p {
+        if ws.states.is_available(i) && marked(ws, i) {
+            ws.states.set(i, CandidateState::Skipped);
             ws.skipped += 1;
         }
     }
