@@ -58,6 +58,7 @@ use rand::rngs::ChaCha8Rng;
 use rand::{RngExt as _, SeedableRng as _};
 use serde::Serialize;
 
+use crate::copies::{inject_copies, CopyOptions};
 use crate::dataset::{gather_rows, Dataset, QuerySpec};
 use mempursuit::{
     Error, Input, InputPolicy, Method, Relevance, SelectSpec, Selector, SpecError, Storage,
@@ -161,7 +162,7 @@ impl Default for Bootstrap {
 }
 
 /// Options of [`evaluate`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EvalOptions {
     /// The budgets K to score (sorted and de-duplicated by [`evaluate`]).
     pub ks: Vec<usize>,
@@ -175,6 +176,9 @@ pub struct EvalOptions {
     pub retrieve: Option<usize>,
     /// Confidence intervals.
     pub bootstrap: Bootstrap,
+    /// `Some`: inject near-copies into every pool before selecting (see
+    /// [`crate::copies`]); [`robustness`] compares against the clean pools.
+    pub copies: Option<CopyOptions>,
 }
 
 impl EvalOptions {
@@ -186,6 +190,7 @@ impl EvalOptions {
             relevance: RelevanceMode::Auto,
             retrieve: None,
             bootstrap: Bootstrap::default(),
+            copies: None,
         }
     }
 }
@@ -353,6 +358,8 @@ pub struct EvalReport {
     pub retrieve: Option<usize>,
     /// The bootstrap behind the intervals.
     pub bootstrap: Bootstrap,
+    /// The near-copies injected into the pools, if any.
+    pub copies: Option<CopyOptions>,
     /// The pools' own ceiling: the metrics of picking every pool member
     /// (evidence recall = share of gold in the pool).
     pub ceiling: Metrics,
@@ -374,6 +381,9 @@ pub enum EvalError {
     DuplicateName(String),
     /// [`EvalOptions::retrieve`] is `Some(0)`.
     ZeroRetrieve,
+    /// [`EvalOptions::copies`] has an invalid target cosine (the message
+    /// says which).
+    Copies(String),
     /// A query has a `scope` but the dataset has no `memories.jsonl` to
     /// give the memories' scopes.
     ScopeWithoutMemories {
@@ -402,6 +412,7 @@ impl fmt::Display for EvalError {
             EvalError::NoBudgets => f.write_str("no budget K given"),
             EvalError::DuplicateName(n) => write!(f, "two methods are named {n:?}"),
             EvalError::ZeroRetrieve => f.write_str("retrieve depth P must be at least 1"),
+            EvalError::Copies(m) => f.write_str(m),
             EvalError::ScopeWithoutMemories { line } => write!(
                 f,
                 "query line {line} has a scope, but no memories.jsonl gives the memories' scopes"
@@ -549,6 +560,9 @@ pub fn evaluate(
     if let Some(m) = methods.iter().find(|m| !names.insert(m.name.as_str())) {
         return Err(EvalError::DuplicateName(m.name.clone()));
     }
+    if let Some(c) = &options.copies {
+        c.validate().map_err(EvalError::Copies)?;
+    }
     let mut retriever = match options.retrieve {
         Some(0) => return Err(EvalError::ZeroRetrieve),
         Some(p) => Some(Retriever::new(data, p)?),
@@ -583,16 +597,25 @@ pub fn evaluate(
             None => &spec.pool,
         };
         gather_rows(&data.memory_embeddings, pool, &mut pool_buf);
+        let scores = spec.relevance.as_deref().filter(|_| retriever.is_none());
+        let injected;
+        let (pool, pool_buf, scores): (&[usize], &[f32], Option<&[f32]>) = match &options.copies {
+            Some(c) => {
+                let q = data.query_embedding(qi);
+                injected = inject_copies(q, &pool_buf, pool, scores, c, qi);
+                (&injected.ids, &injected.rows, injected.scores.as_deref())
+            }
+            None => (pool, &pool_buf, scores),
+        };
         pool_total += pool.len();
         ceiling.add(&score_query(spec, pool), pool.len());
-        let scores = spec.relevance.as_deref().filter(|_| retriever.is_none());
         let relevance = match (options.relevance, scores) {
             (RelevanceMode::Auto, Some(r)) => Relevance::RankedScores(r),
             (RelevanceMode::Raw, Some(r)) => Relevance::Scores(r),
             (RelevanceMode::PoolOrder, _) => Relevance::PoolOrder,
             _ => Relevance::Similarity,
         };
-        let input = Input::new(data.query_embedding(qi), &pool_buf).with_relevance(relevance);
+        let input = Input::new(data.query_embedding(qi), pool_buf).with_relevance(relevance);
         let mut picks_at_max = Vec::with_capacity(methods.len());
         for (mi, nm) in methods.iter().enumerate() {
             let mut run = |k: usize| {
@@ -680,11 +703,228 @@ pub fn evaluate(
         relevance: options.relevance,
         retrieve: options.retrieve,
         bootstrap: boot,
+        copies: options.copies,
         ceiling: ceiling.metrics(),
         mean_pool: pool_total as f64 / nq.max(1) as f64,
         methods,
         selections,
     })
+}
+
+/// The drop of one method at one budget from the clean pools to the pools
+/// with near-copies (recall with copies minus clean recall, paired over
+/// queries).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CopyDrop {
+    /// The budget K.
+    pub k: usize,
+    /// Evidence recall on the clean pools.
+    pub clean: f64,
+    /// Evidence recall on the pools with near-copies.
+    pub with_copies: f64,
+    /// Paired-bootstrap 95 % interval of (with copies − clean); `mean` is the
+    /// drop itself (negative: recall lost). `None` with 0 resamples.
+    pub delta: Option<Interval>,
+}
+
+/// The result of [`robustness`]: the clean evaluation, one evaluation per
+/// target copy cosine, and each method's drop.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RobustnessReport {
+    /// The evaluation on the clean pools.
+    pub clean: EvalReport,
+    /// One evaluation per copy cosine, in the order given.
+    pub with_copies: Vec<EvalReport>,
+    /// `drops[c][m]`: copy cosine c (as in `with_copies`), method m (as in
+    /// the clean report), one [`CopyDrop`] per budget, ascending K.
+    pub drops: Vec<Vec<Vec<CopyDrop>>>,
+}
+
+/// Evaluates `methods` on the clean pools and on the pools with near-copies
+/// injected at each cosine of `cosines` (the other parameters from
+/// `copies`: members, copies per member, seed; see [`crate::copies`]), and
+/// each method's drop from its clean recall with a paired-bootstrap 95 %
+/// interval over queries (the same resamples as [`evaluate`]'s). The
+/// copies' seed is the same at every cosine, so the copies lie along the
+/// same noise directions and only their distance changes. `options.copies`
+/// is ignored.
+///
+/// ```
+/// use mempursuit_cli::copies::CopyOptions;
+/// use mempursuit_cli::dataset::Dataset;
+/// use mempursuit_cli::eval::{robustness, EvalOptions, NamedMethod};
+/// use mempursuit_cli::mempursuit::{InputPolicy, Method};
+///
+/// let data = Dataset::load_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini"))?;
+/// let methods = [NamedMethod::new("top-K", Method::TopK(InputPolicy::default()))];
+/// let r = robustness(&data, &methods, &EvalOptions::new(vec![3]), &[1.0], CopyOptions::new(1.0))?;
+/// // Exact copies of the top 3 take two of top-K's three slots.
+/// assert!(r.drops[0][0][0].with_copies < r.drops[0][0][0].clean);
+/// println!("{r}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`evaluate`]; [`EvalError::Copies`] for a cosine outside (0, 1].
+pub fn robustness(
+    data: &Dataset,
+    methods: &[NamedMethod],
+    options: &EvalOptions,
+    cosines: &[f64],
+    copies: CopyOptions,
+) -> Result<RobustnessReport, EvalError> {
+    for &cosine in cosines {
+        CopyOptions { cosine, ..copies }
+            .validate()
+            .map_err(EvalError::Copies)?;
+    }
+    let clean = evaluate(
+        data,
+        methods,
+        &EvalOptions {
+            copies: None,
+            ..options.clone()
+        },
+    )?;
+    let mut with_copies = Vec::with_capacity(cosines.len());
+    let mut drops = Vec::with_capacity(cosines.len());
+    for &cosine in cosines {
+        let opts = EvalOptions {
+            copies: Some(CopyOptions { cosine, ..copies }),
+            ..options.clone()
+        };
+        let report = evaluate(data, methods, &opts)?;
+        drops.push(
+            clean
+                .methods
+                .iter()
+                .zip(&report.methods)
+                .map(|(c, r)| {
+                    c.budgets
+                        .iter()
+                        .zip(&r.budgets)
+                        .map(|(cb, rb)| CopyDrop {
+                            k: cb.k,
+                            clean: cb.overall.evidence_recall,
+                            with_copies: rb.overall.evidence_recall,
+                            delta: paired_interval(
+                                &rb.per_query_recall,
+                                &cb.per_query_recall,
+                                &clean.bootstrap,
+                            ),
+                        })
+                        .collect()
+                })
+                .collect(),
+        );
+        with_copies.push(report);
+    }
+    Ok(RobustnessReport {
+        clean,
+        with_copies,
+        drops,
+    })
+}
+
+impl RobustnessReport {
+    /// The fixed-width text table that `Display` prints: per method and K,
+    /// the clean evidence recall, then per copy cosine the recall with
+    /// copies and the drop with its 95 % interval, in percent / points.
+    pub fn table(&self) -> String {
+        let name_w = self
+            .clean
+            .methods
+            .iter()
+            .map(|m| m.name.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        let cos: Vec<f64> = self
+            .with_copies
+            .iter()
+            .filter_map(|r| r.copies.map(|c| c.cosine))
+            .collect();
+        const CELL: usize = 30;
+        let mut out = String::new();
+        let mut h = format!("{:<name_w$} {:>3} {:>6}", "method", "K", "clean");
+        for c in &cos {
+            let _ = write!(
+                h,
+                "  {:<CELL$}",
+                format!("copies at cosine {c}: recall, drop")
+            );
+        }
+        let h = h.trim_end().to_string();
+        out.push_str(&h);
+        out.push('\n');
+        out.push_str(&"-".repeat(h.chars().count()));
+        out.push('\n');
+        for (mi, m) in self.clean.methods.iter().enumerate() {
+            if mi > 0 {
+                out.push('\n');
+            }
+            for (ki, b) in m.budgets.iter().enumerate() {
+                let mut row = format!(
+                    "{:<name_w$} {:>3} {:>6.1}",
+                    m.name,
+                    b.k,
+                    100.0 * b.overall.evidence_recall
+                );
+                for per_cos in &self.drops {
+                    let d = &per_cos[mi][ki];
+                    let cell = match d.delta {
+                        Some(i) => format!(
+                            "{:.1}, {:+.1} [{:+.1}, {:+.1}]",
+                            100.0 * d.with_copies,
+                            100.0 * i.mean,
+                            100.0 * i.lo,
+                            100.0 * i.hi
+                        ),
+                        None => format!(
+                            "{:.1}, {:+.1}",
+                            100.0 * d.with_copies,
+                            100.0 * (d.with_copies - d.clean)
+                        ),
+                    };
+                    let _ = write!(row, "  {cell:<CELL$}");
+                }
+                out.push_str(row.trim_end());
+                out.push('\n');
+            }
+        }
+        if let Some(c) = self.with_copies.first().and_then(|r| r.copies) {
+            let _ = write!(
+                out,
+                "\nEvidence recall in percent; drop = recall with near-copies − clean recall, in points, \
+                 with its paired-bootstrap 95 % interval ({} resamples, seed {}).\n\
+                 Near-copies: {} of each of the top {} pool members (retriever order), replacing the {} lowest; \
+                 a copy has its original's evidence and first-stage score; noise seed {}.\n",
+                self.clean.bootstrap.resamples,
+                self.clean.bootstrap.seed,
+                c.per_member,
+                c.top,
+                c.per_member * c.top,
+                c.seed
+            );
+        }
+        out
+    }
+
+    /// The metrics as JSON: the clean report's and each copy report's
+    /// [`EvalReport::metrics_json`], and the drops.
+    pub fn metrics_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "clean": self.clean.metrics_json(),
+            "with_copies": self.with_copies.iter().map(EvalReport::metrics_json).collect::<Vec<_>>(),
+            "drops": serde_json::to_value(&self.drops).unwrap_or_default(),
+        })
+    }
+}
+
+impl fmt::Display for RobustnessReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.table())
+    }
 }
 
 impl EvalReport {
@@ -839,6 +1079,13 @@ impl EvalReport {
         }
         if let Some(p) = self.retrieve {
             let _ = write!(out, "\nPools: top-{p} memories by cosine (within scope).");
+        }
+        if let Some(c) = &self.copies {
+            let _ = write!(
+                out,
+                " Pools with near-copies: {} of each of the top {} at cosine {}, seed {}.",
+                c.per_member, c.top, c.cosine, c.seed
+            );
         }
         if self.relevance != RelevanceMode::Auto {
             let _ = write!(out, "\nRelevance: {:?}.", self.relevance);

@@ -470,7 +470,7 @@ fn eval_retrieves_pools_and_plots() {
         .find(|l| l.starts_with("recommended") && l.split_whitespace().nth(1) == Some("10"))
         .unwrap();
     assert!(
-        row.contains("79.6") && row.ends_with("+6.4 [+1.4, +13.2]"),
+        row.contains("77.5") && row.ends_with("+4.3 [+0.0, +9.4]"),
         "{row}"
     );
     let svg = std::fs::read_to_string(&svg).unwrap();
@@ -999,5 +999,50 @@ fn bench_times_a_specification() {
     assert_clean_failure(
         &bench(&["--method", "topk", "--gamma", "0.3"]),
         &["option 'gamma' does not apply to method 'topk'"],
+    );
+}
+
+/// `eval --copy-cosine`: the clean table, then each method's drop with
+/// near-copies; a cosine outside (0, 1] is an error that names it.
+#[test]
+fn eval_with_near_copies() {
+    let o = run(&[
+        "eval",
+        "--dir",
+        FIXTURE,
+        "-k",
+        "3",
+        "--methods",
+        "topk,recommended",
+        "--copy-cosine",
+        "1,0.9",
+        "--copy-top",
+        "2",
+        "--copies-each",
+        "1",
+        "--copy-seed",
+        "5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Robustness to near-copies:"), "{out}");
+    assert!(out.contains("copies at cosine 0.9: recall, drop"), "{out}");
+    assert!(
+        out.contains("Near-copies: 1 of each of the top 2 pool members"),
+        "{out}"
+    );
+    // Exact copies are merged by the recommended setting: no drop.
+    let row = out.lines().find(|l| {
+        l.starts_with("recommended")
+            && l.split_whitespace().nth(1) == Some("3")
+            && l.contains("[+0.0, +0.0]")
+    });
+    assert!(row.is_some(), "{out}");
+    let o = run(&["eval", "--dir", FIXTURE, "-k", "3", "--copy-cosine", "0"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("copy cosine 0 must be in (0, 1]"),
+        "{}",
+        stderr(&o)
     );
 }

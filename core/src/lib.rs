@@ -138,7 +138,7 @@ pub use options::{
 pub use pursuit::{pursuit, pursuit_using, pursuit_with, Screening, DENSE_SHARE};
 pub use recommend::{
     recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
-    RECOMMENDED_C_EXTERNAL,
+    RECOMMENDED_C_EXTERNAL, RECOMMENDED_THETA,
 };
 pub use scratch::{ScratchKind, ScratchSize};
 pub use selection::{RefitStatus, SelectionView, Step, StopReason};

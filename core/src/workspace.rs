@@ -113,7 +113,9 @@ pub struct Workspace<'a> {
     pub(crate) wscale: &'a mut [f64],
     // ≥ Centroid, exact screening (`screen`).
     /// Upper bounds of the candidates' scores still to evaluate in one
-    /// screened or certified argmax; −∞ for the others. P_max.
+    /// screened or certified argmax; −∞ for the others. In the
+    /// recommended setting's loop: the reference pivot² r of each candidate
+    /// marked represented, −1 for the others. P_max.
     pub(crate) upper: &'a mut [f64],
     /// Per candidate, how many leading picks' Gram entries it has (the
     /// screened pursuit: cached in `gram`; the screened centroid pursuit:

@@ -4,8 +4,11 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use mempursuit::{MethodName, SelectSpec};
+use mempursuit_cli::copies::CopyOptions;
 use mempursuit_cli::dataset::{Dataset, DatasetPaths};
-use mempursuit_cli::eval::{evaluate, Bootstrap, EvalOptions, NamedMethod, RelevanceMode};
+use mempursuit_cli::eval::{
+    evaluate, robustness, Bootstrap, EvalOptions, NamedMethod, RelevanceMode,
+};
 
 use crate::spec_args::{self, method_names, SpecArgs};
 use crate::{emit, CliResult};
@@ -128,6 +131,29 @@ pub struct EvalArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub selectors: SpecArgs<spec_args::Eval>,
+    #[command(flatten)]
+    pub copies: CopyArgs,
+}
+
+/// Near-copies injected into the pools (`eval --copy-cosine`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct CopyArgs {
+    /// Robustness to repeated memories: also evaluate on pools with
+    /// near-copies at these cosines to their originals, in (0, 1]
+    /// (comma-separated), and report each method's drop from the clean
+    /// pools with paired-bootstrap 95% intervals.
+    #[arg(long, value_name = "X,...", value_delimiter = ',')]
+    pub copy_cosine: Vec<f64>,
+    /// How many of each pool's top-ranked members (retriever order) get
+    /// near-copies.
+    #[arg(long, value_name = "M", default_value_t = 3, requires = "copy_cosine")]
+    pub copy_top: usize,
+    /// Near-copies of each of them (they replace the lowest-ranked members).
+    #[arg(long, value_name = "C", default_value_t = 2, requires = "copy_cosine")]
+    pub copies_each: usize,
+    /// Seed of the copies' noise (ChaCha8, per query).
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "copy_cosine")]
+    pub copy_seed: u64,
 }
 
 /// The selectors of an eval run, each named by its text form: the
@@ -185,7 +211,11 @@ pub fn run(args: &EvalArgs) -> CliResult {
             resamples: args.bootstrap,
             seed: args.seed,
         },
+        copies: None,
     };
+    if !args.copies.copy_cosine.is_empty() {
+        return run_robustness(args, &data, &label, &methods, &options);
+    }
     let report = evaluate(&data, &methods, &options)?;
     if let Some(out) = &args.out {
         std::fs::write(out, report.selections_jsonl())
@@ -210,6 +240,59 @@ pub fn run(args: &EvalArgs) -> CliResult {
         data.memory_embeddings.rows,
         data.dim()
     )?;
+    text.push_str(&report.table());
+    emit(&text)
+}
+
+/// `eval --copy-cosine`: the clean table, then each method's drop with
+/// near-copies (`--out` and `--plot` describe the clean pools).
+fn run_robustness(
+    args: &EvalArgs,
+    data: &Dataset,
+    label: &str,
+    methods: &[NamedMethod],
+    options: &EvalOptions,
+) -> CliResult {
+    let c = &args.copies;
+    let report = robustness(
+        data,
+        methods,
+        options,
+        &c.copy_cosine,
+        CopyOptions {
+            top: c.copy_top,
+            per_member: c.copies_each,
+            cosine: 1.0,
+            seed: c.copy_seed,
+        },
+    )?;
+    if let Some(out) = &args.out {
+        std::fs::write(out, report.clean.selections_jsonl())
+            .map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    if let Some(plot) = &args.plot {
+        let svg = mempursuit_cli::plot::recall_svg(
+            &report.clean,
+            &format!("evidence recall vs K: {label}"),
+        )?;
+        std::fs::write(plot, svg).map_err(|e| format!("{}: {e}", plot.display()))?;
+    }
+    if args.json {
+        return emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report.metrics_json())?
+        ));
+    }
+    let mut text = String::new();
+    writeln!(
+        text,
+        "dataset: {label}: {} queries, {} memories, d = {}\n",
+        data.queries.len(),
+        data.memory_embeddings.rows,
+        data.dim()
+    )?;
+    text.push_str(&report.clean.table());
+    text.push_str("\nRobustness to near-copies:\n\n");
     text.push_str(&report.table());
     emit(&text)
 }
