@@ -6,7 +6,7 @@
 use crate::cholesky::accepts_pivot;
 use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
-use crate::input::{prepare, Input};
+use crate::input::{prepare, Input, Spend};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, DependentPicks, PursuitOptions, Stopping};
 use crate::scratch::ScratchKind;
@@ -89,10 +89,11 @@ pub fn pursuit_with<'w, E: Element>(
         stored: k_eff,
         admitted: 0,
     };
+    let spend = &mut Spend::new(input.cost_budget);
     let len = if options.is_centroid() {
-        centroid_loop(&mut scorer, k_eff, options, ws)
+        centroid_loop(&mut scorer, k_eff, options, spend, ws)
     } else {
-        qp_loop(&mut scorer, &parts, k_eff, options, ws)
+        qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
     };
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(len, true))
@@ -498,6 +499,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     parts: &ExactParts<'_>,
     k_eff: usize,
     options: &PursuitOptions,
+    spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let (gamma, kappa) = (options.gamma, options.ridge);
@@ -517,7 +519,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     let mut t = 0;
     while t < k_eff {
         let Some(i) = st.next.pick else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         // 1. Admit: the pick's pass (no kept row for relevance-fill picks).
@@ -545,6 +547,8 @@ pub(crate) fn qp_loop<S: Scorer>(
         }
         ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
+        // The candidates that no longer fit the cost budget leave the pool.
+        spend.after_pick(ws, i);
         if st.fill {
             ws.steps[t] = Step {
                 dependent,
@@ -734,6 +738,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
     scorer: &mut S,
     k_eff: usize,
     options: &PursuitOptions,
+    spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let p = ws.pool;
@@ -749,12 +754,14 @@ pub(crate) fn centroid_loop<S: Scorer>(
     let mut t = 0;
     while t < k_eff {
         let Some(i) = next.pick else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         let score = ws.u[i] as f64;
         ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
+        // The candidates that no longer fit the cost budget leave the pool.
+        spend.after_pick(ws, i);
         let (acc_i, g_ii) = scorer.admit_centroid(ws, i, t);
         total += 2.0 * acc_i as f64 + g_ii as f64;
         sum_b += ws.b[i] as f64;

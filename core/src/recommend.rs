@@ -36,7 +36,7 @@
 //! to use" has the tables, the held-out splits and the commands.
 
 use crate::error::Error;
-use crate::input::{prepare, Input, Relevance};
+use crate::input::{prepare, CostBudget, Input, Relevance};
 use crate::kernels::{Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
 use crate::pursuit::pursuit_with;
@@ -137,6 +137,12 @@ pub fn recommend<E: Element>(
             n += 1;
         }
     }
+    // With costs, the budget reaches down as far as top-K's picks under
+    // them: K becomes the number of picks top-K makes.
+    let budget = match input.cost_budget {
+        Some(cb) => top_k_count(&cb, budget, ws),
+        None => budget,
+    };
     let depth = if n == 0 {
         1.0
     } else {
@@ -156,6 +162,40 @@ pub fn recommend<E: Element>(
         cosine_ordered,
         input: *policy,
     })
+}
+
+/// The number of picks top-K makes with budget K (`budget`) under the cost
+/// budget `cb`, on the relevance and states of the input phase: the
+/// available candidates in top-K's order (ρ descending, ties by the query
+/// cosine, then by index), each taken while it fits (Σ of the costs taken
+/// so far + its cost ≤ C, in f64 in pick order), until K are taken. Uses
+/// the workspace's index order as scratch. O(P log P).
+fn top_k_count(cb: &CostBudget<'_>, budget: usize, ws: &mut Workspace<'_>) -> usize {
+    let p = ws.pool;
+    let mut n = 0;
+    for i in 0..p {
+        if ws.states.is_available(i) {
+            ws.order[n] = i;
+            n += 1;
+        }
+    }
+    let (rho, b) = (&ws.rho[..p], &ws.b[..p]);
+    let order = &mut ws.order[..n];
+    // Finite values here (usable candidates): the comparisons of top-K.
+    let desc = |x: f32, y: f32| y.partial_cmp(&x).unwrap_or(core::cmp::Ordering::Equal);
+    order.sort_unstable_by(|&i, &j| desc(rho[i], rho[j]).then(desc(b[i], b[j])).then(i.cmp(&j)));
+    let (mut spent, mut count) = (0.0f64, 0);
+    for &i in order.iter() {
+        if count == budget {
+            break;
+        }
+        let c = cb.costs[i] as f64;
+        if spent + c <= cb.total {
+            spent += c;
+            count += 1;
+        }
+    }
+    count
 }
 
 /// The recommended selector: [`recommend`], then centroid pursuit
