@@ -233,7 +233,8 @@ impl Selector {
             }
             #[cfg(not(feature = "half"))]
             (Storage::F16 | Storage::Bf16, _) => Err(CallError::Spec(SpecError::Conflict {
-                message: "storage 'f16' and 'bf16' need the mempursuit crate's `half` feature",
+                message: "storage 'f16' and 'bf16' need the mempursuit crate's `half` feature"
+                    .to_owned(),
             })),
             (Storage::Int8, pool) => {
                 let rows = pool.widened();

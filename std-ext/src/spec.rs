@@ -320,7 +320,7 @@ pub enum SpecError {
     /// other, or an option needs an argument that is missing.
     Conflict {
         /// What to change.
-        message: &'static str,
+        message: String,
     },
     /// A parameter is out of its range: the core's check
     /// ([`PursuitOptions::validate`], [`MmrOptions::validate`]).
@@ -338,10 +338,12 @@ impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SpecError::UnknownOption { key } => {
+                // The known keys in the caller's spelling.
+                let style = KeyStyle::of(key);
                 write!(f, "unknown option '{key}' (options: ")?;
                 for (i, o) in OPTIONS.iter().enumerate() {
                     let sep = if i == 0 { "" } else { ", " };
-                    write!(f, "{sep}{}", o.key)?;
+                    write!(f, "{sep}{}", style.spell(o.key))?;
                 }
                 f.write_str(")")
             }
@@ -962,15 +964,17 @@ impl SelectSpec {
     /// [`SpecError::Conflict`] when `raw_relevance` is set without scores,
     /// or `pool_order` with scores.
     pub fn relevance<'r>(&self, scores: Option<&'r [f32]>) -> Result<Relevance<'r>, SpecError> {
+        // The messages name no key, so they read the same in every binding.
         match scores {
             Some(_) if self.pool_order() => Err(SpecError::Conflict {
-                message: "pass either relevance scores or pool_order, not both",
+                message: "relevance scores and pool order exclude each other: pass one of them"
+                    .to_owned(),
             }),
             Some(s) if self.raw_relevance() => Ok(Relevance::Scores(s)),
             Some(s) => Ok(Relevance::RankedScores(s)),
             None if self.raw_relevance() => Err(SpecError::Conflict {
-                message:
-                    "raw_relevance needs relevance scores (the retriever's scores to use as given)",
+                message: "raw relevance (the scores used as given) needs relevance scores"
+                    .to_owned(),
             }),
             None if self.pool_order() => Ok(Relevance::PoolOrder),
             None => Ok(Relevance::Similarity),
@@ -1291,7 +1295,19 @@ mod tests {
             spec.relevance(Some(&scores)).unwrap(),
             Relevance::Scores(&scores)
         );
-        assert!(spec.relevance(None).is_err());
+        assert_eq!(
+            spec.relevance(None).unwrap_err().to_string(),
+            "raw relevance (the scores used as given) needs relevance scores"
+        );
+        let e = SelectSpec::default()
+            .with("mmrLamda", Value::Number(0.3))
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "unknown option 'mmrLamda' (options: method, gamma, ridge, mmrLambda, rawRelevance"
+            ),
+            "{e}"
+        );
         let ranked = SelectSpec::top_k();
         assert_eq!(
             ranked.relevance(Some(&scores)).unwrap(),
