@@ -948,11 +948,15 @@ impl SelectSpec {
         match (costs, self.cost_budget) {
             (Some(costs), Some(total)) => Ok(Some(CostBudget { costs, total })),
             (None, None) => Ok(None),
+            // The messages name no key, so they read the same in every
+            // binding (cost_budget, costBudget, --cost-budget).
             (Some(_), None) => Err(SpecError::Conflict {
-                message: "costs need a cost_budget (the most the picks may cost in total)",
+                message: "costs need a cost budget (the most the picks may cost in total)"
+                    .to_owned(),
             }),
             (None, Some(_)) => Err(SpecError::Conflict {
-                message: "cost_budget needs costs (one per candidate, e.g. its token count)",
+                message: "a cost budget needs costs (one per candidate, e.g. its token count)"
+                    .to_owned(),
             }),
         }
     }

@@ -764,14 +764,14 @@ fn bad_costs_and_totals_are_errors_naming_the_index_or_value() {
     assert_eq!(e.kind(), ErrorKind::Option);
     assert_eq!(
         e.to_string(),
-        "costs need a cost_budget (the most the picks may cost in total)"
+        "costs need a cost budget (the most the picks may cost in total)"
     );
     let spec: SelectSpec = "pursuit,cost_budget=10".parse().unwrap();
     let e = selector.select_spec(&spec, data, 2).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Option);
     assert_eq!(
         e.to_string(),
-        "cost_budget needs costs (one per candidate, e.g. its token count)"
+        "a cost budget needs costs (one per candidate, e.g. its token count)"
     );
     let spec: SelectSpec = "mmr,cost_budget=-3".parse().unwrap();
     let e = selector
