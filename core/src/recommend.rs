@@ -32,8 +32,8 @@
 //! average and is never more than 0.5 points below it; the best single fixed
 //! γ gains +0.8 on average and loses up to 1.9 points. With ρ from another
 //! retriever, diversification gained little and cost recall at K ≤ 10 for
-//! every γ ≥ 0.1, hence the small second constant. The README's "Which mode
-//! to use" has the tables, the held-out splits and the commands.
+//! every γ ≥ 0.1, hence the small second constant. docs/METHODS.md ("Which
+//! setting to use") has the tables, the held-out splits and the commands.
 
 use crate::error::Error;
 use crate::input::{prepare, CostBudget, Input, Relevance};

@@ -10,8 +10,8 @@ result" is its pool (all sentences of its 10 paragraphs).
    evidence and prints the same table rows as `mempursuit demo` (evidence
    recall, complete coverage, group coverage, in percent; overall and per
    question type). The rows of each method the demo shows (`--method`:
-   pursuit, the default, is the demo's "MemPursuit" row; recommended,
-   topk, mmr) equal the demo's.
+   pursuit, the default here, recommended, topk, mmr; named as in the
+   demo) equal the demo's.
 2. Builds the prompt context for one question (the first where the kept
    memories cover both gold paragraphs and the nearest neighbours do not;
    with --method recommended, the demo's worked example): the K = 5
@@ -34,10 +34,9 @@ METHODS = ["pursuit", "recommended", "centroid", "topk", "mmr"]
 
 
 def display_name(method, gamma):
-    """The method's name in `mempursuit demo`'s table."""
-    if method == "centroid":
-        return f"centroid({0.5 if gamma is None else gamma:g})"
-    return {"pursuit": "MemPursuit", "recommended": "recommended", "topk": "top-K", "mmr": "MMR(0.5)"}[method]
+    """The method's name in `mempursuit demo`'s table: the text form of its
+    specification (`pursuit`, `mmr`, `centroid,gamma=0.3`)."""
+    return method if gamma is None else f"{method},gamma={gamma:g}"
 
 
 def load(folder):

@@ -123,7 +123,7 @@ use mempursuit_core::{
 
 /// γ of centroid pursuit when the call does not give one (`method =
 /// centroid`): the setting measured on the HotpotQA fixture with cosine
-/// pools (README, "Which mode to use").
+/// pools (docs/METHODS.md, "Which setting to use").
 pub const CENTROID_GAMMA: f64 = 0.5;
 
 /// The selectors, by name.

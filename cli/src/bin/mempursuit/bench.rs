@@ -21,30 +21,16 @@ use mempursuit::half::{bf16, f16};
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
-    pursuit, pursuit_int8_using, Element, Input, InputPolicy, Int8Candidates, Int8Passes, Method,
-    MmrOptions, PursuitOptions, Selector, Serial, Stopping,
+    pursuit, pursuit_int8_using, Element, Input, Int8Candidates, Int8Passes, Method,
+    PursuitOptions, Selector, Serial,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
+use crate::spec_args::{self, SpecArgs};
 use crate::{emit, CliResult};
-
-/// The selector to time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum BenchMethod {
-    /// MemPursuit, paper mode (ridge 1e-10, gamma 1, fixed budget).
-    Pursuit,
-    /// MemPursuit with the paper's adaptive stopping (Eq. 7), K as the cap.
-    PursuitAdaptive,
-    /// Centroid pursuit (ridge inf, gamma 0.5).
-    Centroid,
-    /// Top-K by cosine.
-    Topk,
-    /// MMR, lambda 0.5.
-    Mmr,
-}
 
 /// How the candidate matrix is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -90,9 +76,6 @@ pub struct BenchArgs {
     /// instead of random data: every query with its own pool.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// The selector.
-    #[arg(long, value_enum, default_value_t = BenchMethod::Pursuit)]
-    pub method: BenchMethod,
     /// Storage of the candidate matrix.
     #[arg(long, value_enum, default_value_t = Storage::F32)]
     pub storage: Storage,
@@ -108,22 +91,9 @@ pub struct BenchArgs {
     /// `faer` features, f32 storage only).
     #[arg(long)]
     pub roofline: bool,
-}
-
-impl BenchMethod {
-    fn method(self) -> Method {
-        let input = InputPolicy::default();
-        match self {
-            BenchMethod::Pursuit => Method::Pursuit(PursuitOptions::default()),
-            BenchMethod::PursuitAdaptive => Method::Pursuit(PursuitOptions {
-                stopping: Stopping::PAPER_ADAPTIVE,
-                ..PursuitOptions::default()
-            }),
-            BenchMethod::Centroid => Method::Pursuit(PursuitOptions::centroid(0.5)),
-            BenchMethod::Topk => Method::TopK(input),
-            BenchMethod::Mmr => Method::Mmr(MmrOptions { lambda: 0.5, input }),
-        }
-    }
+    /// The selector to time (default: the paper's method, `pursuit`).
+    #[command(flatten)]
+    pub selector: SpecArgs<spec_args::Bench>,
 }
 
 /// One query: its embedding and its pool (row-major P × d f32).
@@ -475,7 +445,14 @@ pub fn run(args: &BenchArgs) -> CliResult {
             (qs, src)
         }
     };
-    let method = args.method.method();
+    let spec = args.selector.spec()?;
+    if spec.storage() != mempursuit::Storage::F32 {
+        return Err("bench: give the candidates' storage with --storage".into());
+    }
+    let method = spec.method()?;
+    // No retriever scores here: the relevance is the cosine, or the pool
+    // order with pool_order.
+    let relevance = spec.relevance(None)?;
     let p_min = queries
         .iter()
         .map(|q| q.pool.len() / q.query.len().max(1))
@@ -490,7 +467,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
 
     let f32_inputs: Vec<Input<'_>> = queries
         .iter()
-        .map(|q| Input::new(&q.query, &q.pool))
+        .map(|q| Input::new(&q.query, &q.pool).with_relevance(relevance))
         .collect();
     let ext = externals();
     let f32_pools: Vec<&[f32]> = queries.iter().map(|q| q.pool.as_slice()).collect();
@@ -519,7 +496,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             let inputs: Vec<Input<'_, f16>> = queries
                 .iter()
                 .zip(&pools)
-                .map(|(q, m)| Input::with_storage(&q.query, m))
+                .map(|(q, m)| Input::with_storage(&q.query, m).with_relevance(relevance))
                 .collect();
             measure(&inputs, args, &method, split.as_mut(), &[], &[])?
         }
@@ -528,7 +505,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             let inputs: Vec<Input<'_, bf16>> = queries
                 .iter()
                 .zip(&pools)
-                .map(|(q, m)| Input::with_storage(&q.query, m))
+                .map(|(q, m)| Input::with_storage(&q.query, m).with_relevance(relevance))
                 .collect();
             measure(&inputs, args, &method, split.as_mut(), &[], &[])?
         }
@@ -557,8 +534,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
     writeln!(text, "data:    {source}")?;
     writeln!(
         text,
-        "method:  {:?}, K = {}, storage {:?}, {mode}, kernels {}",
-        args.method,
+        "method:  {spec}, K = {}, storage {:?}, {mode}, kernels {}",
         args.budget,
         args.storage,
         Isa::detect().name()
