@@ -270,6 +270,7 @@ pub fn tune(data: &Dataset, options: &TuneOptions) -> Result<TuneReport, TuneErr
                 resamples: 0,
                 ..options.bootstrap
             },
+            tokens: None,
         },
     )?;
     // recall[s][ki][q]

@@ -1082,3 +1082,51 @@ fn bench_times_a_specification() {
         &["option 'gamma' does not apply to method 'topk'"],
     );
 }
+
+/// `eval --token-budget`: every method at the same budgets in tokens
+/// (whitespace words of the texts); the table says so; `-k` and
+/// `--token-budget` exclude each other; a dataset without texts is refused.
+#[test]
+fn eval_at_equal_token_budgets() {
+    let o = run(&[
+        "eval",
+        "--dir",
+        FIXTURE,
+        "--token-budget",
+        "60,200",
+        "--methods",
+        "topk,mmr,pursuit,recommended",
+        "--bootstrap",
+        "200",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("method      tokens picks  recall"), "{out}");
+    for m in ["topk", "mmr", "pursuit", "recommended"] {
+        for b in ["60", "200"] {
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with(m) && l.split_whitespace().nth(1) == Some(b)),
+                "{m} at {b}: {out}"
+            );
+        }
+    }
+    assert!(out.contains("whitespace-separated words"), "{out}");
+    let o = run(&["eval", "--dir", FIXTURE, "--token-budget", "60", "-k", "5"]);
+    assert_clean_failure(&o, &["--token-budget", "cannot be used with"]);
+    let o = run(&["eval", "--dir", FIXTURE, "--method", "topk,cost_budget=100"]);
+    assert_clean_failure(&o, &["budgets in tokens from its own option"]);
+    // A dataset given without memories.jsonl has no texts.
+    let o = run(&[
+        "eval",
+        "--memories",
+        &format!("{FIXTURE}/memories.f32.npy"),
+        "--queries",
+        &format!("{FIXTURE}/queries.f32.npy"),
+        "--spec",
+        &format!("{FIXTURE}/queries.jsonl"),
+        "--token-budget",
+        "60",
+    ]);
+    assert_clean_failure(&o, &["memory id 0 has none", "--memory-texts"]);
+}
