@@ -296,7 +296,9 @@ pub fn pursuit_int8_using<'w>(
 /// ‖m̃_i‖ ≤ norm_bound_i; empties the cache of f32 entries.
 fn setup(pool: &Int8Pool<'_>, k_eff: usize, ws: &mut Workspace<'_>) {
     let p = ws.pool;
-    let stride = ws.max_pool;
+    // (A workspace of capacity 0 has no rows; `chunks_exact_mut(0)` would
+    // panic.)
+    let stride = ws.max_pool.max(1);
     for row in ws.verified_gram.chunks_exact_mut(stride).take(k_eff) {
         row[..p].fill(f32::NAN);
     }

@@ -13,7 +13,7 @@ use mempursuit_core::Element;
 use mempursuit_core::{recommend, Error, ErrorKind, Input, Method};
 
 use crate::spec::{SelectSpec, SpecError, Storage};
-use crate::{Int8Candidates, Selection, Selector};
+use crate::{Int8Candidates, ReserveError, Selection, Selector};
 
 /// The candidate matrix of a call (row-major P × d) in the element type the
 /// caller holds it in. [`Selector::select_spec`] converts it once to the
@@ -172,13 +172,18 @@ impl Selector {
     /// # Errors
     /// [`CallError::Spec`] for a bad specification (checked first, so it is
     /// reported whatever the data; also costs without a `cost_budget` and
-    /// the reverse), [`CallError::Storage`] for a value the storage cannot
-    /// hold, [`CallError::Select`] for the selector's input errors (the
-    /// lengths and values of the scores and costs among them). Nothing the
-    /// caller passed is modified.
+    /// the reverse), [`CallError::Reserve`] when the scratch for
+    /// (P, min(K, P)) overflows the address space or cannot be allocated
+    /// (reserved next, with [`Selector::try_reserve`], so a huge budget or
+    /// pool is an error rather than a panic), [`CallError::Storage`] for a
+    /// value the storage cannot hold, [`CallError::Select`] for the
+    /// selector's input errors (the lengths and values of the scores and
+    /// costs among them). Nothing the caller passed is modified.
     ///
     /// # Panics
-    /// Like `Vec`, if an allocation fails.
+    /// Never for the scratch; a failed allocation of a converted copy of the
+    /// candidates (P · d values, only when the storage differs from the
+    /// caller's element type) or of the result aborts, like `Vec`'s.
     pub fn select_spec(
         &mut self,
         spec: &SelectSpec,
@@ -190,6 +195,16 @@ impl Selector {
         let costs = spec.costs(data.costs)?;
         let (query, candidates) = (data.query, data.candidates);
         let d = query.len();
+        // The scratch for the shape, fallibly; every workspace below then
+        // fits without growing. A shape the core rejects (d = 0, a length
+        // that is not a multiple of d) reserves nothing and is reported by
+        // the selector.
+        let pool_size = match candidates.len().checked_div(d) {
+            Some(p) if p * d == candidates.len() => p,
+            _ => 0,
+        };
+        self.try_reserve(pool_size, budget.min(pool_size))
+            .map_err(CallError::Reserve)?;
         let run = |selector: &mut Selector, c: &[f32]| {
             let input = Input {
                 cost_budget: costs,
@@ -259,7 +274,9 @@ impl Selector {
                 let (options, input) = match method {
                     Method::Recommended(policy) => {
                         let p = input.pool_size().unwrap_or(0);
-                        let mut ws = self.workspace(p, budget.min(p));
+                        let mut ws = self
+                            .try_workspace(p, budget.min(p))
+                            .map_err(CallError::Reserve)?;
                         let options = recommend(&input, budget, &policy, &mut ws)?.options();
                         (options, input.with_relevance(input.relevance.unit_free()))
                     }
@@ -337,6 +354,9 @@ pub enum CallError {
     Spec(SpecError),
     /// A candidate value out of the storage's range ([`ErrorKind::Input`]).
     Storage(StorageError),
+    /// The scratch for the call's shape overflows the address space or
+    /// cannot be allocated ([`ErrorKind::Capacity`]).
+    Reserve(ReserveError),
     /// The selector's own error: the input, a parameter or the capacity
     /// ([`Error::kind`]).
     Select(Error),
@@ -349,6 +369,7 @@ impl CallError {
         match self {
             CallError::Spec(e) => e.kind(),
             CallError::Storage(e) => e.kind(),
+            CallError::Reserve(e) => e.kind(),
             CallError::Select(e) => e.kind(),
         }
     }
@@ -359,6 +380,7 @@ impl fmt::Display for CallError {
         match self {
             CallError::Spec(e) => e.fmt(f),
             CallError::Storage(e) => e.fmt(f),
+            CallError::Reserve(e) => e.fmt(f),
             CallError::Select(e) => e.fmt(f),
         }
     }
@@ -369,6 +391,7 @@ impl std::error::Error for CallError {
         match self {
             CallError::Spec(e) => Some(e),
             CallError::Storage(e) => Some(e),
+            CallError::Reserve(e) => Some(e),
             CallError::Select(e) => Some(e),
         }
     }
@@ -386,8 +409,72 @@ impl From<StorageError> for CallError {
     }
 }
 
+impl From<ReserveError> for CallError {
+    fn from(e: ReserveError) -> Self {
+        CallError::Reserve(e)
+    }
+}
+
 impl From<Error> for CallError {
     fn from(e: Error) -> Self {
         CallError::Select(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mempursuit_core::ErrorKind;
+
+    #[test]
+    fn a_scratch_that_cannot_exist_is_an_error_not_a_panic() {
+        // P = 10^7 rows of d = 1 (40 MB) and K = P: the scratch (2·P·K
+        // f32s, 8·10^14 bytes) is beyond the 47-bit address space, so the
+        // allocation fails on every configuration.
+        let p = 10_000_000;
+        let pool = vec![1.0f32; p];
+        let mut selector = Selector::new();
+        let spec = SelectSpec::top_k();
+        let err = selector
+            .select_spec(&spec, CallData::new(&[1.0], Pool::F32(&pool)), usize::MAX)
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Capacity);
+        assert!(
+            matches!(
+                err,
+                CallError::Reserve(ReserveError {
+                    pool: 10_000_000,
+                    budget: 10_000_000,
+                    bytes: Some(_)
+                })
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().starts_with("cannot allocate "), "{err}");
+        // The selector keeps its capacity and stays usable.
+        let sel = selector
+            .select_spec(&spec, CallData::new(&[1.0], Pool::F32(&pool[..3])), 2)
+            .unwrap();
+        assert_eq!(sel.picks, [0, 1]);
+    }
+
+    #[test]
+    fn every_storage_takes_an_empty_pool() {
+        // A fresh selector (capacity 0) and P = 0: the int8 pursuit's
+        // setup used to panic (`chunks_exact_mut(0)`).
+        let storages: &[&str] = if cfg!(feature = "half") {
+            &["f32", "f16", "bf16", "int8"]
+        } else {
+            &["f32", "int8"]
+        };
+        for storage in storages {
+            for method in ["recommended", "pursuit", "centroid", "topk", "mmr"] {
+                let spec: SelectSpec = format!("{method},storage={storage}").parse().unwrap();
+                let sel = Selector::new()
+                    .select_spec(&spec, CallData::new(&[1.0, 0.0], Pool::F32(&[])), 3)
+                    .unwrap();
+                assert!(sel.picks.is_empty(), "{spec}");
+            }
+        }
     }
 }

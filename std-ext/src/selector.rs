@@ -402,6 +402,13 @@ pub struct ReserveError {
     pub bytes: Option<usize>,
 }
 
+impl ReserveError {
+    /// [`ErrorKind::Capacity`](mempursuit_core::ErrorKind::Capacity).
+    pub const fn kind(&self) -> mempursuit_core::ErrorKind {
+        mempursuit_core::ErrorKind::Capacity
+    }
+}
+
 impl std::fmt::Display for ReserveError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (p, k) = (self.pool, self.budget);
