@@ -40,6 +40,7 @@ pub fn top_k<'w, E: Element>(
         spend.after_pick(ws, i);
         t += 1;
     }
+    ws.rows_read = 0;
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(t, false))
 }
@@ -121,6 +122,7 @@ pub fn mmr<'w, E: Element>(
             }
         }
     }
+    ws.rows_read = 0;
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(t, false))
 }

@@ -508,6 +508,7 @@ impl Int8Scorer<'_> {
                 return Choice {
                     pick: argmax_available(&ws.rho[..p], &ws.states),
                     verified: 0,
+                    rows_read: 0,
                 };
             }
         };
@@ -534,6 +535,7 @@ impl Int8Scorer<'_> {
             return Choice {
                 pick: None,
                 verified: 0,
+                rows_read: 0,
             };
         }
         // The candidates that can reach L (usually a few dozen), then
@@ -593,6 +595,7 @@ impl Int8Scorer<'_> {
         Choice {
             pick: best.map(|(i, _)| i),
             verified: count,
+            rows_read: count,
         }
     }
 }

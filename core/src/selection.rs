@@ -263,8 +263,10 @@ pub struct Step {
     /// computes it, to certify this pick ([`pursuit_int8`](crate::pursuit_int8):
     /// those whose int8 score interval could reach the best score, best
     /// bound first; ≥ 1 there, except 0 for the first pick and for
-    /// relevance-fill picks, which ρ alone decides). 0 for the f32 pursuit
-    /// and the baselines.
+    /// relevance-fill picks, which ρ alone decides); with exact screening
+    /// ([`Screening::On`](crate::Screening::On)) the candidates evaluated
+    /// against their bounds. 0 for the unscreened f32 pursuit and the
+    /// baselines.
     #[cfg_attr(feature = "serde", serde(default))]
     pub verified: u32,
 }
@@ -280,6 +282,7 @@ pub struct SelectionView<'w> {
     pub(crate) weights: &'w [f64],
     pub(crate) steps: &'w [Step],
     pub(crate) states: StatesView<'w>,
+    pub(crate) rows_read: u64,
     pub(crate) excluded: usize,
     pub(crate) skipped: usize,
     pub(crate) stop: StopReason,
@@ -317,6 +320,17 @@ impl<'w> SelectionView<'w> {
     /// Why the selection ended.
     pub fn stop_reason(&self) -> StopReason {
         self.stop
+    }
+
+    /// Rows of the candidate matrix the pursuit read, counted as dot
+    /// products of length d: P for the query pass and for each whole pass
+    /// (the unscreened pursuit makes one per pick, its Gram row), plus one
+    /// per Gram entry that exact screening
+    /// ([`Screening`](crate::Screening)) computed, or per candidate the
+    /// certified int8 pursuit verified against f32 rows. 0 for the
+    /// baselines.
+    pub fn rows_read(&self) -> u64 {
+        self.rows_read
     }
 
     /// Number of candidate rows excluded as unusable (only under

@@ -18,9 +18,10 @@
 
 use mempursuit::half::{bf16, f16};
 use mempursuit::{
-    recommend, AtPoolOptimum, CallData, DependentPicks, Error, ErrorKind, Input, InputPolicy,
-    Int8Candidates, Int8Passes, InvalidCandidates, Method, MmrOptions, Pool, PursuitOptions,
-    Relevance, SelectSpec, Selection, Selector, StopReason, Stopping,
+    pursuit_using, recommend, AtPoolOptimum, CallData, DependentPicks, Error, ErrorKind, Input,
+    InputPolicy, Int8Candidates, Int8Passes, InvalidCandidates, Method, MmrOptions, Pool,
+    PursuitOptions, Relevance, Screening, SelectSpec, Selection, Selector, Serial, StopReason,
+    Stopping,
 };
 use mempursuit_tests::random;
 use mempursuit_tests::reference::{
@@ -303,6 +304,22 @@ fn picks_never_exceed_the_budget_for_every_method_and_storage() {
                 ),
             ] {
                 check_selection(&sel.unwrap(), &case, &format!("{label} {name}"));
+            }
+            // The exact screening makes the unscreened pursuit's selection
+            // with costs, bit for bit (candidates that no longer fit leave
+            // the screened argmax as skipped ones do).
+            if let Method::Pursuit(o) = method {
+                let p = case.p;
+                let mut ws = selector.workspace(p, case.k.min(p));
+                let screened: Selection =
+                    pursuit_using(&input, case.k, &o, Screening::On, &mut ws, &mut Serial)
+                        .unwrap()
+                        .into();
+                assert_eq!(
+                    without_verified(screened),
+                    without_verified(sel.clone()),
+                    "{label} screened"
+                );
             }
             // The certified int8 pursuit (forced onto its int8 passes) makes
             // the f32 pursuit's selection with costs, bit for bit.

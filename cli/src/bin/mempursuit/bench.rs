@@ -22,7 +22,7 @@ use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
 use mempursuit::{
     pursuit, pursuit_int8_using, Element, Input, Int8Candidates, Int8Passes, Method,
-    PursuitOptions, Selector, Serial,
+    PursuitOptions, Screening, Selector, Serial,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
@@ -51,6 +51,29 @@ pub enum Storage {
     Int8,
 }
 
+/// `--screening`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScreeningArg {
+    /// `Screening::Auto`.
+    Auto,
+    /// `Screening::On`.
+    On,
+    /// `Screening::Off`.
+    Off,
+    /// Both, interleaved, with the ratio and the rows read.
+    Compare,
+}
+
+impl ScreeningArg {
+    fn screening(self) -> Screening {
+        match self {
+            ScreeningArg::Auto => Screening::Auto,
+            ScreeningArg::On | ScreeningArg::Compare => Screening::On,
+            ScreeningArg::Off => Screening::Off,
+        }
+    }
+}
+
 /// Arguments of `mempursuit bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
@@ -76,6 +99,11 @@ pub struct BenchArgs {
     /// instead of random data: every query with its own pool.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// With `--dir`: instead of each query's own pool, the N memories of
+    /// the whole store nearest to the query by cosine (a retriever's
+    /// top-N pool of real embeddings, in descending cosine order).
+    #[arg(long, value_name = "N", requires = "dir")]
+    pub store_pool: Option<usize>,
     /// Storage of the candidate matrix.
     #[arg(long, value_enum, default_value_t = Storage::F32)]
     pub storage: Storage,
@@ -86,6 +114,13 @@ pub struct BenchArgs {
     /// Split each query's passes over N threads (pursuit methods only).
     #[arg(long, default_value_t = 1)]
     pub split: usize,
+    /// Exact screening of the pursuit methods: `auto` (the default rule),
+    /// `on`, `off`, or `compare`: the screened and the unscreened pursuit
+    /// on the same pools, round by round in the same process (rows
+    /// `screened` and `unscreened`, ratio `screened / unscreened`), with
+    /// the rows read per pick (single thread, f32/f16/bf16 storage).
+    #[arg(long, value_enum, default_value_t = ScreeningArg::Auto)]
+    pub screening: ScreeningArg,
     /// Also time the roofline: K + 1 plain matrix–vector passes per query
     /// (and with the external libraries of a build with the `openblas` /
     /// `faer` features, f32 storage only).
@@ -180,6 +215,7 @@ fn measure<E: Element>(
     inputs: &[Input<'_, E>],
     args: &BenchArgs,
     method: &Method,
+    screening: Screening,
     mut split: Option<&mut SplitPool>,
     ext: &[(&'static str, Passes)],
     pools: &[&[f32]],
@@ -232,7 +268,17 @@ fn measure<E: Element>(
                         // reused workspace); the picks are copied out after
                         // the clock stops.
                         let mut ws = selector.workspace(max_pool, k.min(max_pool));
-                        let sel = method.run(input, k, &mut ws)?;
+                        let sel = match method {
+                            Method::Pursuit(o) => mempursuit::pursuit_using(
+                                input,
+                                k,
+                                o,
+                                screening,
+                                &mut ws,
+                                &mut Serial,
+                            )?,
+                            _ => method.run(input, k, &mut ws)?,
+                        };
                         let dt = t.elapsed().as_secs_f64();
                         slot.clear();
                         slot.extend_from_slice(sel.picks());
@@ -397,6 +443,75 @@ fn measure_int8(
     })
 }
 
+/// What [`measure_screening`] measured: per-query seconds of the screened
+/// and the unscreened pursuit, and the rows read per pick of each (last
+/// round).
+struct ScreeningTimed {
+    on: Vec<f64>,
+    off: Vec<f64>,
+    rows_on: Vec<f64>,
+    rows_off: Vec<f64>,
+    picks: Vec<Vec<usize>>,
+}
+
+/// The screened (`Screening::On`) and the unscreened pursuit on the same
+/// pools, round by round, alternating which goes first (round 0 untimed);
+/// each query's picks must agree.
+fn measure_screening<E: Element>(
+    inputs: &[Input<'_, E>],
+    args: &BenchArgs,
+    options: &PursuitOptions,
+) -> Result<ScreeningTimed, Box<dyn std::error::Error>> {
+    let k = args.budget;
+    let max_pool = inputs
+        .iter()
+        .filter_map(|i| i.pool_size())
+        .max()
+        .unwrap_or(0);
+    let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
+    let mut out = ScreeningTimed {
+        on: Vec::new(),
+        off: Vec::new(),
+        rows_on: Vec::new(),
+        rows_off: Vec::new(),
+        picks: vec![Vec::new(); inputs.len()],
+    };
+    for round in 0..=args.rounds {
+        let timed = round > 0;
+        for screened in [round % 2 == 0, round % 2 == 1] {
+            let s = if screened {
+                Screening::On
+            } else {
+                Screening::Off
+            };
+            let rows = if screened {
+                &mut out.rows_on
+            } else {
+                &mut out.rows_off
+            };
+            rows.clear();
+            for (input, slot) in inputs.iter().zip(out.picks.iter_mut()) {
+                let mut ws = selector.workspace(max_pool, k.min(max_pool));
+                let t = Instant::now();
+                let sel = mempursuit::pursuit_using(input, k, options, s, &mut ws, &mut Serial)?;
+                let dt = t.elapsed().as_secs_f64();
+                if screened {
+                    slot.clear();
+                    slot.extend_from_slice(sel.picks());
+                } else if slot.as_slice() != sel.picks() && !slot.is_empty() {
+                    return Err("bench: screened and unscreened picks differ".into());
+                }
+                // Rows read per pick of this query.
+                rows.push(sel.rows_read() as f64 / sel.len().max(1) as f64);
+                if timed {
+                    if screened { &mut out.on } else { &mut out.off }.push(dt);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn convert<E>(queries: &[Query], f: impl Fn(f32) -> E) -> Vec<Vec<E>> {
     queries
         .iter()
@@ -413,18 +528,40 @@ pub fn run(args: &BenchArgs) -> CliResult {
         Some(dir) => {
             let data = Dataset::load_dir(dir)?;
             let mut qs = Vec::with_capacity(data.queries.len());
+            let store = &data.memory_embeddings;
+            let d = data.dim();
             for i in 0..data.queries.len() {
                 let mut pool = Vec::new();
-                data.gather_pool(i, &mut pool);
-                qs.push(Query {
-                    query: data.query_embedding(i).to_vec(),
-                    pool,
-                });
+                let query = data.query_embedding(i).to_vec();
+                match args.store_pool {
+                    None => data.gather_pool(i, &mut pool),
+                    Some(n) => {
+                        // The n store rows of largest cosine, descending.
+                        let cos = |r: usize| -> f64 {
+                            let row = &store.data[r * d..(r + 1) * d];
+                            let dot: f64 =
+                                row.iter().zip(&query).map(|(a, b)| (a * b) as f64).sum();
+                            let nn: f64 = row.iter().map(|a| (a * a) as f64).sum::<f64>().sqrt();
+                            dot / nn.max(1e-30)
+                        };
+                        let mut order: Vec<(f64, usize)> =
+                            (0..store.rows).map(|r| (cos(r), r)).collect();
+                        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                        for &(_, r) in order.iter().take(n) {
+                            pool.extend_from_slice(&store.data[r * d..(r + 1) * d]);
+                        }
+                    }
+                }
+                qs.push(Query { query, pool });
             }
             let n = qs.len();
+            let how = match args.store_pool {
+                None => "each query's own pool".to_string(),
+                Some(n) => format!("pools of the {n} store rows nearest each query"),
+            };
             (
                 qs,
-                format!("{} ({n} queries, d = {})", dir.display(), data.dim()),
+                format!("{} ({n} queries, {how}, d = {})", dir.display(), data.dim()),
             )
         }
         None => {
@@ -471,6 +608,67 @@ pub fn run(args: &BenchArgs) -> CliResult {
         .collect();
     let ext = externals();
     let f32_pools: Vec<&[f32]> = queries.iter().map(|q| q.pool.as_slice()).collect();
+    if args.screening == ScreeningArg::Compare {
+        let Method::Pursuit(options) = method else {
+            return Err("bench: --screening compare applies to the pursuit methods only".into());
+        };
+        if args.threads > 1 || args.split > 1 || args.storage == Storage::Int8 {
+            return Err(
+                "bench: --screening compare runs on one thread, f32/f16/bf16 storage".into(),
+            );
+        }
+        let m = match args.storage {
+            Storage::F16 => {
+                let pools = convert(&queries, f16::from_f32);
+                let inputs: Vec<Input<'_, f16>> = queries
+                    .iter()
+                    .zip(&pools)
+                    .map(|(q, m)| Input::with_storage(&q.query, m))
+                    .collect();
+                measure_screening(&inputs, args, &options)?
+            }
+            Storage::Bf16 => {
+                let pools = convert(&queries, bf16::from_f32);
+                let inputs: Vec<Input<'_, bf16>> = queries
+                    .iter()
+                    .zip(&pools)
+                    .map(|(q, m)| Input::with_storage(&q.query, m))
+                    .collect();
+                measure_screening(&inputs, args, &options)?
+            }
+            _ => measure_screening(&f32_inputs, args, &options)?,
+        };
+        let (on, off) = (stats(m.on), stats(m.off));
+        let p = queries
+            .first()
+            .map_or(0, |q| q.pool.len() / q.query.len().max(1));
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let mut text = String::new();
+        writeln!(text, "data:    {source}")?;
+        writeln!(
+            text,
+            "method:  {spec}, K = {}, storage {:?}, single thread, kernels {}",
+            args.budget,
+            args.storage,
+            Isa::detect().name()
+        )?;
+        writeln!(
+            text,
+            "\n| what | median µs | mean µs | p95 µs | min µs | samples |"
+        )?;
+        writeln!(text, "|---|---|---|---|---|---|")?;
+        writeln!(text, "{}", table_row("screened", &on))?;
+        writeln!(text, "{}", table_row("unscreened", &off))?;
+        writeln!(text, "\n{}", ratio_line("screened / unscreened", &on, &off))?;
+        let (ron, roff) = (mean(&m.rows_on), mean(&m.rows_off));
+        writeln!(
+            text,
+            "rows read per pick (the query pass included): screened {ron:.1}, unscreened {roff:.1} (P = {p}): {:.3} of the unscreened bytes",
+            ron / roff.max(1e-9)
+        )?;
+        let _ = m.picks;
+        return emit(&text);
+    }
     let mut verified = None;
     let mut f32_pursuit = None;
     let (samples, picks, roof, ext_samples) = match args.storage {
@@ -490,7 +688,15 @@ pub fn run(args: &BenchArgs) -> CliResult {
             f32_pursuit = Some(m.f32_samples);
             m.timed
         }
-        Storage::F32 => measure(&f32_inputs, args, &method, split.as_mut(), &ext, &f32_pools)?,
+        Storage::F32 => measure(
+            &f32_inputs,
+            args,
+            &method,
+            args.screening.screening(),
+            split.as_mut(),
+            &ext,
+            &f32_pools,
+        )?,
         Storage::F16 => {
             let pools = convert(&queries, f16::from_f32);
             let inputs: Vec<Input<'_, f16>> = queries
@@ -498,7 +704,15 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 .zip(&pools)
                 .map(|(q, m)| Input::with_storage(&q.query, m).with_relevance(relevance))
                 .collect();
-            measure(&inputs, args, &method, split.as_mut(), &[], &[])?
+            measure(
+                &inputs,
+                args,
+                &method,
+                args.screening.screening(),
+                split.as_mut(),
+                &[],
+                &[],
+            )?
         }
         Storage::Bf16 => {
             let pools = convert(&queries, bf16::from_f32);
@@ -507,7 +721,15 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 .zip(&pools)
                 .map(|(q, m)| Input::with_storage(&q.query, m).with_relevance(relevance))
                 .collect();
-            measure(&inputs, args, &method, split.as_mut(), &[], &[])?
+            measure(
+                &inputs,
+                args,
+                &method,
+                args.screening.screening(),
+                split.as_mut(),
+                &[],
+                &[],
+            )?
         }
     };
 
