@@ -25,6 +25,17 @@
 //!   neither covered nor missed; [`Metrics::group_queries`] counts the
 //!   others).
 //!
+//! **Budgets in tokens** ([`EvalOptions::tokens`]): a prompt is budgeted in
+//! tokens, not in memories. With [`TokenCosts`] (each memory's token count,
+//! e.g. [`TokenCosts::whitespace_words`]: the whitespace-separated words of
+//! its text in `memories.jsonl`), the budgets are token budgets C: every
+//! method selects from the pool with no count cap (K = P) and the cost
+//! budget C (the core's `CostBudget`: a pick that no longer fits is
+//! skipped, the selection ends when nothing fits), so all methods are
+//! compared at equal cost. Such selections are not nested, so each method
+//! runs once per budget; [`Metrics::mean_selected`] and
+//! [`Metrics::mean_cost`] report how many memories and tokens were used.
+//!
 //! Uncertainty: for every method and K, a paired bootstrap over queries
 //! ([`Bootstrap`]; 2,000 resamples, seed 0 by default) gives a 95 %
 //! percentile interval of the method's recall and of its recall minus the
@@ -64,6 +75,45 @@ use mempursuit::{
     Error, Input, InputPolicy, Method, Relevance, SelectSpec, Selector, SpecError, Storage,
 };
 
+/// Each memory's cost in tokens, for budgets in tokens
+/// ([`EvalOptions::tokens`]), and the tokenizer that counted them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TokenCosts {
+    /// How the tokens were counted, as the report states it.
+    pub tokenizer: String,
+    /// The token count of memory id i (one per memory embedding row).
+    #[serde(skip)]
+    pub per_memory: Vec<u32>,
+}
+
+impl TokenCosts {
+    /// The tokenizer of [`TokenCosts::whitespace_words`].
+    pub const WHITESPACE_WORDS: &'static str = "whitespace-separated words of each memory's text";
+
+    /// Token counts as the whitespace-separated words of each memory's
+    /// `text` (`str::split_whitespace`; for the HotpotQA fixture the text
+    /// is `"<title>: <sentence>"`, exactly what would enter a prompt).
+    /// Subword tokenizers count more tokens per word (about 1.3 for English
+    /// with GPT-style BPE), but every method is charged alike.
+    ///
+    /// # Errors
+    /// [`EvalError::NoTexts`] when the dataset has no `memories.jsonl` or a
+    /// memory id has no text.
+    pub fn whitespace_words(data: &Dataset) -> Result<Self, EvalError> {
+        let per_memory = (0..data.memory_embeddings.rows)
+            .map(|id| {
+                data.memory_text(id)
+                    .map(|t| u32::try_from(t.split_whitespace().count()).unwrap_or(u32::MAX))
+                    .ok_or(EvalError::NoTexts { memory_id: id })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(TokenCosts {
+            tokenizer: Self::WHITESPACE_WORDS.to_owned(),
+            per_memory,
+        })
+    }
+}
+
 /// A selector with a display name (the table's row label and the key of its
 /// picks in the selections output).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -101,7 +151,8 @@ impl NamedMethod {
     /// The specification's own error ([`SelectSpec::method`]), and
     /// [`SpecError::Conflict`] for the options that [`evaluate`] takes from
     /// elsewhere: `raw_relevance` and `pool_order` (the relevance of every
-    /// method is [`EvalOptions::relevance`]) and a storage other than f32
+    /// method is [`EvalOptions::relevance`]), `cost_budget` (budgets in
+    /// tokens are [`EvalOptions::tokens`]) and a storage other than f32
     /// (the evaluation reads the f32 embeddings).
     pub fn from_spec(spec: &SelectSpec) -> Result<Self, SpecError> {
         if spec.raw_relevance() || spec.pool_order() {
@@ -109,6 +160,13 @@ impl NamedMethod {
                 message: "the evaluation takes the relevance of every method from its own \
                           option (eval --relevance raw or pool-order), not from raw_relevance \
                           or pool_order"
+                    .to_owned(),
+            });
+        }
+        if spec.cost_budget().is_some() {
+            return Err(SpecError::Conflict {
+                message: "the evaluation takes its budgets in tokens from its own option \
+                          (eval --token-budget, costs from the texts), not from cost_budget"
                     .to_owned(),
             });
         }
@@ -179,11 +237,15 @@ pub struct EvalOptions {
     /// `Some`: inject near-copies into every pool before selecting (see
     /// [`crate::copies`]); [`robustness`] compares against the clean pools.
     pub copies: Option<CopyOptions>,
+    /// `Some`: `ks` are budgets in tokens C, with these token counts; every
+    /// method selects with K = P and the cost budget C (module docs).
+    /// `None`: `ks` are budgets K in memories.
+    pub tokens: Option<TokenCosts>,
 }
 
 impl EvalOptions {
-    /// Budgets `ks` with [`RelevanceMode::Auto`], the spec's pools and the
-    /// default [`Bootstrap`].
+    /// Budgets `ks` (in memories) with [`RelevanceMode::Auto`], the spec's
+    /// pools and the default [`Bootstrap`].
     pub fn new(ks: Vec<usize>) -> Self {
         EvalOptions {
             ks,
@@ -191,6 +253,7 @@ impl EvalOptions {
             retrieve: None,
             bootstrap: Bootstrap::default(),
             copies: None,
+            tokens: None,
         }
     }
 }
@@ -211,8 +274,11 @@ pub struct Metrics {
     /// `group_coverage`).
     pub group_queries: usize,
     /// Mean number of memories selected (below K only for pools smaller
-    /// than K or adaptive stopping).
+    /// than K or adaptive stopping; with budgets in tokens, as many as fit).
     pub mean_selected: f64,
+    /// Mean tokens of the selected memories, with budgets in tokens
+    /// ([`EvalOptions::tokens`]); `None` otherwise.
+    pub mean_cost: Option<f64>,
 }
 
 /// Running sums behind a [`Metrics`].
@@ -224,9 +290,15 @@ struct Acc {
     groups: usize,
     group_queries: usize,
     selected: usize,
+    /// Σ tokens of the picks, with budgets in tokens.
+    cost: Option<f64>,
 }
 
 impl Acc {
+    fn add_cost(&mut self, cost: f64) {
+        *self.cost.get_or_insert(0.0) += cost;
+    }
+
     fn add(&mut self, s: &QueryScore, selected: usize) {
         self.n += 1;
         self.recall += s.recall;
@@ -247,6 +319,7 @@ impl Acc {
             group_coverage: self.groups as f64 / self.group_queries.max(1) as f64,
             group_queries: self.group_queries,
             mean_selected: self.selected as f64 / n,
+            mean_cost: self.cost.map(|c| c / n),
         }
     }
 }
@@ -298,7 +371,7 @@ pub struct Interval {
 /// The metrics of one method at one budget.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BudgetResult {
-    /// The budget K.
+    /// The budget: K memories, or C tokens with [`EvalReport::tokenizer`].
     pub k: usize,
     /// Over all queries.
     pub overall: Metrics,
@@ -346,8 +419,12 @@ pub struct QuerySelection {
 /// The result of [`evaluate`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EvalReport {
-    /// The budgets, ascending, distinct.
+    /// The budgets, ascending, distinct: K in memories, or C in tokens when
+    /// [`EvalReport::tokenizer`] is set.
     pub ks: Vec<usize>,
+    /// With budgets in tokens: how the tokens were counted
+    /// ([`TokenCosts::tokenizer`]).
+    pub tokenizer: Option<String>,
     /// Number of queries.
     pub queries: usize,
     /// Number of queries per type (sorted by type name).
@@ -390,6 +467,19 @@ pub enum EvalError {
         /// 1-based line of the query.
         line: usize,
     },
+    /// Budgets in tokens need each memory's text: the dataset has no
+    /// `memories.jsonl`, or it lacks this memory id.
+    NoTexts {
+        /// The first memory id without a text.
+        memory_id: usize,
+    },
+    /// [`TokenCosts::per_memory`] does not hold one count per memory.
+    TokenCostLength {
+        /// The number of memory embeddings.
+        expected: usize,
+        /// The number of counts.
+        found: usize,
+    },
     /// A selector rejected a query's input.
     Select {
         /// 1-based line of the query in `queries.jsonl`.
@@ -416,6 +506,16 @@ impl fmt::Display for EvalError {
             EvalError::ScopeWithoutMemories { line } => write!(
                 f,
                 "query line {line} has a scope, but no memories.jsonl gives the memories' scopes"
+            ),
+            EvalError::NoTexts { memory_id } => write!(
+                f,
+                "budgets in tokens count the words of each memory's text, but memory id \
+                 {memory_id} has none: give the dataset's memories.jsonl (--dir with the file, \
+                 or --memory-texts)"
+            ),
+            EvalError::TokenCostLength { expected, found } => write!(
+                f,
+                "{found} token counts for {expected} memories: give one per memory"
             ),
             EvalError::Select {
                 line,
@@ -568,6 +668,15 @@ pub fn evaluate(
         Some(p) => Some(Retriever::new(data, p)?),
         None => None,
     };
+    let tokens = options.tokens.as_ref();
+    if let Some(t) = tokens {
+        if t.per_memory.len() != data.memory_embeddings.rows {
+            return Err(EvalError::TokenCostLength {
+                expected: data.memory_embeddings.rows,
+                found: t.per_memory.len(),
+            });
+        }
+    }
 
     let mut types: BTreeMap<String, usize> = BTreeMap::new();
     for q in &data.queries {
@@ -585,6 +694,7 @@ pub fn evaluate(
     let mut selections = Vec::with_capacity(nq);
     let mut selector = Selector::new();
     let mut pool_buf = Vec::new();
+    let mut pool_costs: Vec<f32> = Vec::new();
     let mut ids = Vec::new();
 
     for (qi, spec) in data.queries.iter().enumerate() {
@@ -616,9 +726,20 @@ pub fn evaluate(
             _ => Relevance::Similarity,
         };
         let input = Input::new(data.query_embedding(qi), pool_buf).with_relevance(relevance);
+        pool_costs.clear();
+        if let Some(t) = tokens {
+            pool_costs.extend(pool.iter().map(|&id| t.per_memory[id] as f32));
+        }
+        let pool_costs = &pool_costs[..];
         let mut picks_at_max = Vec::with_capacity(methods.len());
         for (mi, nm) in methods.iter().enumerate() {
+            // Budget `k`: K memories, or with token costs C = k tokens and
+            // no count cap (K = P).
             let mut run = |k: usize| {
+                let (input, k) = match tokens {
+                    Some(_) => (input.with_costs(pool_costs, k as f64), pool.len()),
+                    None => (input, k),
+                };
                 selector
                     .select(&input, k, &nm.method)
                     .map_err(|error| EvalError::Select {
@@ -632,11 +753,14 @@ pub fn evaluate(
                         error,
                     })
             };
-            let nested = nm.method.is_nested();
+            // Selections under a cost budget are not nested.
+            let nested = nm.method.is_nested() && tokens.is_none();
             let full = run(k_max)?;
             for (ki, &k) in ks.iter().enumerate() {
                 let own;
-                let sel_picks: &[usize] = if nested || k == k_max {
+                let sel_picks: &[usize] = if tokens.is_some() && k == k_max {
+                    &full.picks
+                } else if nested || k == k_max {
                     &full.picks[..k.min(full.picks.len())]
                 } else {
                     own = run(k)?;
@@ -647,10 +771,13 @@ pub fn evaluate(
                 let score = score_query(spec, &ids);
                 let (all, by_type, per_query) = &mut acc[mi][ki];
                 all.add(&score, ids.len());
-                by_type
-                    .entry(spec.kind.as_str())
-                    .or_default()
-                    .add(&score, ids.len());
+                let typed = by_type.entry(spec.kind.as_str()).or_default();
+                typed.add(&score, ids.len());
+                if tokens.is_some() {
+                    let cost: f64 = sel_picks.iter().map(|&p| f64::from(pool_costs[p])).sum();
+                    all.add_cost(cost);
+                    typed.add_cost(cost);
+                }
                 per_query.push(score.recall);
             }
             picks_at_max.push(full.picks.iter().map(|&p| pool[p]).collect());
@@ -698,6 +825,7 @@ pub fn evaluate(
         .collect();
     Ok(EvalReport {
         ks,
+        tokenizer: tokens.map(|t| t.tokenizer.clone()),
         queries: nq,
         types,
         relevance: options.relevance,
@@ -970,7 +1098,9 @@ impl EvalReport {
     /// over all queries and (when there are several types) per query type,
     /// then recall minus top-K with its interval. A row is the method's
     /// name, K and the percentages separated by spaces; with names of up to
-    /// 11 characters and two query types it fits in 100 columns.
+    /// 11 characters and two query types it fits in 100 columns. With
+    /// budgets in tokens the budget column is `tokens` and a `picks` column
+    /// (the mean number of memories that fit) follows it.
     pub fn table(&self) -> String {
         const COL: usize = 7;
         let type_names: Vec<&String> = if self.types.len() > 1 {
@@ -985,7 +1115,16 @@ impl EvalReport {
             .max()
             .unwrap_or(0)
             .max(6);
-        let lead = name_w + 5;
+        let tokens = self.tokenizer.is_some();
+        // The budget column: K, or tokens (with the mean picks after it).
+        let (budget_label, budget_w) = if tokens {
+            let digits = self.ks.last().map_or(1, |k| k.to_string().len());
+            ("tokens", digits.max(6))
+        } else {
+            ("K", 3)
+        };
+        let picks_w = if tokens { 6 } else { 0 };
+        let lead = name_w + budget_w + 2 + picks_w;
         let block = 3 * COL;
         let mut out = String::new();
         // Header line 1: block titles.
@@ -1004,7 +1143,10 @@ impl EvalReport {
         }
         out.push_str(h1.trim_end());
         out.push('\n');
-        let mut h2 = format!("{:<name_w$} {:>3} ", "method", "K");
+        let mut h2 = format!("{:<name_w$} {budget_label:>budget_w$} ", "method");
+        if tokens {
+            let _ = write!(h2, "{:>5} ", "picks");
+        }
         for _ in &titles {
             let _ = write!(h2, "{:>COL$}{:>COL$}{:>COL$}", "recall", "full", "groups");
         }
@@ -1025,7 +1167,10 @@ impl EvalReport {
                 out.push('\n');
             }
             for b in &m.budgets {
-                let mut row = format!("{:<name_w$} {:>3} ", m.name, b.k);
+                let mut row = format!("{:<name_w$} {:>budget_w$} ", m.name, b.k);
+                if tokens {
+                    let _ = write!(row, "{:>5.1} ", b.overall.mean_selected);
+                }
                 let mut cells = vec![b.overall];
                 for t in &type_names {
                     cells.push(b.by_type.get(*t).copied().unwrap_or_default());
@@ -1055,9 +1200,10 @@ impl EvalReport {
         let c = &self.ceiling;
         let _ = writeln!(
             out,
-            "{:<name_w$} {:>3} {:>COL$.1}{:>COL$.1}{:>COL$.1}   (every pool member picked; mean pool {:.1})",
+            "{:<name_w$} {:>budget_w$} {:picks_w$}{:>COL$.1}{:>COL$.1}{:>COL$.1}   (every pool member picked; mean pool {:.1})",
             "pool ceiling",
             "all",
+            "",
             100.0 * c.evidence_recall,
             100.0 * c.complete_coverage,
             100.0 * c.group_coverage,
@@ -1075,6 +1221,14 @@ impl EvalReport {
                 "\nvs top-K: recall minus top-K's, in points, with its 95 % percentile interval \
                  (paired\nbootstrap over queries, {} resamples, seed {}).",
                 self.bootstrap.resamples, self.bootstrap.seed
+            );
+        }
+        if let Some(t) = &self.tokenizer {
+            let _ = write!(
+                out,
+                "\ntokens: the budget in tokens, here the {t};\nevery method picks \
+                 from the whole pool until nothing more fits (a pick that no longer fits\nis \
+                 skipped); picks: the mean number of memories selected."
             );
         }
         if let Some(p) = self.retrieve {

@@ -271,6 +271,7 @@ pub fn tune(data: &Dataset, options: &TuneOptions) -> Result<TuneReport, TuneErr
                 ..options.bootstrap
             },
             copies: None,
+            tokens: None,
         },
     )?;
     // recall[s][ki][q]

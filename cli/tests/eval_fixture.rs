@@ -15,7 +15,8 @@ use mempursuit::npy::Matrix;
 use mempursuit::{InputPolicy, Method, MmrOptions, PursuitOptions, Stopping};
 use mempursuit_cli::dataset::{Dataset, Memory, QuerySpec};
 use mempursuit_cli::eval::{
-    evaluate, score_query, Bootstrap, EvalOptions, EvalReport, NamedMethod, RelevanceMode,
+    evaluate, score_query, Bootstrap, EvalError, EvalOptions, EvalReport, NamedMethod,
+    RelevanceMode, TokenCosts,
 };
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini");
@@ -627,4 +628,158 @@ fn robustness_to_copies_on_the_fixture() {
         CopyOptions::new(1.0)
     )
     .is_err());
+}
+
+/// Budgets in tokens on the fixture: the whitespace words of the texts,
+/// every method at the same budgets. The selections never cost more than
+/// the budget, top-K is the greedy pass of the oracle order, and nothing
+/// more fits for any method.
+#[test]
+fn token_budgets_on_the_fixture() {
+    let data = fixture();
+    let tokens = TokenCosts::whitespace_words(&data).unwrap();
+    assert_eq!(tokens.tokenizer, TokenCosts::WHITESPACE_WORDS);
+    assert_eq!(
+        tokens.per_memory[0] as usize,
+        data.memory_text(0).unwrap().split_whitespace().count()
+    );
+    let mut all = methods();
+    all.extend(recommended_methods().into_iter().skip(1));
+    for budget in [40usize, 120, 300] {
+        let opts = EvalOptions {
+            bootstrap: Bootstrap {
+                resamples: 0,
+                seed: 0,
+            },
+            tokens: Some(tokens.clone()),
+            ..EvalOptions::new(vec![budget])
+        };
+        let r = evaluate(&data, &all, &opts).unwrap();
+        assert_eq!(r.tokenizer.as_deref(), Some(TokenCosts::WHITESPACE_WORDS));
+        let mut topk_selected = 0.0;
+        for (mi, m) in r.methods.iter().enumerate() {
+            let (mut cost_sum, mut n_sum) = (0.0, 0usize);
+            for (qi, sel) in r.selections.iter().enumerate() {
+                let picks = &sel.picks[mi];
+                let cost: u32 = picks.iter().map(|&id| tokens.per_memory[id]).sum();
+                assert!(cost as usize <= budget, "{} q{qi}: {cost}", m.name);
+                cost_sum += f64::from(cost);
+                n_sum += picks.len();
+                // Nothing more fits (adaptive stopping may stop earlier).
+                if m.name != "MemPursuit-adaptive" {
+                    let spec = &data.queries[qi];
+                    let cheapest = spec
+                        .pool
+                        .iter()
+                        .filter(|id| !picks.contains(id))
+                        .map(|&id| tokens.per_memory[id])
+                        .min()
+                        .unwrap_or(u32::MAX);
+                    assert!(
+                        (cost + cheapest) as usize > budget,
+                        "{} q{qi}: {cost} + {cheapest} <= {budget}",
+                        m.name
+                    );
+                }
+                if mi == 0 {
+                    // Top-K: the oracle's cosine order, each taken if it fits.
+                    let mut spent = 0usize;
+                    let greedy: Vec<usize> = oracle_top_k(&data, qi, usize::MAX)
+                        .into_iter()
+                        .filter(|&id| {
+                            let c = tokens.per_memory[id] as usize;
+                            let fits = spent + c <= budget;
+                            spent += if fits { c } else { 0 };
+                            fits
+                        })
+                        .collect();
+                    assert_eq!(picks, &greedy, "q{qi}");
+                }
+            }
+            let o = m.budgets[0].overall;
+            let q = r.queries as f64;
+            assert!((o.mean_cost.unwrap() - cost_sum / q).abs() < 1e-9);
+            assert!((o.mean_selected - n_sum as f64 / q).abs() < 1e-12);
+            if mi == 0 {
+                topk_selected = o.mean_selected;
+            }
+        }
+        assert!(topk_selected > 0.0);
+    }
+    // The table names the budget unit and the tokenizer.
+    let opts = EvalOptions {
+        tokens: Some(tokens.clone()),
+        ..EvalOptions::new(vec![100, 200])
+    };
+    let r = evaluate(&data, &recommended_methods(), &opts).unwrap();
+    let table = r.table();
+    assert!(
+        table.contains("method      tokens picks  recall"),
+        "{table}"
+    );
+    assert!(table.contains(TokenCosts::WHITESPACE_WORDS), "{table}");
+    assert!(r.methods[1].budgets[1].delta_vs_topk.is_some());
+}
+
+/// With one token per memory, a budget of C tokens is the count budget
+/// K = C for every method: the same picks.
+#[test]
+fn unit_token_costs_are_the_count_budget() {
+    let data = fixture();
+    let ones = TokenCosts {
+        tokenizer: "one per memory".into(),
+        per_memory: vec![1; data.memory_embeddings.rows],
+    };
+    let mut all = methods();
+    all.extend(recommended_methods().into_iter().skip(1));
+    let ks = vec![3, 5, 10];
+    let by_count = evaluate(&data, &all, &EvalOptions::new(ks.clone())).unwrap();
+    let by_tokens = evaluate(
+        &data,
+        &all,
+        &EvalOptions {
+            tokens: Some(ones),
+            ..EvalOptions::new(ks.clone())
+        },
+    )
+    .unwrap();
+    for (a, b) in by_count.methods.iter().zip(&by_tokens.methods) {
+        for (x, y) in a.budgets.iter().zip(&b.budgets) {
+            assert_eq!(x.per_query_recall, y.per_query_recall, "{} {}", a.name, x.k);
+            assert_eq!(x.overall.mean_selected, y.overall.mean_selected);
+            assert_eq!(y.overall.mean_cost, Some(y.overall.mean_selected));
+        }
+    }
+    for (a, b) in by_count.selections.iter().zip(&by_tokens.selections) {
+        assert_eq!(a.picks, b.picks);
+    }
+}
+
+#[test]
+fn token_budgets_need_the_texts() {
+    let data = tiny(None);
+    let e = TokenCosts::whitespace_words(&data).unwrap_err();
+    assert_eq!(e, EvalError::NoTexts { memory_id: 0 });
+    assert!(e.to_string().contains("memory id 0 has none"), "{e}");
+    let short = TokenCosts {
+        tokenizer: "t".into(),
+        per_memory: vec![1, 2],
+    };
+    let top = [NamedMethod::new(
+        "top-K",
+        Method::TopK(InputPolicy::default()),
+    )];
+    let e = evaluate(
+        &data,
+        &top,
+        &EvalOptions {
+            tokens: Some(short),
+            ..EvalOptions::new(vec![3])
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "2 token counts for 4 memories: give one per memory"
+    );
 }

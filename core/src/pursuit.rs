@@ -6,7 +6,7 @@
 use crate::cholesky::accepts_pivot;
 use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
-use crate::input::{prepare, Input};
+use crate::input::{prepare, Input, Spend};
 use crate::kernels::sealed::Rows;
 use crate::kernels::Isa;
 use crate::kernels::{self, Element, Executor, Serial};
@@ -104,13 +104,14 @@ pub fn pursuit_using<'w, E: Element>(
         exec: executor,
     };
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
+    let spend = &mut Spend::new(input.cost_budget);
     let len = if screening.screens(p, k_eff) {
         let f32_rows = f32_rows(rows);
         let mut scorer = ScreenedScorer::new(&mut pass, f32_rows, k_eff, ws);
         if options.is_centroid() {
-            centroid_loop(&mut scorer, k_eff, options, ws)
+            centroid_loop(&mut scorer, k_eff, options, spend, ws)
         } else {
-            qp_loop(&mut scorer, &parts, k_eff, options, ws)
+            qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
         }
     } else {
         let mut scorer = F32Scorer {
@@ -120,9 +121,9 @@ pub fn pursuit_using<'w, E: Element>(
             rows_read: p as u32,
         };
         if options.is_centroid() {
-            centroid_loop(&mut scorer, k_eff, options, ws)
+            centroid_loop(&mut scorer, k_eff, options, spend, ws)
         } else {
-            qp_loop(&mut scorer, &parts, k_eff, options, ws)
+            qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
         }
     };
     let ws: &'w Workspace<'_> = ws;
@@ -541,6 +542,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     parts: &ExactParts<'_>,
     k_eff: usize,
     options: &PursuitOptions,
+    spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let (gamma, kappa) = (options.gamma, options.ridge);
@@ -561,7 +563,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     let mut t = 0;
     while t < k_eff {
         let Some(i) = st.next.pick else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         // 1. Admit: the pick's pass (no kept row for relevance-fill picks).
@@ -589,6 +591,8 @@ pub(crate) fn qp_loop<S: Scorer>(
         }
         ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
+        // The candidates that no longer fit the cost budget leave the pool.
+        spend.after_pick(ws, i);
         if st.fill {
             ws.steps[t] = Step {
                 dependent,
@@ -786,6 +790,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
     scorer: &mut S,
     k_eff: usize,
     options: &PursuitOptions,
+    spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let p = ws.pool;
@@ -802,12 +807,14 @@ pub(crate) fn centroid_loop<S: Scorer>(
     let mut t = 0;
     while t < k_eff {
         let Some(i) = next.pick else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         let score = ws.u[i] as f64;
         ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
+        // The candidates that no longer fit the cost budget leave the pool.
+        spend.after_pick(ws, i);
         let (acc_i, g_ii) = scorer.admit_centroid(ws, i, t);
         total += 2.0 * acc_i as f64 + g_ii as f64;
         sum_b += ws.b[i] as f64;

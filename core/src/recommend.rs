@@ -92,7 +92,7 @@
 //! near-copies; the previous rule's two passes of the query are one).
 
 use crate::error::Error;
-use crate::input::{prepare, Input, Relevance};
+use crate::input::{prepare, CostBudget, Input, Relevance, Spend};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
 use crate::pursuit::{gram_row_into, Passes};
@@ -257,6 +257,40 @@ fn statistics(ws: &mut Workspace<'_>, budget: usize) -> (f64, bool) {
     (depth, cosine_ordered)
 }
 
+/// The number of picks top-K makes with budget K (`budget`) under the cost
+/// budget `cb`, on the relevance and states of the input phase: the
+/// available candidates in top-K's order (ρ descending, ties by the query
+/// cosine, then by index), each taken while it fits (Σ of the costs taken
+/// so far + its cost ≤ C, in f64 in pick order), until K are taken. Uses
+/// the workspace's index order as scratch. O(P log P).
+fn top_k_count(cb: &CostBudget<'_>, budget: usize, ws: &mut Workspace<'_>) -> usize {
+    let p = ws.pool;
+    let mut n = 0;
+    for i in 0..p {
+        if ws.states.is_available(i) {
+            ws.order[n] = i;
+            n += 1;
+        }
+    }
+    let (rho, b) = (&ws.rho[..p], &ws.b[..p]);
+    let order = &mut ws.order[..n];
+    // Finite values here (usable candidates): the comparisons of top-K.
+    let desc = |x: f32, y: f32| y.partial_cmp(&x).unwrap_or(core::cmp::Ordering::Equal);
+    order.sort_unstable_by(|&i, &j| desc(rho[i], rho[j]).then(desc(b[i], b[j])).then(i.cmp(&j)));
+    let (mut spent, mut count) = (0.0f64, 0);
+    for &i in order.iter() {
+        if count == budget {
+            break;
+        }
+        let c = cb.costs[i] as f64;
+        if spent + c <= cb.total {
+            spent += c;
+            count += 1;
+        }
+    }
+    count
+}
+
 /// [`prepare`] on the unit-free relevance, [`merge_duplicates`] and the
 /// rule's statistics: the shared first half of [`recommend`] and
 /// [`recommended_with`].
@@ -269,8 +303,14 @@ fn prepare_recommended<E: Element>(
 ) -> Result<(Recommendation, usize), Error> {
     let input = input.with_relevance(input.relevance.unit_free());
     let prep = prepare(&input, budget, policy, ws, executor)?;
+    // With costs, the budget reaches down as far as top-K's picks under
+    // them: K becomes the number of picks top-K makes.
+    let depth_budget = match input.cost_budget {
+        Some(cb) => top_k_count(&cb, budget, ws),
+        None => budget,
+    };
     let duplicates = merge_duplicates(input.candidates, prep.dim, ws);
-    let (depth, cosine_ordered) = statistics(ws, budget);
+    let (depth, cosine_ordered) = statistics(ws, depth_budget);
     Ok((
         Recommendation {
             gamma: gamma_of(depth, cosine_ordered),
@@ -362,7 +402,8 @@ pub fn recommended_with<'w, E: Element>(
         d,
         exec: executor,
     };
-    let len = represented_loop(&mut pass, k_eff, rec.gamma, RECOMMENDED_THETA, ws);
+    let spend = &mut Spend::new(input.cost_budget);
+    let len = represented_loop(&mut pass, k_eff, rec.gamma, RECOMMENDED_THETA, spend, ws);
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(len, true))
 }
@@ -458,6 +499,7 @@ fn represented_loop(
     k_eff: usize,
     gamma: f64,
     theta: f64,
+    spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let p = ws.pool;
@@ -471,7 +513,7 @@ fn represented_loop(
     let mut t = 0;
     while t < k_eff {
         let Some((i, dependent)) = choose(ws) else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         gram_row_into(pass, i, 0, ws);
@@ -486,6 +528,8 @@ fn represented_loop(
         let acc_i = ws.gram_sum[i];
         ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
+        // The candidates that no longer fit the cost budget leave the pool.
+        spend.after_pick(ws, i);
         mark_represented(ws, i, r, theta);
         let g_ii = ws.gram[i];
         total += 2.0 * acc_i as f64 + g_ii as f64;

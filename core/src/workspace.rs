@@ -133,6 +133,8 @@ pub struct Workspace<'a> {
     pub(crate) pool: usize,
     pub(crate) excluded: usize,
     pub(crate) skipped: usize,
+    /// Candidates marked over the cost budget (`CandidateState::OverBudget`).
+    pub(crate) over_budget: usize,
     pub(crate) stop: StopReason,
 }
 
@@ -309,6 +311,7 @@ impl<'a> Workspace<'a> {
             pool: 0,
             excluded: 0,
             skipped: 0,
+            over_budget: 0,
             stop: StopReason::Budget,
         }
     }

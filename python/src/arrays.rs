@@ -33,6 +33,7 @@ pub(crate) enum Role {
     Query,
     Candidates,
     Relevance,
+    Costs,
 }
 
 /// An array argument: its name in messages (`candidates`, `pools[3]`), its
@@ -140,6 +141,7 @@ fn location(arg: &Arg<'_>, index: &[usize]) -> String {
         (Role::Candidates, [row, col]) => format!("{prefix}candidate {row}: element {col}"),
         (Role::Candidates, _) => format!("{prefix}{}: element {index:?}", arg.name),
         (Role::Relevance, _) => format!("{prefix}relevance {last}"),
+        (Role::Costs, _) => format!("{prefix}cost {last}"),
     }
 }
 
@@ -174,6 +176,7 @@ fn check_range(
         Role::Query => "normalize the query (only its direction is used)",
         Role::Candidates => "normalize the rows (only their directions are used)",
         Role::Relevance => "rescale the scores",
+        Role::Costs => "rescale the costs and the cost budget",
     };
     Err(errors::input(
         py,

@@ -51,6 +51,7 @@ OPTION_KEYS = [
     "mmr_lambda",
     "raw_relevance",
     "pool_order",
+    "cost_budget",
     "adaptive",
     "at_pool_optimum",
     "optimum_tolerance",
@@ -72,9 +73,9 @@ def test_keywords_are_the_rust_options():
     (the library's default)."""
     assert list(mempursuit.OPTIONS) == OPTION_KEYS
     for f, extra in [
-        (mempursuit.select, ["relevance"]),
-        (mempursuit.Selector.select, ["relevance"]),
-        (mempursuit.select_batch, ["relevance", "offsets", "threads"]),
+        (mempursuit.select, ["relevance", "costs"]),
+        (mempursuit.Selector.select, ["relevance", "costs"]),
+        (mempursuit.select_batch, ["relevance", "costs", "offsets", "threads"]),
     ]:
         assert keyword_names(f) == extra + list(mempursuit.OPTIONS), f
         params = inspect.signature(f).parameters
@@ -90,6 +91,48 @@ def test_keywords_are_the_rust_options():
     assert mempursuit.OPTIONS["adaptive"]["type"] == "bool"
     with pytest.raises(TypeError):
         mempursuit.OPTIONS["gamma"] = {}  # read-only
+
+
+def test_costs_and_a_cost_budget():
+    """Budgets in tokens: costs (any real dtype, one per candidate) with
+    cost_budget; a pick that no longer fits is skipped; the errors."""
+    tokens = np.array([40, 35, 70])  # int64 token counts
+    for method in mempursuit.METHODS:
+        sel = mempursuit.select(QUERY, POOL, 3, method=method, costs=tokens, cost_budget=100)
+        # Row 2 (B, 70 tokens) no longer fits after row 0 (40): row 1 (35).
+        assert sel.picks.tolist() == [0, 1], method
+        assert sel.stop_reason == "cost_budget"
+        assert tokens[sel.picks].sum() <= 100
+    for costs in ([40.0, 35.0, 70.0], np.array([40, 35, 70], dtype=np.float32)):
+        sel = mempursuit.Selector().select(QUERY, POOL, 3, method="pursuit", costs=costs,
+                                           cost_budget=110.0)
+        assert sel.picks.tolist() == [0, 2] and sel.stop_reason == "cost_budget"
+    # Unit costs: the count budget's picks.
+    for k in range(4):
+        ones = mempursuit.select(QUERY, POOL, 10, method="pursuit", costs=np.ones(3), cost_budget=k)
+        assert ones.picks.tolist() == mempursuit.select(QUERY, POOL, k, method="pursuit").picks.tolist()
+    # select_batch: costs per pool.
+    (a, b) = mempursuit.select_batch([QUERY, QUERY], [POOL, POOL], 3, costs=[tokens, [1, 1, 1]],
+                                     cost_budget=100, method="topk")
+    assert a.picks.tolist() == [0, 1] and b.picks.tolist() == [0, 1, 2]
+    errors = [
+        (dict(costs=tokens), "option", "costs need a cost budget (the most the picks may cost in total)"),
+        (dict(cost_budget=5), "option", "a cost budget needs costs (one per candidate, e.g. its token count)"),
+        (dict(costs=tokens, cost_budget=-1), "option", "cost budget -1 must be finite and >= 0"),
+        (dict(costs=[1, -2, 3], cost_budget=5), "input", "cost 1 is -2; costs must be finite and >= 0"),
+        (dict(costs=[1, 2], cost_budget=5), "input", "costs have 2 entries but the pool has 3 candidates"),
+        (dict(costs=[[1, 2, 3]], cost_budget=5), "input", "costs must have shape (P,), got (1, 3)"),
+        (dict(costs=[1, np.nan, 3], cost_budget=5), "input", "cost 1 is NaN; costs must be finite and >= 0"),
+    ]
+    for kwargs, kind, message in errors:
+        with pytest.raises(mempursuit.MemPursuitError) as e:
+            mempursuit.select(QUERY, POOL, 3, **kwargs)
+        assert (e.value.kind, str(e.value)) == (kind, message), kwargs
+    with pytest.raises(mempursuit.MemPursuitError, match="^pair 1: cost 0 is -1;"):
+        mempursuit.select_batch([QUERY, QUERY], [POOL, POOL], 3, costs=[tokens, [-1, 1, 1]],
+                                cost_budget=5)
+    with pytest.raises(mempursuit.MemPursuitError, match="^2 queries but 1 cost vectors"):
+        mempursuit.select_batch([QUERY, QUERY], [POOL, POOL], 3, costs=[tokens], cost_budget=5)
 
 
 def test_methods():

@@ -7,7 +7,7 @@ use mempursuit::{MethodName, SelectSpec};
 use mempursuit_cli::copies::CopyOptions;
 use mempursuit_cli::dataset::{Dataset, DatasetPaths};
 use mempursuit_cli::eval::{
-    evaluate, robustness, Bootstrap, EvalOptions, NamedMethod, RelevanceMode,
+    evaluate, robustness, Bootstrap, EvalOptions, NamedMethod, RelevanceMode, TokenCosts,
 };
 
 use crate::spec_args::{self, method_names, SpecArgs};
@@ -109,6 +109,18 @@ pub struct EvalArgs {
         default_value = "3,5,10,20"
     )]
     pub k: Vec<usize>,
+    /// Budgets in tokens instead of memories, comma-separated: every method
+    /// picks from the whole pool until nothing more fits in N tokens (a pick
+    /// that no longer fits is skipped), so all methods are compared at equal
+    /// prompt cost. Tokens are the whitespace-separated words of each
+    /// memory's text (memories.jsonl).
+    #[arg(
+        long = "token-budget",
+        value_name = "N,...",
+        value_delimiter = ',',
+        conflicts_with = "k"
+    )]
+    pub token_budget: Vec<usize>,
     /// Selectors by method name, comma-separated (see also --method); one
     /// table row each, named by the specification's text form. With
     /// neither --methods nor --method: every method, top-K first.
@@ -202,9 +214,17 @@ fn notice_budget_above_pools(data: &Dataset, ks: &[usize], retrieve: Option<usiz
 pub fn run(args: &EvalArgs) -> CliResult {
     let (data, label) = args.data.load()?;
     let methods = selectors(args)?;
-    notice_budget_above_pools(&data, &args.k, args.data.retrieve);
+    let (ks, tokens) = if args.token_budget.is_empty() {
+        notice_budget_above_pools(&data, &args.k, args.data.retrieve);
+        (args.k.clone(), None)
+    } else {
+        (
+            args.token_budget.clone(),
+            Some(TokenCosts::whitespace_words(&data)?),
+        )
+    };
     let options = EvalOptions {
-        ks: args.k.clone(),
+        ks,
         relevance: args.data.relevance_mode(),
         retrieve: args.data.retrieve,
         bootstrap: Bootstrap {
@@ -212,6 +232,7 @@ pub fn run(args: &EvalArgs) -> CliResult {
             seed: args.seed,
         },
         copies: None,
+        tokens,
     };
     if !args.copies.copy_cosine.is_empty() {
         return run_robustness(args, &data, &label, &methods, &options);
@@ -222,8 +243,17 @@ pub fn run(args: &EvalArgs) -> CliResult {
             .map_err(|e| format!("{}: {e}", out.display()))?;
     }
     if let Some(plot) = &args.plot {
-        let svg =
-            mempursuit_cli::plot::recall_svg(&report, &format!("evidence recall vs K: {label}"))?;
+        let svg = mempursuit_cli::plot::recall_svg(
+            &report,
+            &format!(
+                "evidence recall vs {}: {label}",
+                if report.tokenizer.is_some() {
+                    "tokens"
+                } else {
+                    "K"
+                }
+            ),
+        )?;
         std::fs::write(plot, svg).map_err(|e| format!("{}: {e}", plot.display()))?;
     }
     if args.json {
