@@ -621,8 +621,6 @@ fn check_batch_shapes(
 ///     (kind input); threads < 1 (kind option).
 /// TypeError
 ///     As ``select``; ``offsets`` not of an integer dtype.
-// The arguments are the Python signature's, one per parameter.
-#[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(
     signature = (queries, pools, k, *, relevance=None, costs=None, offsets=None, threads=None, **options),
