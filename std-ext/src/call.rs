@@ -10,7 +10,7 @@ use std::fmt;
 use mempursuit_core::half::{bf16, f16};
 #[cfg(feature = "half")]
 use mempursuit_core::Element;
-use mempursuit_core::{recommend, Error, ErrorKind, Input, Method};
+use mempursuit_core::{Error, ErrorKind, Input, Method};
 
 use crate::spec::{SelectSpec, SpecError, Storage};
 use crate::{Int8Candidates, ReserveError, Selection, Selector};
@@ -259,29 +259,16 @@ impl Selector {
                 };
                 // The int8 pursuit returns the f32 pursuit's selection bit for
                 // bit, so the f32 path gives the same result wherever the int8
-                // copy cannot be made (a row the f32 path reports or excludes)
-                // and for top-K and MMR, which have no pass to save.
+                // copy cannot be made (a row the f32 path reports or excludes),
+                // for top-K and MMR, which have no pass to save, and for the
+                // recommended setting, whose rules on duplicates and
+                // represented candidates read f32 Gram rows.
                 let int8 = match method {
-                    Method::Pursuit(_) | Method::Recommended(_) => {
-                        Int8Candidates::quantize(&rows, d).ok()
-                    }
+                    Method::Pursuit(_) => Int8Candidates::quantize(&rows, d).ok(),
                     _ => None,
                 };
-                let (Some(int8), Method::Pursuit(_) | Method::Recommended(_)) = (int8, method)
-                else {
+                let (Some(int8), Method::Pursuit(options)) = (int8, method) else {
                     return Ok(self.select(&input, budget, &method)?);
-                };
-                let (options, input) = match method {
-                    Method::Recommended(policy) => {
-                        let p = input.pool_size().unwrap_or(0);
-                        let mut ws = self
-                            .try_workspace(p, budget.min(p))
-                            .map_err(CallError::Reserve)?;
-                        let options = recommend(&input, budget, &policy, &mut ws)?.options();
-                        (options, input.with_relevance(input.relevance.unit_free()))
-                    }
-                    Method::Pursuit(o) => (o, input),
-                    _ => return Ok(self.select(&input, budget, &method)?),
                 };
                 Ok(self.select_int8(&input, &int8, budget, &options)?)
             }

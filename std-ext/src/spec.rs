@@ -106,9 +106,11 @@
 //! `f16` and `bf16` halve the bytes each pass over the candidates reads; the
 //! selection equals the f32 selection on the rounded values. `int8` runs
 //! the certified int8 pursuit ([`pursuit_int8`](crate::pursuit_int8)) for
-//! the pursuit family (`recommended`, `pursuit`, `centroid`), whose
-//! selection equals the f32 pursuit's bit for bit; top-K and MMR read the
-//! f32 rows (the same result). Conversions happen once per call in
+//! `pursuit` and `centroid`, whose selection equals the f32 pursuit's bit
+//! for bit (and which itself reads the f32 rows where int8 passes do not
+//! pay: `Int8Passes::Auto`); `recommended` (whose rules on repeated
+//! memories read f32 Gram rows), top-K and MMR read the f32 rows: the same
+//! result as `f32`. Conversions happen once per call in
 //! [`Selector::select_spec`](crate::Selector::select_spec); a value outside
 //! the storage's range is an error naming the row, the element and the
 //! value ([`StorageError`](crate::StorageError)).
