@@ -46,7 +46,10 @@ echo "== virtual environment: maturin, numpy, pytest, hypothesis, mypy (stub che
 "$venv/bin/python" -m pip --version
 
 echo "== pip install ./python with the integrations' and Arrow's extras, and Ray Data"
-"$venv/bin/python" -m pip install "./python[haystack,llama-index,langchain,arrow]" \
+# The wheel is built without LTO and with parallel codegen units: the tests
+# check behaviour, not speed, and this halves the build on 2 cores.
+CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+  "$venv/bin/python" -m pip install "./python[haystack,llama-index,langchain,arrow]" \
   -r python/tests/integrations/requirements.txt -r python/tests/arrow/requirements.txt
 "$venv/bin/python" -m pip list 2>/dev/null | grep -iE '^(haystack-ai|llama-index-core|langchain-core|langchain-classic|pyarrow|ray) '
 "$venv/bin/python" -c "import mempursuit; print('mempursuit', mempursuit.__version__, mempursuit.__file__)"

@@ -1175,3 +1175,35 @@ fn eval_at_equal_token_budgets() {
     ]);
     assert_clean_failure(&o, &["memory id 0 has none", "--memory-texts"]);
 }
+
+/// README's token-budget command, as pasted (continuation lines joined,
+/// `$DIR` = the committed mini fixture): it runs, and prints a row per
+/// method and budget.
+#[test]
+fn readme_token_budget_command_runs_on_the_mini_fixture() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md beside the workspace manifest");
+    let block = readme
+        .split("```bash\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.contains("--token-budget"))
+        .expect("README has a bash block with `--token-budget`");
+    let line = block.replace("\\\n", " ").replace("$DIR", FIXTURE);
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(words[..2], ["mempursuit", "eval"], "{line}");
+    let out = run(&words[1..]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for method in ["topk", "mmr", "pursuit", "recommended"] {
+        for tokens in ["50", "100", "200", "400"] {
+            assert!(
+                text.lines().any(|l| {
+                    let mut w = l.split_whitespace();
+                    w.next() == Some(method) && w.next() == Some(tokens)
+                }),
+                "no row for {method} at {tokens} tokens:\n{text}"
+            );
+        }
+    }
+}
