@@ -10,19 +10,21 @@
 #     extension, stable ABI) with the framework versions of
 #     python/tests/integrations/requirements.txt (about 70 s and 300 MB more
 #     than the package alone, downloads without a pip cache) and pyarrow
-#     and Ray Data from python/tests/arrow/requirements.txt (34 s and
-#     500 MB more, measured the same way);
+#     from python/tests/arrow/requirements.txt;
 #  3. the Rust API's reference outputs: native orders (the `mempursuit`
 #     crate's Selector on the mini fixture, synthetic pools and the
 #     embedded-check data) and `mempursuit demo`'s text;
 #  4. pytest python/tests against them (exit 5, no test collected, fails),
 #     including the conformance vectors (tests/conformance/vectors.json),
 #     the hostile-input suite, the README snippets, mypy's stubtest of the
-#     type stubs, the framework integrations and mempursuit.arrow with the
-#     Ray Data recipe on a local Ray of 2 CPUs (about 30 s, 10 of them
-#     Ray's start)
-#     (MEMPURSUIT_REQUIRE_INTEGRATIONS=1: a missing framework, pyarrow or
-#     Ray fails instead of skipping).
+#     type stubs, the framework integrations and mempursuit.arrow
+#     (MEMPURSUIT_REQUIRE_INTEGRATIONS=1: a missing framework or pyarrow
+#     fails instead of skipping).
+#
+# The Ray Data recipe's test (a local Ray of 2 CPUs, about 30 s) needs Ray,
+# about 80 MB with pandas: MEMPURSUIT_CI_RAY=1 installs it from
+# python/tests/arrow/requirements-ray.txt and requires the test to run;
+# without it the test is reported as skipped in pytest's summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,12 +47,18 @@ echo "== virtual environment: maturin, numpy, pytest, hypothesis, mypy (stub che
 "$venv/bin/python" -m pip install --quiet "maturin>=1.9.4,<2" numpy pytest hypothesis "mypy>=2.4,<2.5"
 "$venv/bin/python" -m pip --version
 
-echo "== pip install ./python with the integrations' and Arrow's extras, and Ray Data"
+echo "== pip install ./python with the integrations' and Arrow's extras"
 # The wheel is built without LTO and with parallel codegen units: the tests
 # check behaviour, not speed, and this halves the build on 2 cores.
 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
   "$venv/bin/python" -m pip install "./python[haystack,llama-index,langchain,arrow]" \
   -r python/tests/integrations/requirements.txt -r python/tests/arrow/requirements.txt
+ray_required=0
+if [ "${MEMPURSUIT_CI_RAY:-0}" = 1 ]; then
+  echo "== Ray Data (MEMPURSUIT_CI_RAY=1)"
+  "$venv/bin/python" -m pip install --quiet -r python/tests/arrow/requirements-ray.txt
+  ray_required=1
+fi
 "$venv/bin/python" -m pip list 2>/dev/null | grep -iE '^(haystack-ai|llama-index-core|langchain-core|langchain-classic|pyarrow|ray) '
 "$venv/bin/python" -c "import mempursuit; print('mempursuit', mempursuit.__version__, mempursuit.__file__)"
 
@@ -61,7 +69,7 @@ cargo run -q -p mempursuit-cli -- demo > "$out/demo.txt"
 echo "== pytest python/tests"
 # Run from the repository root, so `import mempursuit` is the installed
 # package, not the sources in python/mempursuit/.
-# Ray (the Arrow engine test) starts a local cluster: no usage report;
+# Ray (the Arrow engine test, when installed) starts a local cluster: no usage report;
 # Haystack sends no telemetry either (the machine is offline).
 rc=0
 RAY_USAGE_STATS_ENABLED=0 \
@@ -70,6 +78,7 @@ RAY_USAGE_STATS_ENABLED=0 \
   MEMPURSUIT_DEMO_OUTPUT="$PWD/$out/demo.txt" \
   MEMPURSUIT_REQUIRE_RUST=1 \
   MEMPURSUIT_REQUIRE_INTEGRATIONS=1 \
+  MEMPURSUIT_REQUIRE_RAY=$ray_required \
   "$venv/bin/python" -m pytest python/tests -q -rs -p no:cacheprovider || rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "python: pytest collected no tests" >&2

@@ -12,12 +12,14 @@ import numpy as np
 import pytest
 
 
-def need(module, install):
+def need(module, install, required_by="MEMPURSUIT_REQUIRE_INTEGRATIONS"):
     """Imports ``module``, or skips the calling test module when it is not
     installed (the reason, shown by ``pytest -rs``, says what to install).
-    Under MEMPURSUIT_REQUIRE_INTEGRATIONS=1 (.ci/python.sh) a missing
-    package is an ImportError instead, so that CI cannot pass by skipping."""
-    if os.environ.get("MEMPURSUIT_REQUIRE_INTEGRATIONS") == "1":
+    When the environment variable ``required_by`` is 1 (.ci/python.sh sets
+    MEMPURSUIT_REQUIRE_INTEGRATIONS, and MEMPURSUIT_REQUIRE_RAY when it
+    installs Ray) a missing package is an ImportError instead, so that CI
+    cannot pass by skipping it."""
+    if os.environ.get(required_by) == "1":
         return importlib.import_module(module)
     return pytest.importorskip(module, reason=f"{module} is not installed (pip install {install})")
 

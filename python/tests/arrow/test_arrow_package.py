@@ -54,12 +54,13 @@ sys.exit(pytest.main({args!r}))
 
 
 def blocked_run(blocked, files, require=False):
-    env = {k: v for k, v in os.environ.items() if k != "MEMPURSUIT_REQUIRE_INTEGRATIONS"}
+    required = ("MEMPURSUIT_REQUIRE_INTEGRATIONS", "MEMPURSUIT_REQUIRE_RAY")
+    env = {k: v for k, v in os.environ.items() if k not in required}
     # No third-party pytest plugins (langsmith's, hypothesis'): seconds of
     # imports per run, and nothing these files use.
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     if require:
-        env["MEMPURSUIT_REQUIRE_INTEGRATIONS"] = "1"
+        env.update((k, "1") for k in required)
     args = [str(HERE / f) for f in files] + ["-q", "-rs", "-p", "no:cacheprovider"]
     out = subprocess.run(
         [sys.executable, "-c", BLOCKED.format(blocked=blocked, args=args)],
@@ -79,6 +80,6 @@ def test_without_pyarrow_or_ray_the_tests_skip_with_a_reason():
     rc, text = blocked_run(("ray",), ["test_arrow_ray.py"])
     assert rc == 5 and "1 skipped" in text and "passed" not in text and "failed" not in text, text
     assert "ray is not installed (pip install 'ray[data]')" in text, text
-    # Under MEMPURSUIT_REQUIRE_INTEGRATIONS=1 (CI) a missing engine fails instead.
+    # Under MEMPURSUIT_REQUIRE_RAY=1 (CI with MEMPURSUIT_CI_RAY=1) a missing engine fails instead.
     rc, text = blocked_run(("ray",), ["test_arrow_ray.py"], require=True)
     assert rc not in (0, 5) and "ModuleNotFoundError" in text, text

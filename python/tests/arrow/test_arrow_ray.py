@@ -13,7 +13,7 @@ from _arrow_data import fixture_table, need, run_section
 
 pa = need("pyarrow", "'./python[arrow]'")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report (offline)
-ray = need("ray", "'ray[data]'")
+ray = need("ray", "'ray[data]'", required_by="MEMPURSUIT_REQUIRE_RAY")
 
 import mempursuit  # noqa: E402
 import mempursuit.arrow as ma  # noqa: E402
