@@ -557,6 +557,70 @@ mod tests {
         }
     }
 
+    /// Reduced-precision Gram rows equal the f32 kernel on the widened
+    /// values bit for bit on both sides of the picked vector's widening
+    /// limit (widened once per pass up to 4096 elements, per block above),
+    /// with tails, and with f16 subnormals, signed zeros and the extremes
+    /// of both formats.
+    #[cfg(feature = "half")]
+    #[test]
+    fn reduced_precision_gram_rows_across_the_widening_limit() {
+        use half::{bf16, f16};
+        const N: usize = 2 * 4105;
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        };
+        let mut m = [0.0f32; N];
+        for (k, x) in m.iter_mut().enumerate() {
+            let r = next();
+            *x = match k % 97 {
+                // f16 subnormals, signed zeros, large values
+                0 => r * 6.0e-5,
+                1 => -0.0,
+                2 => r * 60000.0,
+                3 => r * 1.0e-7,
+                _ => r,
+            };
+        }
+        let h: [f16; N] = core::array::from_fn(|i| f16::from_f32(m[i]));
+        let b: [bf16; N] = core::array::from_fn(|i| bf16::from_f32(m[i]));
+        let hw: [f32; N] = core::array::from_fn(|i| h[i].to_f32());
+        let bw: [f32; N] = core::array::from_fn(|i| b[i].to_f32());
+        let steps = if cfg!(miri) { 1 } else { 2 };
+        for d in [9usize, 4096, 4097, 4104, 4105]
+            .into_iter()
+            .take(2 + steps * 2)
+        {
+            let p = N / d;
+            let n = p * d;
+            for isa in [Isa::Portable, Isa::Avx2, Isa::Avx2Fma] {
+                let (mut x, mut y) = ([0f32; 912], [0f32; 912]);
+                for pick in [0, p - 1] {
+                    let (v, vw) = (&h[pick * d..(pick + 1) * d], &hw[pick * d..(pick + 1) * d]);
+                    row_dots(isa, &h[..n], d, v, &mut x[..p]);
+                    row_dots(isa, &hw[..n], d, vw, &mut y[..p]);
+                    assert_eq!(
+                        x.map(f32::to_bits),
+                        y.map(f32::to_bits),
+                        "f16 {isa:?} d={d}"
+                    );
+                    let (v, vw) = (&b[pick * d..(pick + 1) * d], &bw[pick * d..(pick + 1) * d]);
+                    row_dots(isa, &b[..n], d, v, &mut x[..p]);
+                    row_dots(isa, &bw[..n], d, vw, &mut y[..p]);
+                    assert_eq!(
+                        x.map(f32::to_bits),
+                        y.map(f32::to_bits),
+                        "bf16 {isa:?} d={d}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn score_refresh_is_the_same_on_every_isa() {
         let (p, stride) = (45, 48);
