@@ -8,7 +8,11 @@
 //! ones.
 
 use mempursuit::half::{bf16, f16};
-use mempursuit::parallel::{select_batch, SplitPool};
+use mempursuit::parallel::SplitPool;
+use mempursuit::parallel::{
+    batch_plan_for, plan_batch, select_batch, select_batch_with, BatchPlan, CacheInfo, ThreadPlan,
+    L2_FILL, MIN_SPLIT_BYTES,
+};
 use mempursuit::{
     pursuit, AtPoolOptimum, Input, InputPolicy, InvalidCandidates, Method, MmrOptions,
     Normalization, PursuitOptions, Selector, Stopping,
@@ -228,4 +232,205 @@ fn batch_equals_sequential_bit_for_bit() {
     assert!(out[4].is_err());
     assert!(out.iter().enumerate().all(|(i, r)| (i == 4) == r.is_err()));
     assert!(select_batch::<f32>(&[], 5, &methods[0], 4).is_empty());
+}
+
+/// The decision rule of `BatchPlan::Auto` (`plan_batch`), pinned on the
+/// shapes of issue 22 and the cache sizes of the CPU families at hand:
+/// whole queries while a pool fits in L2_FILL of a core's L2, the fewest
+/// threads per query whose shares fit otherwise (all of them if none
+/// does), spare threads splitting further when queries are scarce.
+#[test]
+fn batch_plan_rule() {
+    const KIB: usize = 1 << 10;
+    const MIB: usize = 1 << 20;
+    let plan = |groups, split| ThreadPlan { groups, split };
+    let f32_pool = |p: usize, d: usize| p * d * 4;
+    let f16_pool = |p: usize, d: usize| p * d * 2;
+    // (pool bytes, queries, threads, L2 bytes) → plan
+    let cases = [
+        // 2 threads, Zen 4 (1 MiB L2): P = 1000 and P = 200 at d = 1536 in
+        // f32 do not fit (6.1 MB, 1.2 MB): split; P = 200 in f16 (0.6 MB)
+        // and d = 384 (0.3 MB) fit: whole queries.
+        (f32_pool(1000, 1536), 32, 2, MIB, plan(1, 2)),
+        (f32_pool(200, 1536), 32, 2, MIB, plan(1, 2)),
+        (f16_pool(200, 1536), 32, 2, MIB, plan(2, 1)),
+        (f32_pool(200, 384), 32, 2, MIB, plan(2, 1)),
+        // Zen 2/3 (512 KiB): P = 200 f16 no longer fits.
+        (f16_pool(200, 1536), 32, 2, 512 * KIB, plan(1, 2)),
+        // A Xeon with 2 MiB: P = 200 f32 fits (1.2 MB ≤ 1.5 MiB).
+        (f32_pool(200, 1536), 32, 2, 2 * MIB, plan(2, 1)),
+        (f32_pool(500, 1536), 32, 2, 2 * MIB, plan(1, 2)),
+        // 16 threads: the fewest threads per query whose shares fit, the
+        // rest as concurrent queries (a mix); no share fits: all 16.
+        (f32_pool(200, 1536), 32, 16, MIB, plan(8, 2)),
+        (f32_pool(500, 1536), 32, 16, MIB, plan(4, 4)),
+        (f32_pool(1000, 1536), 32, 16, MIB, plan(2, 8)),
+        (f32_pool(5000, 1536), 32, 16, MIB, plan(1, 16)),
+        // 6 threads: shares per divisor (1, 2, 3, 6).
+        (f32_pool(250, 1536), 32, 6, MIB, plan(3, 2)),
+        (f32_pool(350, 1536), 32, 6, MIB, plan(2, 3)),
+        (f32_pool(400, 1536), 32, 6, MIB, plan(1, 6)),
+        // Fewer queries than groups: spare threads split further, but only
+        // pools worth splitting (≥ MIN_SPLIT_BYTES).
+        (f32_pool(200, 1536), 3, 16, MIB, plan(3, 5)),
+        (f32_pool(100, 384), 1, 4, MIB, plan(1, 1)),
+        (MIN_SPLIT_BYTES, 1, 4, MIB, plan(1, 4)),
+        (MIN_SPLIT_BYTES - 1, 1, 4, 64 * KIB, plan(1, 1)),
+        // One thread, no queries, no cache.
+        (f32_pool(1000, 1536), 32, 1, MIB, plan(1, 1)),
+        (f32_pool(1000, 1536), 0, 2, MIB, plan(1, 2)),
+        (f32_pool(1000, 1536), 32, 0, MIB, plan(1, 1)),
+        (f32_pool(1000, 1536), 32, 2, 0, plan(1, 2)),
+    ];
+    for (bytes, queries, threads, l2, want) in cases {
+        let got = plan_batch(bytes, queries, threads, l2);
+        assert_eq!(
+            got, want,
+            "{bytes} B, {queries} queries, {threads} threads, L2 {l2}"
+        );
+        assert!(got.threads() <= threads.max(1));
+        assert!(got.groups >= 1 && got.split >= 1 && got.groups <= queries.max(1));
+    }
+    // The boundary: a pool of exactly L2_FILL · L2 still fits, one byte
+    // more does not.
+    let fill = (L2_FILL * MIB as f64) as usize;
+    assert_eq!(plan_batch(fill, 32, 2, MIB), plan(2, 1));
+    assert_eq!(plan_batch(fill + 1, 32, 2, MIB), plan(1, 2));
+    // Fixed plans ignore the cache; Auto is `plan_batch`.
+    let cache = CacheInfo::with_l2(MIB);
+    let big = f32_pool(1000, 1536);
+    assert_eq!(BatchPlan::Queries.resolve(big, 32, 4, &cache), plan(4, 1));
+    assert_eq!(BatchPlan::Queries.resolve(big, 3, 4, &cache), plan(3, 1));
+    assert_eq!(BatchPlan::Split.resolve(1000, 32, 4, &cache), plan(1, 4));
+    assert_eq!(
+        BatchPlan::SplitBy(2).resolve(1000, 32, 5, &cache),
+        plan(2, 2)
+    );
+    assert_eq!(
+        BatchPlan::SplitBy(9).resolve(1000, 32, 4, &cache),
+        plan(1, 4)
+    );
+    assert_eq!(
+        BatchPlan::SplitBy(0).resolve(1000, 32, 4, &cache),
+        plan(4, 1)
+    );
+    assert_eq!(
+        BatchPlan::Auto.resolve(big, 32, 16, &cache),
+        plan_batch(big, 32, 16, MIB)
+    );
+    // Names round-trip; bad names are errors that say what to write.
+    for p in [
+        BatchPlan::Auto,
+        BatchPlan::Queries,
+        BatchPlan::Split,
+        BatchPlan::SplitBy(3),
+    ] {
+        assert_eq!(p.name().parse::<BatchPlan>(), Ok(p));
+    }
+    for bad in ["", "split-by-0", "split-by-x", "Split"] {
+        let e = bad.parse::<BatchPlan>().unwrap_err().to_string();
+        assert!(e.contains("split-by-N"), "{e}");
+    }
+    // Top-K and MMR (passes not split) always run whole queries.
+    let q = vec![1.0f32; 4];
+    let m = vec![0.5f32; 4 * 200_000];
+    let inputs = [Input::new(&q, &m); 4];
+    let topk = Method::TopK(InputPolicy::default());
+    assert_eq!(
+        batch_plan_for(&inputs, &topk, 4, BatchPlan::Split),
+        plan(4, 1)
+    );
+    let pursuit = Method::Pursuit(PursuitOptions::default());
+    assert_eq!(
+        batch_plan_for(&inputs, &pursuit, 4, BatchPlan::Split),
+        plan(1, 4)
+    );
+    // Detection gives a usable size (sysfs, CPUID or the 1 MiB fallback).
+    let c = CacheInfo::detect();
+    assert!(c.l2_bytes >= 64 * KIB, "{c:?}");
+    assert_eq!(c, CacheInfo::detect());
+}
+
+/// Every batch plan gives the single-threaded selections bit for bit: whole
+/// queries, split queries, groups of split queries, for the pursuit, the
+/// centroid pursuit, the recommended configuration and MMR, f32 and f16
+/// storage, thread counts that do and do not divide.
+#[test]
+fn every_batch_plan_gives_identical_results() {
+    let mut rng = StdRng::seed_from_u64(22);
+    let (d, queries, k) = if cfg!(miri) { (8, 4, 3) } else { (40, 13, 10) };
+    let data: Vec<(Vec<f32>, Vec<f32>)> = (0..queries)
+        .map(|i| {
+            let p = if cfg!(miri) {
+                9 + i
+            } else {
+                17 + (i * 11) % 70
+            };
+            (
+                matrix(1, d, true, &mut rng),
+                pool_with_duplicates(p, d, &mut rng),
+            )
+        })
+        .collect();
+    let halves: Vec<Vec<f16>> = data
+        .iter()
+        .map(|(_, m)| m.iter().map(|&x| f16::from_f32(x)).collect())
+        .collect();
+    let inputs: Vec<Input<'_>> = data.iter().map(|(q, m)| Input::new(q, m)).collect();
+    let half_inputs: Vec<Input<'_, f16>> = data
+        .iter()
+        .zip(&halves)
+        .map(|((q, _), h)| Input::with_storage(q, h))
+        .collect();
+    let methods = [
+        Method::Pursuit(PursuitOptions::default()),
+        Method::Pursuit(PursuitOptions::centroid(0.5)),
+        Method::Recommended(InputPolicy::default()),
+        Method::Mmr(MmrOptions {
+            lambda: 0.5,
+            input: InputPolicy::default(),
+        }),
+    ];
+    let plans = [
+        BatchPlan::Auto,
+        BatchPlan::Queries,
+        BatchPlan::Split,
+        BatchPlan::SplitBy(2),
+        BatchPlan::SplitBy(3),
+    ];
+    let threads: &[usize] = if cfg!(miri) { &[3] } else { &[1, 2, 3, 4, 6] };
+    for method in methods.iter().take(if cfg!(miri) { 1 } else { 4 }) {
+        let mut s = Selector::new();
+        let want: Vec<String> = inputs
+            .iter()
+            .map(|i| format!("{:?}", s.select(i, k, method).unwrap()))
+            .collect();
+        let want_half: Vec<String> = half_inputs
+            .iter()
+            .map(|i| format!("{:?}", s.select(i, k, method).unwrap()))
+            .collect();
+        for &t in threads {
+            for plan in plans {
+                let got: Vec<String> = select_batch_with(&inputs, k, method, t, plan)
+                    .into_iter()
+                    .map(|r| format!("{:?}", r.unwrap()))
+                    .collect();
+                assert_eq!(got, want, "{method:?} threads={t} plan={plan}");
+                if cfg!(miri) {
+                    continue;
+                }
+                let got: Vec<String> = select_batch_with(&half_inputs, k, method, t, plan)
+                    .into_iter()
+                    .map(|r| format!("{:?}", r.unwrap()))
+                    .collect();
+                assert_eq!(got, want_half, "f16 {method:?} threads={t} plan={plan}");
+            }
+        }
+    }
+    // Errors come back in place under a split plan too.
+    let bad_q = vec![0.0f32; d];
+    let mut with_bad = inputs.clone();
+    with_bad[1] = Input::new(&bad_q, &data[1].1);
+    let out = select_batch_with(&with_bad, k, &methods[0], 2, BatchPlan::Split);
+    assert!(out.iter().enumerate().all(|(i, r)| (i == 1) == r.is_err()));
 }
