@@ -744,3 +744,106 @@ fn bench_int8_times_the_f32_pursuit() {
         "{out}"
     );
 }
+
+/// Lists of storages, thread counts and batch plans are timed in one run:
+/// one row per configuration, the storage ratios against the first
+/// storage, the speedups against one thread, the plan each batch resolved
+/// to, the CPU and cache lines, and the agreement of each reduced storage.
+#[test]
+fn bench_times_storages_and_thread_plans_in_one_run() {
+    let o = run(&[
+        "bench",
+        "-p",
+        "24",
+        "-d",
+        "16",
+        "-k",
+        "3",
+        "--queries",
+        "3",
+        "--rounds",
+        "2",
+        "--storage",
+        "f32,f16",
+        "--threads",
+        "1,2",
+        "--batch-plan",
+        "queries,split",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for want in [
+        "cpu:     ",
+        "cache:   L2 ",
+        "6 configurations timed round by round",
+        "F32, batch on 2 threads, plan queries: 2 whole queries at a time",
+        "F16, batch on 2 threads, plan split: each query split over 2 threads",
+        "| selection f32, 1 thread | ",
+        "| selection f16, batch 2 threads (split) | ",
+        "f16 / f32 (1 thread): ",
+        "f16 / f32 (batch 2 threads (queries)): ",
+        "speedup of batch 2 threads (split) over 1 thread, f32: ",
+        "picks vs f32 (f16): identical sequence in 3/3 queries",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    // 3 queries × 2 rounds single-threaded, one sample per round in batch.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("| selection f16, 1 thread |") && l.ends_with("| 6 |")),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(
+            |l| l.starts_with("| selection f32, batch 2 threads (queries) |")
+                && l.ends_with("| 2 |")
+        ),
+        "{out}"
+    );
+    // f16 alone on pools that fit in L2 even as f32: a line says it cannot pay.
+    let o = run(&[
+        "bench",
+        "-p",
+        "24",
+        "-d",
+        "16",
+        "-k",
+        "3",
+        "--queries",
+        "2",
+        "--rounds",
+        "1",
+        "--storage",
+        "f16",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("note: these pools fit in this core's L2 cache even as f32"),
+        "{}",
+        stdout(&o)
+    );
+    // Bad combinations are errors that say what to do.
+    let o = run(&[
+        "bench",
+        "-p",
+        "8",
+        "-d",
+        "4",
+        "--threads",
+        "2",
+        "--split",
+        "2",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("add 1 to the --threads list"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["bench", "-p", "8", "-d", "4", "--storage", "f32,int8"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("int8 runs alone"), "{}", stderr(&o));
+    let o = run(&["bench", "-p", "8", "-d", "4", "--batch-plan", "split-by-0"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("split-by-N"), "{}", stderr(&o));
+}
