@@ -300,6 +300,20 @@ use sealed::Rows;
 /// f32 arithmetic in the fixed order, so a selection on reduced-precision
 /// storage equals, bit for bit, the f32 selection on the matrix rounded to
 /// that type. The query is always f32. This trait is sealed.
+///
+/// # When reduced precision pays
+/// f16 and bf16 always halve the memory of a pool. They make a query
+/// faster only when the f32 pool would not fit in a core's L2 cache (about
+/// P · d · 4 bytes above 0.5–2 MiB, depending on the CPU): then every pass
+/// streams the f32 rows from L3 or memory, and the halved bytes save more
+/// time than the widening to f32 costs. When the f32 pool fits in L2, its
+/// passes already read at cache speed, and the widening (`vcvtph2ps` for
+/// f16, one byte shuffle for bf16, on the ports the multiply-adds use)
+/// makes the reduced-precision passes as fast or slower. How much the
+/// widening costs depends on the CPU; `mempursuit bench --storage
+/// f32,f16,bf16` measures both on the machine at hand, in one run, and says
+/// when reduced precision does not pay. Figures: BENCHMARKS.md,
+/// "Reduced-precision storage".
 pub trait Element: sealed::Sealed + Copy + Send + Sync + core::fmt::Debug + 'static {
     /// Name of the storage type (`"f32"`, `"f16"`, `"bf16"`).
     const NAME: &'static str;
