@@ -633,9 +633,17 @@ impl CacheInfo {
     pub fn detect() -> CacheInfo {
         static DETECTED: std::sync::OnceLock<CacheInfo> = std::sync::OnceLock::new();
         *DETECTED.get_or_init(|| {
-            let found = l2_from_sysfs()
+            // Miri runs isolated from the file system and cannot run CPUID.
+            let found = (!cfg!(miri))
+                .then(l2_from_sysfs)
+                .flatten()
                 .map(|b| (b, CacheSource::Sysfs))
-                .or_else(|| l2_from_cpuid().map(|b| (b, CacheSource::Cpuid)));
+                .or_else(|| {
+                    (!cfg!(miri))
+                        .then(l2_from_cpuid)
+                        .flatten()
+                        .map(|b| (b, CacheSource::Cpuid))
+                });
             match found {
                 Some((l2_bytes, source)) => CacheInfo { l2_bytes, source },
                 None => CacheInfo {

@@ -333,7 +333,7 @@ fn batch_plan_rule() {
     }
     // Top-K and MMR (passes not split) always run whole queries.
     let q = vec![1.0f32; 4];
-    let m = vec![0.5f32; 4 * 200_000];
+    let m = vec![0.5f32; 4 * 64];
     let inputs = [Input::new(&q, &m); 4];
     let topk = Method::TopK(InputPolicy::default());
     assert_eq!(
