@@ -658,7 +658,8 @@ fn select_exposes_invalid_candidates_and_budget_notice() {
     );
 }
 
-/// `bench --threads N` says how many threads ran (one per query at most).
+/// `bench --threads N` says how many threads ran (one per query at most,
+/// and fewer for a batch too small to pay for them) and the plan.
 #[test]
 fn bench_reports_the_threads_it_used() {
     let o = run(&[
@@ -675,11 +676,24 @@ fn bench_reports_the_threads_it_used() {
         "1",
         "--threads",
         "8",
+        "--batch-plan",
+        "queries,auto",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
         out.contains("batch on 3 threads (--threads 8: one per query at most)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("plan queries: 3 whole queries at a time"),
+        "{out}"
+    );
+    // Three pools of 128 bytes are too little work to start threads for.
+    assert!(
+        out.contains(
+            "batch on 1 thread (--threads 8: the automatic plan: too little work for more), plan auto"
+        ),
         "{out}"
     );
     let o = run(&[

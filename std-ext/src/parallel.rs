@@ -400,26 +400,21 @@ pub enum BatchPlan {
 }
 
 impl BatchPlan {
-    /// The thread plan this choice gives for a batch of `queries` queries
-    /// whose typical pool takes `pool_bytes` bytes, on `threads` threads
-    /// with `cache` ([`plan_batch`] for [`BatchPlan::Auto`]).
-    pub fn resolve(
-        self,
-        pool_bytes: usize,
-        queries: usize,
-        threads: usize,
-        cache: &CacheInfo,
-    ) -> ThreadPlan {
+    /// The thread plan this choice gives for a batch of `shape` on
+    /// `threads` threads with `cache` ([`plan_batch`] for
+    /// [`BatchPlan::Auto`]; the fixed plans use the cache and the budget
+    /// for nothing, and run at most one group per query).
+    pub fn resolve(self, shape: &BatchShape, threads: usize, cache: &CacheInfo) -> ThreadPlan {
         let t = threads.max(1);
         let fixed = |split: usize| {
             let split = split.clamp(1, t);
             ThreadPlan {
-                groups: (t / split).clamp(1, queries.max(1)),
+                groups: (t / split).clamp(1, shape.queries.max(1)),
                 split,
             }
         };
         match self {
-            BatchPlan::Auto => plan_batch(pool_bytes, queries, threads, cache.l2_bytes),
+            BatchPlan::Auto => plan_batch(shape, threads, cache.l2_bytes),
             BatchPlan::Queries => fixed(1),
             BatchPlan::Split => fixed(t),
             BatchPlan::SplitBy(n) => fixed(n),
@@ -522,10 +517,51 @@ pub const L2_FILL: f64 = 0.75;
 /// measured 0.96–1.3×, BENCHMARKS.md).
 pub const MIN_SPLIT_BYTES: usize = 512 * 1024;
 
-/// The thread plan of [`BatchPlan::Auto`]: how to run `queries` queries
-/// whose typical pool takes `pool_bytes` bytes (P · d · the storage's size;
-/// [`select_batch_with`] takes the median over the batch) on `threads`
-/// threads, on a machine with `l2_bytes` of L2 cache per core.
+/// Least number of bytes a group of threads should stream in a batch
+/// ([`plan_batch`], rule 4): 8 MiB take about 0.2 ms at the 40 GB/s a core
+/// streams from L3, several times the tens of microseconds that starting a
+/// thread costs (≈ 70 µs measured per batch of 2 threads on the 2-vCPU VM
+/// of BENCHMARKS.md).
+pub const MIN_GROUP_BYTES: usize = 8 << 20;
+
+/// The shape of a batch, as [`plan_batch`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BatchShape {
+    /// Bytes of a typical pool: P · d · the storage's size
+    /// ([`batch_plan_for`] takes the median over the batch).
+    pub pool_bytes: usize,
+    /// Number of queries.
+    pub queries: usize,
+    /// The budget K (a query streams its pool about K + 1 times).
+    pub budget: usize,
+}
+
+impl BatchShape {
+    /// The shape of `inputs` at budget K: the median pool size in bytes.
+    pub fn of<E: Element>(inputs: &[Input<'_, E>], budget: usize) -> BatchShape {
+        let mut bytes: Vec<usize> = inputs
+            .iter()
+            .map(|i| std::mem::size_of_val(i.candidates))
+            .collect();
+        bytes.sort_unstable();
+        BatchShape {
+            pool_bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
+            queries: inputs.len(),
+            budget,
+        }
+    }
+
+    /// Bytes the whole batch streams: pool_bytes · (K + 1) · queries
+    /// (saturating).
+    pub fn streamed_bytes(&self) -> usize {
+        self.pool_bytes
+            .saturating_mul(self.budget.saturating_add(1))
+            .saturating_mul(self.queries)
+    }
+}
+
+/// The thread plan of [`BatchPlan::Auto`]: how to run a batch of `shape`
+/// on `threads` threads, on a machine with `l2_bytes` of L2 cache per core.
 ///
 /// A pursuit streams its pool K + 1 times, so what matters is where the
 /// pool lives between passes:
@@ -545,27 +581,32 @@ pub const MIN_SPLIT_BYTES: usize = 512 * 1024;
 /// 3. When there are fewer queries than groups, the spare threads split
 ///    the queries further (if the pool is at least MIN_SPLIT_BYTES), so no
 ///    thread idles while a query could use it.
+/// 4. A batch too small to pay for starting threads runs on fewer groups:
+///    each group streams at least [`MIN_GROUP_BYTES`]
+///    ([`BatchShape::streamed_bytes`]), and a batch under that runs on the
+///    calling thread alone.
 ///
 /// Always `groups · split ≤ max(threads, 1)`, `groups ≤ max(queries, 1)`.
 ///
 /// ```
-/// use mempursuit::parallel::{plan_batch, ThreadPlan};
+/// use mempursuit::parallel::{plan_batch, BatchShape, ThreadPlan};
 /// let mib = 1 << 20;
+/// let shape = |p: usize, d: usize, bytes: usize| BatchShape {
+///     pool_bytes: p * d * bytes,
+///     queries: 32,
+///     budget: 20,
+/// };
 /// // P = 1000, d = 1536, f32 (6 MB) on 2 threads with 1 MiB of L2 per core
-/// assert_eq!(plan_batch(1000 * 1536 * 4, 32, 2, mib), ThreadPlan { groups: 1, split: 2 });
+/// assert_eq!(plan_batch(&shape(1000, 1536, 4), 2, mib), ThreadPlan { groups: 1, split: 2 });
 /// // the same pools as f16 at P = 100 (300 KB): whole queries
-/// assert_eq!(plan_batch(100 * 1536 * 2, 32, 2, mib), ThreadPlan { groups: 2, split: 1 });
+/// assert_eq!(plan_batch(&shape(100, 1536, 2), 2, mib), ThreadPlan { groups: 2, split: 1 });
 /// // P = 200, d = 1536, f32 (1.2 MB) on 16 threads: 8 queries at a time, 2 threads each
-/// assert_eq!(plan_batch(200 * 1536 * 4, 32, 16, mib), ThreadPlan { groups: 8, split: 2 });
+/// assert_eq!(plan_batch(&shape(200, 1536, 4), 16, mib), ThreadPlan { groups: 8, split: 2 });
 /// ```
-pub fn plan_batch(
-    pool_bytes: usize,
-    queries: usize,
-    threads: usize,
-    l2_bytes: usize,
-) -> ThreadPlan {
+pub fn plan_batch(shape: &BatchShape, threads: usize, l2_bytes: usize) -> ThreadPlan {
     let t = threads.max(1);
-    let n = queries.max(1);
+    let n = shape.queries.max(1);
+    let pool_bytes = shape.pool_bytes;
     let fits = |share: usize| share as f64 <= L2_FILL * l2_bytes as f64;
     let splittable = pool_bytes >= MIN_SPLIT_BYTES;
     let mut split = if fits(pool_bytes) || !splittable {
@@ -583,7 +624,12 @@ pub fn plan_batch(
             split = t / groups;
         }
     }
-    ThreadPlan { groups, split }
+    // Rule 4: no more groups than the batch's bytes are worth.
+    let worth = (shape.streamed_bytes() / MIN_GROUP_BYTES).max(1);
+    ThreadPlan {
+        groups: groups.min(worth),
+        split,
+    }
 }
 
 /// Where [`CacheInfo::detect`] found the L2 size.
@@ -736,22 +782,14 @@ fn splits(method: &Method) -> bool {
     matches!(method, Method::Pursuit(_) | Method::Recommended(_))
 }
 
-/// The median pool size of `inputs` in bytes (0 for an empty batch).
-fn median_pool_bytes<E: Element>(inputs: &[Input<'_, E>]) -> usize {
-    let mut bytes: Vec<usize> = inputs
-        .iter()
-        .map(|i| std::mem::size_of_val(i.candidates))
-        .collect();
-    bytes.sort_unstable();
-    bytes.get(bytes.len() / 2).copied().unwrap_or(0)
-}
-
-/// The plan [`select_batch_with`] runs for this batch: `plan` resolved
-/// ([`BatchPlan::resolve`]) for the median pool of `inputs`, this machine's
-/// cache ([`CacheInfo::detect`]) and `threads`; top-K and MMR, whose
-/// passes are not split, always run whole queries.
+/// The plan [`select_batch_with`] runs for `inputs` at budget K: `plan`
+/// resolved ([`BatchPlan::resolve`]) for their shape ([`BatchShape::of`]:
+/// the median pool), this machine's cache ([`CacheInfo::detect`]) and
+/// `threads`; top-K and MMR, whose passes are not split, always run whole
+/// queries.
 pub fn batch_plan_for<E: Element>(
     inputs: &[Input<'_, E>],
+    budget: usize,
     method: &Method,
     threads: usize,
     plan: BatchPlan,
@@ -762,8 +800,7 @@ pub fn batch_plan_for<E: Element>(
         BatchPlan::Queries
     };
     plan.resolve(
-        median_pool_bytes(inputs),
-        inputs.len(),
+        &BatchShape::of(inputs, budget),
         threads,
         &CacheInfo::detect(),
     )
@@ -820,7 +857,7 @@ pub fn select_batch_with<E: Element>(
     threads: usize,
     plan: BatchPlan,
 ) -> Vec<Result<Selection, Error>> {
-    let ThreadPlan { groups, split } = batch_plan_for(inputs, method, threads, plan);
+    let ThreadPlan { groups, split } = batch_plan_for(inputs, budget, method, threads, plan);
     let next = AtomicUsize::new(0);
     let group = || {
         let mut selector = Selector::new();

@@ -10,8 +10,8 @@
 use mempursuit::half::{bf16, f16};
 use mempursuit::parallel::SplitPool;
 use mempursuit::parallel::{
-    batch_plan_for, plan_batch, select_batch, select_batch_with, BatchPlan, CacheInfo, ThreadPlan,
-    L2_FILL, MIN_SPLIT_BYTES,
+    batch_plan_for, plan_batch, select_batch, select_batch_with, BatchPlan, BatchShape, CacheInfo,
+    ThreadPlan, L2_FILL, MIN_GROUP_BYTES, MIN_SPLIT_BYTES,
 };
 use mempursuit::{
     pursuit, AtPoolOptimum, Input, InputPolicy, InvalidCandidates, Method, MmrOptions,
@@ -222,13 +222,21 @@ fn batch_equals_sequential_bit_for_bit() {
                 .map(|r| format!("{:?}", r.unwrap()))
                 .collect();
             assert_eq!(got, want, "{method:?} threads={threads}");
+            // These pools are small: the automatic plan runs them on few
+            // threads (rule 4); whole queries on every thread, forced.
+            let got: Vec<String> =
+                select_batch_with(&inputs, k, method, threads, BatchPlan::Queries)
+                    .into_iter()
+                    .map(|r| format!("{:?}", r.unwrap()))
+                    .collect();
+            assert_eq!(got, want, "{method:?} threads={threads} (queries)");
         }
     }
     // Errors come back in place, per input.
     let bad_q = vec![0.0f32; d];
     let mut with_bad = inputs.clone();
     with_bad[4] = Input::new(&bad_q, &data[4].1);
-    let out = select_batch(&with_bad, 5, &methods[0], 2);
+    let out = select_batch_with(&with_bad, 5, &methods[0], 2, BatchPlan::Queries);
     assert!(out[4].is_err());
     assert!(out.iter().enumerate().all(|(i, r)| (i == 4) == r.is_err()));
     assert!(select_batch::<f32>(&[], 5, &methods[0], 4).is_empty());
@@ -238,15 +246,21 @@ fn batch_equals_sequential_bit_for_bit() {
 /// shapes of issue 22 and the cache sizes of the CPU families at hand:
 /// whole queries while a pool fits in L2_FILL of a core's L2, the fewest
 /// threads per query whose shares fit otherwise (all of them if none
-/// does), spare threads splitting further when queries are scarce.
+/// does), spare threads splitting further when queries are scarce, and no
+/// more groups than a small batch is worth.
 #[test]
 fn batch_plan_rule() {
     const KIB: usize = 1 << 10;
     const MIB: usize = 1 << 20;
     let plan = |groups, split| ThreadPlan { groups, split };
+    let shape = |pool_bytes: usize, queries: usize| BatchShape {
+        pool_bytes,
+        queries,
+        budget: 20,
+    };
     let f32_pool = |p: usize, d: usize| p * d * 4;
     let f16_pool = |p: usize, d: usize| p * d * 2;
-    // (pool bytes, queries, threads, L2 bytes) → plan
+    // (pool bytes, queries, threads, L2 bytes) → plan, at K = 20
     let cases = [
         // 2 threads, Zen 4 (1 MiB L2): P = 1000 and P = 200 at d = 1536 in
         // f32 do not fit (6.1 MB, 1.2 MB): split; P = 200 in f16 (0.6 MB)
@@ -276,6 +290,12 @@ fn batch_plan_rule() {
         (f32_pool(100, 384), 1, 4, MIB, plan(1, 1)),
         (MIN_SPLIT_BYTES, 1, 4, MIB, plan(1, 4)),
         (MIN_SPLIT_BYTES - 1, 1, 4, 64 * KIB, plan(1, 1)),
+        // Small batches: no more groups than MIN_GROUP_BYTES each.
+        // 32 × P = 100, d = 384 (150 KB, 21 passes: 100 MB): 12 groups.
+        (f32_pool(100, 384), 32, 2, MIB, plan(2, 1)),
+        (f32_pool(100, 384), 32, 16, MIB, plan(12, 1)),
+        // 3 tiny pools: the calling thread alone.
+        (128, 3, 8, MIB, plan(1, 1)),
         // One thread, no queries, no cache.
         (f32_pool(1000, 1536), 32, 1, MIB, plan(1, 1)),
         (f32_pool(1000, 1536), 0, 2, MIB, plan(1, 2)),
@@ -283,7 +303,7 @@ fn batch_plan_rule() {
         (f32_pool(1000, 1536), 32, 2, 0, plan(1, 2)),
     ];
     for (bytes, queries, threads, l2, want) in cases {
-        let got = plan_batch(bytes, queries, threads, l2);
+        let got = plan_batch(&shape(bytes, queries), threads, l2);
         assert_eq!(
             got, want,
             "{bytes} B, {queries} queries, {threads} threads, L2 {l2}"
@@ -291,32 +311,40 @@ fn batch_plan_rule() {
         assert!(got.threads() <= threads.max(1));
         assert!(got.groups >= 1 && got.split >= 1 && got.groups <= queries.max(1));
     }
-    // The boundary: a pool of exactly L2_FILL · L2 still fits, one byte
-    // more does not.
+    // The boundaries: a pool of exactly L2_FILL · L2 still fits, one byte
+    // more does not; a batch streaming 2 · MIN_GROUP_BYTES gets 2 groups,
+    // one byte less 1.
     let fill = (L2_FILL * MIB as f64) as usize;
-    assert_eq!(plan_batch(fill, 32, 2, MIB), plan(2, 1));
-    assert_eq!(plan_batch(fill + 1, 32, 2, MIB), plan(1, 2));
-    // Fixed plans ignore the cache; Auto is `plan_batch`.
+    assert_eq!(plan_batch(&shape(fill, 32), 2, MIB), plan(2, 1));
+    assert_eq!(plan_batch(&shape(fill + 1, 32), 2, MIB), plan(1, 2));
+    let two = BatchShape {
+        pool_bytes: MIN_GROUP_BYTES,
+        queries: 2,
+        budget: 0,
+    };
+    assert_eq!(two.streamed_bytes(), 2 * MIN_GROUP_BYTES);
+    assert_eq!(plan_batch(&two, 2, 64 * MIB), plan(2, 1));
+    let less = BatchShape {
+        pool_bytes: MIN_GROUP_BYTES - 1,
+        ..two
+    };
+    assert_eq!(plan_batch(&less, 2, 64 * MIB), plan(1, 1));
+    // Fixed plans ignore the cache and the batch size; Auto is `plan_batch`.
     let cache = CacheInfo::with_l2(MIB);
-    let big = f32_pool(1000, 1536);
-    assert_eq!(BatchPlan::Queries.resolve(big, 32, 4, &cache), plan(4, 1));
-    assert_eq!(BatchPlan::Queries.resolve(big, 3, 4, &cache), plan(3, 1));
-    assert_eq!(BatchPlan::Split.resolve(1000, 32, 4, &cache), plan(1, 4));
+    let big = shape(f32_pool(1000, 1536), 32);
+    let tiny = shape(1000, 32);
+    assert_eq!(BatchPlan::Queries.resolve(&big, 4, &cache), plan(4, 1));
     assert_eq!(
-        BatchPlan::SplitBy(2).resolve(1000, 32, 5, &cache),
-        plan(2, 2)
+        BatchPlan::Queries.resolve(&shape(1000, 3), 4, &cache),
+        plan(3, 1)
     );
+    assert_eq!(BatchPlan::Split.resolve(&tiny, 4, &cache), plan(1, 4));
+    assert_eq!(BatchPlan::SplitBy(2).resolve(&tiny, 5, &cache), plan(2, 2));
+    assert_eq!(BatchPlan::SplitBy(9).resolve(&tiny, 4, &cache), plan(1, 4));
+    assert_eq!(BatchPlan::SplitBy(0).resolve(&tiny, 4, &cache), plan(4, 1));
     assert_eq!(
-        BatchPlan::SplitBy(9).resolve(1000, 32, 4, &cache),
-        plan(1, 4)
-    );
-    assert_eq!(
-        BatchPlan::SplitBy(0).resolve(1000, 32, 4, &cache),
-        plan(4, 1)
-    );
-    assert_eq!(
-        BatchPlan::Auto.resolve(big, 32, 16, &cache),
-        plan_batch(big, 32, 16, MIB)
+        BatchPlan::Auto.resolve(&big, 16, &cache),
+        plan_batch(&big, 16, MIB)
     );
     // Names round-trip; bad names are errors that say what to write.
     for p in [
@@ -331,18 +359,31 @@ fn batch_plan_rule() {
         let e = bad.parse::<BatchPlan>().unwrap_err().to_string();
         assert!(e.contains("split-by-N"), "{e}");
     }
-    // Top-K and MMR (passes not split) always run whole queries.
+    // The shape of a batch: the median pool; top-K and MMR (passes not
+    // split) always run whole queries.
     let q = vec![1.0f32; 4];
-    let m = vec![0.5f32; 4 * 64];
-    let inputs = [Input::new(&q, &m); 4];
+    let (small, large) = (vec![0.5f32; 4 * 8], vec![0.5f32; 4 * 64]);
+    let inputs = [
+        Input::new(&q, &small),
+        Input::new(&q, &large),
+        Input::new(&q, &large),
+    ];
+    assert_eq!(
+        BatchShape::of(&inputs, 7),
+        BatchShape {
+            pool_bytes: 4 * 64 * 4,
+            queries: 3,
+            budget: 7
+        }
+    );
     let topk = Method::TopK(InputPolicy::default());
     assert_eq!(
-        batch_plan_for(&inputs, &topk, 4, BatchPlan::Split),
-        plan(4, 1)
+        batch_plan_for(&inputs, 5, &topk, 4, BatchPlan::Split),
+        plan(3, 1)
     );
     let pursuit = Method::Pursuit(PursuitOptions::default());
     assert_eq!(
-        batch_plan_for(&inputs, &pursuit, 4, BatchPlan::Split),
+        batch_plan_for(&inputs, 5, &pursuit, 4, BatchPlan::Split),
         plan(1, 4)
     );
     // Detection gives a usable size (sysfs, CPUID or the 1 MiB fallback).

@@ -644,7 +644,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             args.method,
             args.budget,
             c.storage,
-            mode_text(c, &inputs, &method, queries.len()),
+            mode_text(c, &inputs, &method, args.budget, queries.len()),
             Isa::detect().name()
         )?;
     } else {
@@ -680,7 +680,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 "  {}. {:?}, {}",
                 i + 1,
                 c.storage,
-                mode_text(*c, &inputs, &method, queries.len())
+                mode_text(*c, &inputs, &method, args.budget, queries.len())
             )?;
         }
     }
@@ -981,23 +981,25 @@ fn mode_short(m: Mode) -> String {
 }
 
 /// The mode in words, with the thread plan a batch resolves to.
-fn mode_text(c: Config, inputs: &Inputs<'_>, method: &Method, queries: usize) -> String {
+fn mode_text(c: Config, inputs: &Inputs<'_>, method: &Method, k: usize, queries: usize) -> String {
     match c.mode {
         Mode::Single => "single thread".into(),
         Mode::Split(n) => format!("one query split over {n} threads"),
         Mode::Batch(t, plan) => {
             let tp = match c.storage {
-                Storage::F16 => batch_plan_for(&inputs.f16, method, t, plan),
-                Storage::Bf16 => batch_plan_for(&inputs.bf16, method, t, plan),
-                _ => batch_plan_for(&inputs.f32, method, t, plan),
+                Storage::F16 => batch_plan_for(&inputs.f16, k, method, t, plan),
+                Storage::Bf16 => batch_plan_for(&inputs.bf16, k, method, t, plan),
+                _ => batch_plan_for(&inputs.f32, k, method, t, plan),
             };
             let used = tp.threads();
-            let mut m = format!("batch on {used} threads");
+            let mut m = format!("batch on {used} thread{}", if used == 1 { "" } else { "s" });
             if used < t {
-                let why = if tp.groups == queries {
+                let why = if tp.split == 1 && tp.groups == queries {
                     "one per query at most"
+                } else if plan == BatchPlan::Auto {
+                    "the automatic plan: too little work for more"
                 } else {
-                    "the plan's groups"
+                    "whole groups of the plan"
                 };
                 let _ = write!(m, " (--threads {t}: {why})");
             }
