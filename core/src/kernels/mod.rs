@@ -302,18 +302,21 @@ use sealed::Rows;
 /// that type. The query is always f32. This trait is sealed.
 ///
 /// # When reduced precision pays
-/// f16 and bf16 always halve the memory of a pool. They make a query
-/// faster only when the f32 pool would not fit in a core's L2 cache (about
-/// P · d · 4 bytes above 0.5–2 MiB, depending on the CPU): then every pass
-/// streams the f32 rows from L3 or memory, and the halved bytes save more
-/// time than the widening to f32 costs. When the f32 pool fits in L2, its
-/// passes already read at cache speed, and the widening (`vcvtph2ps` for
-/// f16, one byte shuffle for bf16, on the ports the multiply-adds use)
-/// makes the reduced-precision passes as fast or slower. How much the
-/// widening costs depends on the CPU; `mempursuit bench --storage
-/// f32,f16,bf16` measures both on the machine at hand, in one run, and says
-/// when reduced precision does not pay. Figures: BENCHMARKS.md,
-/// "Reduced-precision storage".
+/// f16 and bf16 always halve the memory of a pool; whether they also make
+/// a query faster depends on the CPU. A pass reads half the bytes but
+/// widens every value to f32 (`vcvtph2ps` for f16, one byte shuffle for
+/// bf16, on the vector ports the multiply-adds use), so it is faster when
+/// the f32 pass is limited by the bytes it reads (pools beyond the core's
+/// L2 cache, and on cores with a narrow L2 path also L2-resident ones) and
+/// the widening keeps up. On an AMD Zen 4 (AVX-512, 1 MiB L2) f16 took
+/// 0.64–0.80 and bf16 0.76–0.91 of the f32 time (medians) from P = 100, d = 384 to
+/// P = 500, d = 1536; on an AVX2-only AMD EPYC (issue 22, with the kernels
+/// before the bf16 shuffle and the once-per-pass widening of the picked
+/// vector) both were 1.8× slower at P = 200 and 500, d = 1536. Where the
+/// f32 pool fits in L2 the gain is smallest and may be a loss.
+/// `mempursuit bench --storage f32,f16,bf16` measures all three on the
+/// machine at hand in one run and prints a note when reduced precision
+/// does not pay. Figures: BENCHMARKS.md, "Reduced-precision storage".
 pub trait Element: sealed::Sealed + Copy + Send + Sync + core::fmt::Debug + 'static {
     /// Name of the storage type (`"f32"`, `"f16"`, `"bf16"`).
     const NAME: &'static str;

@@ -830,9 +830,11 @@ pub fn run(args: &BenchArgs) -> CliResult {
             if f32_bytes as f64 <= L2_FILL * cache.l2_bytes as f64 {
                 let _ = writeln!(
                     notes,
-                    "note: these pools fit in this core's L2 cache even as f32 ({} of {}): {} \
-                     storage halves their memory but cannot make the passes read faster, and \
-                     its widening to f32 costs time; `--storage f32,{}` measures both in one run",
+                    "note: these pools fit in this core's L2 cache even as f32 ({} of {}): \
+                     {} storage halves their memory, but where the f32 passes already read \
+                     at cache speed the widening to f32 can cost what the halved reading \
+                     saves (slower than f32 on some CPUs); `--storage f32,{}` measures both \
+                     here in one run",
                     bytes_text(f32_bytes),
                     bytes_text(cache.l2_bytes),
                     storage_name(c.storage),
