@@ -784,8 +784,14 @@ pub fn run(args: &BenchArgs) -> CliResult {
             )?;
             if a.median > b.median {
                 let hint = match c.mode {
-                    Mode::Batch(..) => "try another --batch-plan, or fewer threads",
-                    _ => "a pass over pools this small is too short to split",
+                    Mode::Batch(..) => {
+                        "other processes may hold the cores (see the load average), or \
+                         another --batch-plan or fewer threads suit these pools"
+                    }
+                    _ => {
+                        "other processes may hold the cores (see the load average), or a \
+                         pass over these pools is too short to split"
+                    }
                 };
                 let _ = writeln!(
                     notes,
