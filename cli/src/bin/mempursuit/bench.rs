@@ -630,7 +630,9 @@ pub fn run(args: &BenchArgs) -> CliResult {
         Vec::new()
     };
     let f32_pools: Vec<&[f32]> = queries.iter().map(|q| q.pool.as_slice()).collect();
+    let load_before = load_average();
     let (measured, roofs) = measure(&inputs, &configs, args, &method, &ext, &f32_pools)?;
+    let load_after = load_average();
 
     let cache = CacheInfo::detect();
     let mut text = String::new();
@@ -658,6 +660,13 @@ pub fn run(args: &BenchArgs) -> CliResult {
         )?;
     }
     writeln!(text, "cpu:     {}", cpu_text())?;
+    if let (Some(a), Some(b)) = (load_before, load_after) {
+        writeln!(
+            text,
+            "load:    {a} before, {b} after (1-minute load average; threads and \
+             timings need it well below the core count)"
+        )?;
+    }
     let f32_bytes = median_bytes(&queries, 4);
     writeln!(
         text,
@@ -1060,6 +1069,12 @@ fn storage_note(s: Storage, ratio: f64, f32_bytes: usize, cache: &CacheInfo) -> 
         "note: {name} storage is {ratio:.2}× the f32 time here: {why}. {name} still halves the \
          memory of the pools; for speed, keep f32 on this machine for pools of this size.\n"
     )
+}
+
+/// The 1-minute load average (Linux), e.g. "0.42".
+fn load_average() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next().map(str::to_string)
 }
 
 /// The CPU's model and the instruction sets the kernels can use.
