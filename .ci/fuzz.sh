@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Fuzzing smoke run for CI (docs/FUZZING.md): builds the six cargo-fuzz
+# Fuzzing smoke run for CI (docs/FUZZING.md): builds the seven cargo-fuzz
 # targets once and runs each for 30 seconds on nightly, starting from the
 # committed seed corpus (new inputs go to a temporary directory, so the
 # working tree is not modified). A crash fails the run; the minimized
 # crashes committed under fuzz/regressions/ are replayed on stable by
 # `cargo test` (tests/tests/fuzz_regressions.rs), not here.
 #
-# Budget: ~3 min build + 6 x 30 s on the 2-core CI machine.
+# Budget: ~3 min build + 7 x 30 s on the 2-core CI machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +17,7 @@ if ! command -v cargo-fuzz >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
 fi
 
-TARGETS=(kkt coverage differential bad_input npy dataset)
+TARGETS=(kkt coverage differential bad_input npy dataset spec)
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-30}"
 # -s none: the crates are #![forbid(unsafe_code)]; -a: overflow checks and
 # debug assertions on, so arithmetic overflow is a finding too.
@@ -33,7 +33,7 @@ for t in "${TARGETS[@]}"; do
   # The parsers of outside bytes must also be fast: a unit over 2 s is a
   # finding (docs/FUZZING.md, finding 7).
   extra=()
-  case "$t" in npy | dataset) extra=(-timeout=2) ;; esac
+  case "$t" in npy | dataset | spec) extra=(-timeout=2) ;; esac
   cargo +nightly fuzz run "${FLAGS[@]}" "$t" "$work/$t" "corpus/$t" -- \
     -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -print_final_stats=1 "${extra[@]}" \
     2>&1 | grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)|panicked|reproducer|ERROR|SUMMARY' || true

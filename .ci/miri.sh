@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Miri (run by .ci/run from the repository root): the core's and std-ext's
-# unit tests and the thread-split tests (std-ext/tests/parallel.rs) under
+# unit tests, the thread-split tests (std-ext/tests/parallel.rs) and the
+# unit tests of the WebAssembly module's C ABI (wasm/src/lib.rs) under
 # the Miri interpreter, which reports undefined behaviour and data races:
 # once under Stacked Borrows (the default) and once under Tree Borrows. The
 # unsafe code it checks is the worker protocol of `parallel::SplitPool`
-# (the hand-off of a pass's jobs to worker threads); the AVX2 kernels need a
+# (the hand-off of a pass's jobs to worker threads) and the C ABI's
+# pointers (slices over caller memory, the selector's box); the AVX2 kernels need a
 # real CPU (under Miri the CPU-feature check fails and the portable kernels
 # run).
 #
@@ -36,5 +38,7 @@ for model in stacked tree; do
   echo "== miri ($model borrows): mempursuit unit tests and thread-split tests"
   MIRIFLAGS="$flags" cargo +nightly miri test -p mempursuit --no-default-features \
     --features "$ext_features" --lib --test parallel -- --skip synth::
+  echo "== miri ($model borrows): mempursuit-wasm unit tests (the C ABI's pointers)"
+  MIRIFLAGS="$flags" cargo +nightly miri test -p mempursuit-wasm --lib --features soft-float
 done
 echo "== miri passed"

@@ -42,31 +42,35 @@ const pools = cases.map(({ query, pool }) => {
   new Float32Array(e.memory.buffer, candidatesPtr, P * D).set(pool);
   return { queryPtr, candidatesPtr };
 });
-const out = e.mp_alloc(4 * K);
-const weights = e.mp_alloc(8 * K);
-
-// mp_select(sel, method, ridge, gamma, mmr_lambda, flags, query, d,
-//           candidates, P*d, relevance, 0, K, out_picks, out_weights, out_steps, capacity)
-const call = (method, ridge, gamma, lambda, w) => (p) =>
-  e.mp_select(sel, method, ridge, gamma, lambda, 0, p.queryPtr, D, p.candidatesPtr, P * D, 0, 0, K, out, w, 0, K);
-const calls = {
-  pursuit: call(0, 1e-10, 1, 0.5, weights),
-  centroid: call(0, Infinity, 0.5, 0.5, weights),
-  topk: call(1, 0, 0, 0, 0),
-  mmr: call(2, 0, 0, 0.5, 0),
-};
+// The specification of each method, set by name (mp_spec_set) before its
+// calls; mp_select(sel, query, d, candidates, P*d, relevance, 0, 0, K).
+const encoder = new TextEncoder();
+const text = e.mp_alloc(64);
+function useMethod(method) {
+  e.mp_spec_reset(sel);
+  const bytes = new Uint8Array(e.memory.buffer, text, 64);
+  const key = encoder.encodeInto('method', bytes).written;
+  const value = encoder.encodeInto(method, bytes.subarray(16)).written;
+  if (e.mp_spec_set(sel, text, key, 0, 0, text + 16, value) !== 0) throw new Error(`method ${method}`);
+}
+const call = (p) => e.mp_select(sel, p.queryPtr, D, p.candidatesPtr, P * D, 0, 0, 0, K);
+const methods = ['recommended', 'pursuit', 'centroid', 'topk', 'mmr'];
 
 // Warm-up: V8 first runs wasm through its baseline compiler and tiers up to
 // the optimizing one in the background; run every method for ~2 s first.
 const warmUntil = process.hrtime.bigint() + 2_000_000_000n;
 while (process.hrtime.bigint() < warmUntil) {
-  for (const call of Object.values(calls)) for (const p of pools) call(p);
+  for (const method of methods) {
+    useMethod(method);
+    for (const p of pools) call(p);
+  }
 }
 
 const percentile = (sorted, q) => sorted[Math.round((sorted.length - 1) * q)];
 console.log(`wasm (Node ${process.version}), P = ${P}, K = ${K}, d = ${D}, ${CASES} cases x ${rounds} rounds`);
 console.log('method      median_us    p10_us    p90_us   checksum');
-for (const [name, call] of Object.entries(calls)) {
+for (const name of methods) {
+  useMethod(name);
   const times = [];
   let checksum = 0;
   for (let round = 0; round <= rounds; round++) {
@@ -74,9 +78,9 @@ for (const [name, call] of Object.entries(calls)) {
       const t0 = process.hrtime.bigint();
       const n = call(p);
       const t1 = process.hrtime.bigint();
-      if (n !== K) throw new Error(`${name}: ${n} picks (error code ${n})`);
+      if (n !== K) throw new Error(`${name}: ${n} picks`);
       if (round === 0) {
-        const picks = new Uint32Array(e.memory.buffer, out, K);
+        const picks = new Uint32Array(e.memory.buffer, e.mp_result_ptr(sel, 0), K);
         picks.forEach((i, t) => (checksum = (Math.imul(checksum, 31) + (t * P + i)) >>> 0));
       } else {
         times.push(Number(t1 - t0) / 1000);
@@ -85,7 +89,7 @@ for (const [name, call] of Object.entries(calls)) {
   }
   times.sort((a, b) => a - b);
   const f = (x) => x.toFixed(1).padStart(9);
-  console.log(`${name.padEnd(10)} ${f(percentile(times, 0.5)).padStart(10)} ${f(percentile(times, 0.1))} ${f(percentile(times, 0.9))}   ${checksum}`);
+  console.log(`${name.padEnd(11)} ${f(percentile(times, 0.5)).padStart(10)} ${f(percentile(times, 0.1))} ${f(percentile(times, 0.9))}   ${checksum}`);
 }
 
 // The package's Selector, with the copy-in of the pool on every call.
@@ -94,7 +98,7 @@ const times = [];
 for (let round = 0; round <= rounds; round++) {
   for (const { query, pool } of cases) {
     const t0 = process.hrtime.bigint();
-    selector.select(query, pool, K);
+    selector.select(query, pool, K, { method: 'pursuit' });
     const t1 = process.hrtime.bigint();
     if (round > 0) times.push(Number(t1 - t0) / 1000);
   }

@@ -1,4 +1,15 @@
 // Type declarations of the npm package `mempursuit` (mempursuit.js).
+//
+// Needs TypeScript's `lib` to include "es2022" (or later) and "dom" (for
+// `Response` and `URL`; in Node.js-only projects `@types/node` declares
+// them too): e.g. `"lib": ["es2022", "dom"]`, with `"module"` and
+// `"moduleResolution"` set to "nodenext" or "bundler".
+//
+// The option keys and values, the step fields and the stop reasons are the
+// library's one specification of a selector call (Rust: `SelectSpec`,
+// `STEP_FIELDS`, `StopReason`), keys in camelCase, values as in every
+// binding; wasm/test/conformance.test.mjs checks these declarations against
+// the module's own list.
 
 /**
  * Where init() loads the WebAssembly module from: a URL or path (Node.js
@@ -11,54 +22,100 @@ export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView 
  * Loads the WebAssembly module. Call and await it once before select() or
  * `new Selector()`; later calls resolve at once. Without an argument it
  * loads `mempursuit.wasm` next to mempursuit.js (from disk in Node.js,
- * with fetch() in browsers and bundlers).
+ * with fetch() in browsers and bundlers that ship the file). Never throws
+ * synchronously: a failure (including a bundle where that default location
+ * cannot be built, such as CommonJS output) is a rejected promise with a
+ * MemPursuitError saying how to pass the path, URL or bytes.
  */
 export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
 
 /**
  * init() from the module's bytes or a compiled WebAssembly.Module,
  * synchronously (Node.js and workers; browsers refuse to compile large
- * modules synchronously on the main thread).
+ * modules synchronously on the main thread). Throws MemPursuitError.
  */
 export function initSync(source: ArrayBuffer | ArrayBufferView | WebAssembly.Module): void;
 
 /**
  * The selector:
- * - `'pursuit'`: MemPursuit (Feng & Fan 2026, Eqs. 5, 6, 9), the default;
- *   with `gamma` < 1 or a first-stage `relevance`, a member of its
- *   relevance-scaled family;
- * - `'centroid'`: centroid pursuit (ridge = Infinity, equal weights; gamma
- *   defaults to 0.5);
+ * - `'recommended'` (the default): centroid pursuit on unit-free relevance
+ *   with a γ chosen per pool and budget; needs no tuning, and is the
+ *   setting that keeps at least as much evidence as top-K in the
+ *   measurements (repository README);
+ * - `'pursuit'`: MemPursuit as in the paper (Feng & Fan 2026, Eqs. 5, 6, 9;
+ *   ridge 1e-10, γ = 1), or a member of its relevance-scaled family with
+ *   `gamma`, `ridge` and relevance scores. Choose it for its theory (the
+ *   Frank–Wolfe certificate, `atPoolOptimum`), nested prefixes, or strong
+ *   encoders on cosine-ordered pools;
+ * - `'centroid'`: centroid pursuit (ridge = ∞: equal weights, no QP) with
+ *   a fixed `gamma`;
  * - `'topk'`: the k most relevant candidates;
  * - `'mmr'`: maximal marginal relevance (Carbonell & Goldstein 1998).
  */
-export type Method = 'pursuit' | 'centroid' | 'topk' | 'mmr';
+export type Method = 'recommended' | 'pursuit' | 'centroid' | 'topk' | 'mmr';
 
-/** Options of select(); every field is optional. */
+/** What to do once the Frank–Wolfe gap reaches `optimumTolerance`: go on (the paper), stop, or fill the rest of the budget by relevance. */
+export type AtPoolOptimum = 'continue' | 'stop' | 'fill';
+
+/** A candidate already represented by the picks: keep it and flag it (`dependent` in its step), or skip it (listed in `skipped`). */
+export type DependentPicks = 'keep' | 'skip';
+
+/** `'cosine'`: vectors need not be unit norm (they are used through their direction); `'require_unit'`: a vector whose norm differs from 1 by more than 1e-3 is an error. */
+export type Normalization = 'cosine' | 'require_unit';
+
+/** An unusable candidate row (non-finite, zero or out-of-range norm): `'reject'` the call, or `'exclude'` the row (listed in `excluded`). */
+export type InvalidCandidates = 'reject' | 'exclude';
+
+/** How the candidates are stored for the passes over them: f32 as given; f16 or bf16 (half the bytes; the selection on the rounded values); int8 (the certified int8 pursuit: the f32 pursuit's selection, bit for bit). */
+export type Storage = 'f32' | 'f16' | 'bf16' | 'int8';
+
+/**
+ * Options of select(); every field is optional, and an option that does not
+ * apply to the method is an error (code 'option'), not ignored. Keys may
+ * also be written in snake_case (`mmr_lambda`) at run time; the
+ * declarations use camelCase.
+ */
 export interface SelectOptions {
-  /** The selector (default `'pursuit'`). */
+  /** The selector (default `'recommended'`). */
   method?: Method;
-  /** Pursuit only: the ridge λ of the refit (Eq. 6), >= 0, paper 1e-10. */
-  ridge?: number;
-  /** Pursuit and centroid: γ in (0, 1], the weight of the reconstruction against relevance (default 1; centroid 0.5). */
+  /** `pursuit`, `centroid`: γ in (0, 1], the weight of the reconstruction against relevance (default 1 for pursuit, 0.5 for centroid). */
   gamma?: number;
-  /** MMR only: λ_mmr in [0, 1], relevance against redundancy (default 0.5; 1 is top-K). */
+  /** `pursuit`: the ridge λ ≥ 0 of the refit (Eq. 6; default 1e-10); `Infinity` is centroid pursuit. */
+  ridge?: number;
+  /** `mmr`: λ_mmr in [0, 1], relevance against diversity (default 0.5; 1 is top-K). */
   mmrLambda?: number;
-  /** First-stage scores, one per candidate (P finite values); default: relevance = the query cosine. */
-  relevance?: Float32Array | ArrayLike<number> | null;
-  /** The candidates are in first-stage order (row 0 ranked first); excludes `relevance`. */
+  /**
+   * The retriever's scores, one per candidate (P finite values, any scale
+   * or sign). Used by rank unless `rawRelevance` is set: the candidate with
+   * the r-th largest score gets the pool's r-th largest query cosine as its
+   * relevance, so γ means the same whatever the retriever's units (equal
+   * scores get equal relevance). Default: relevance = the query cosine.
+   */
+  relevance?: Float32Array | Float64Array | ArrayLike<number> | null;
+  /** Every method but `recommended`: use `relevance` as given instead of by rank (default false; needs `relevance`). */
+  rawRelevance?: boolean;
+  /** The candidates are in the retriever's order, row 0 ranked first (default false; excludes `relevance`). */
   poolOrder?: boolean;
-  /** Pursuit and centroid: the paper's adaptive stopping (Eq. 7: τ = 1e-5, patience 2); may pick fewer than k. */
+  /** `pursuit`, `centroid`: the paper's adaptive stopping (Eq. 7: τ = 1e-5, patience 2); may pick fewer than k (default false). */
   adaptive?: boolean;
-  /** Pursuit only (not centroid): once the Frank–Wolfe gap certifies the picks optimal for the whole pool, keep going (`'continue'`, the paper), stop, or fill the budget by relevance. */
-  atPoolOptimum?: 'continue' | 'stop' | 'fill';
-  /** Every vector must have unit norm (within 1e-3); otherwise vectors are used through their direction. */
-  requireUnit?: boolean;
-  /** Skip unusable candidate rows (non-finite, zero norm) instead of failing; they are listed in `excluded`. */
-  excludeInvalid?: boolean;
+  /** `pursuit` with a finite ridge: once the Frank–Wolfe gap certifies the picks optimal for the whole pool (default `'continue'`). */
+  atPoolOptimum?: AtPoolOptimum;
+  /** `pursuit` with a finite ridge: the Frank–Wolfe gap that counts as the pool optimum (≥ 0; default 1e-12). */
+  optimumTolerance?: number;
+  /** `pursuit` with a finite ridge: a candidate already represented by the picks (default `'keep'`). */
+  dependentPicks?: DependentPicks;
+  /** How vectors are normalized (default `'cosine'`). */
+  normalization?: Normalization;
+  /** What an unusable candidate row does (default `'reject'`). */
+  invalid?: InvalidCandidates;
+  /** How the candidates are stored for the passes (default `'f32'`). */
+  storage?: Storage;
 }
 
-/** The record of one pick. */
+/** How the refit of one pursuit step ended; every status leaves the weights on the simplex, only `'optimal'` guarantees the minimizer. */
+export type RefitStatus = 'optimal' | 'iteration_cap' | 'blocked' | 'numerical_failure';
+
+/** The record of one pick (the library's step fields in camelCase). For top-K and MMR only `index` and `score` are computed; the other fields are 0, false or `'optimal'`. */
 export interface Step {
   /** Pool index (candidate row) of this pick. */
   index: number;
@@ -68,76 +125,91 @@ export interface Step {
    * the MMR score for MMR; ρ for a pick made by `atPoolOptimum: 'fill'`.
    */
   score: number;
-  /** Pursuit: L_t = ‖q − Σ α_j m_j‖² after the refit, in cosine units (L_0 = 1); 0 for top-K and MMR. */
+  /** L_t = ‖q − Σ α_j m_j‖² after the refit, in cosine units (L_0 = 1). */
   residualSq: number;
-  /** Pursuit: Δ_t = (L_{t−1} − L_t) / max(L_{t−1}, ε), the relative improvement of Eq. 7; 0 for top-K and MMR. */
+  /** Δ_t = (L_{t−1} − L_t) / max(L_{t−1}, ε), the relative improvement of Eq. 7. */
   improvement: number;
   /**
-   * Pursuit: the Frank–Wolfe gap g_S after the refit, a certificate
-   * 0 ≤ J(S) − F* ≤ g_S (0 at the pool optimum); for 'centroid' a
-   * diagnostic without that guarantee, possibly negative; 0 for top-K and MMR.
+   * The Frank–Wolfe gap g_S after the refit, a certificate
+   * 0 ≤ J(α) − F* ≤ g_S (0 at the pool optimum); for centroid pursuit a
+   * diagnostic without that guarantee, possibly negative.
    */
   fwGap: number;
-  /** Pursuit: ν_S, the common value of U_j − γκα_j on the refit's free set (for 'centroid' the mean U_j); 0 for top-K and MMR. */
+  /** ν_S, the common value of U_j − γκα_j on the refit's free set (for centroid pursuit the mean U_j). */
   nu: number;
+  /** Size of the free set {j ∈ S : α_j > 0} after the refit. */
+  freeSize: number;
+  /** Active-set iterations of this refit (0 for the closed-form paths). */
+  solverIterations: number;
+  /** Whether this pick was made by relevance fill after the pool optimum. */
+  filled: boolean;
+  /** Whether, at pick time, this memory was already represented by the picks (an exact duplicate, or in the affine hull of the weighted picks); it usually keeps weight 0. */
+  dependent: boolean;
+  /** How this step's refit ended. */
+  refit: RefitStatus;
+  /** Candidates whose score the int8 pursuit (`storage: 'int8'`) computed exactly to certify this pick; 0 otherwise. */
+  verified: number;
 }
 
 /** Why a selection ended. */
-export type StopReason = 'budget' | 'adaptive' | 'pool-exhausted' | 'pool-optimum';
+export type StopReason = 'budget' | 'adaptive' | 'pool_exhausted' | 'pool_optimum';
 
 /** The result of select(). */
 export interface Selection {
   /** Pool indices (candidate rows) in pick order; min(k, P) of them unless stopped early. */
   picks: Uint32Array;
-  /** Simplex weights aligned with `picks` (sum 1) for 'pursuit' and 'centroid'; empty for 'topk' and 'mmr'. */
+  /** Simplex weights aligned with `picks` (sum 1) for the pursuit methods; empty for `'topk'` and `'mmr'`. */
   weights: Float64Array;
   /** One record per pick. */
   steps: Step[];
   /** Why the selection ended. */
   stopReason: StopReason;
-  /** Candidate rows skipped as unusable, ascending (only with `excludeInvalid`; never picked). */
+  /** Candidate rows excluded as unusable, ascending (only with `invalid: 'exclude'`; never picked). */
   excluded: Uint32Array;
+  /** Candidates skipped as already represented by the picks, ascending (only with `dependentPicks: 'skip'`). */
+  skipped: Uint32Array;
 }
 
-/** What failed: see MemPursuitError. */
-export type ErrorCode = 'argument' | 'input' | 'option' | 'capacity';
+/**
+ * What failed: `'input'` (the data), `'option'` (the specification),
+ * `'capacity'` (memory) — the Rust library's error kinds — or
+ * `'argument'` (a call the wrapper rejects: wrong types, a detached
+ * buffer, a freed Selector, no init()).
+ */
+export type ErrorCode = 'input' | 'option' | 'capacity' | 'argument';
 
 /**
- * A failed selection. `message` is the native library's message word for
- * word (it names the offending index or value); `code`: 'input' (shape,
- * non-finite value, zero or out-of-range norm, relevance), 'option'
- * (ridge, gamma, mmrLambda), 'capacity' (the scratch for this shape does
- * not fit in wasm memory), 'argument' (wrong types, unknown options, no
- * init()).
+ * Every error the package throws. `message` names the argument, index or
+ * value at fault (the library's message word for word for its own
+ * errors); `code` says what failed (see ErrorCode).
  */
 export class MemPursuitError extends Error {
   readonly name: 'MemPursuitError';
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string);
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown });
 }
 
-/** Candidate embeddings: a flat row-major P × d array, or P rows of d values. */
-export type Candidates = Float32Array | ArrayLike<number> | ArrayLike<ArrayLike<number>>;
+/** The query embedding: d numbers. */
+export type Vector = Float32Array | Float64Array | ArrayLike<number>;
+
+/** Candidate embeddings: a flat row-major P × d array, or P rows of d numbers. */
+export type Candidates = Float32Array | Float64Array | ArrayLike<number> | ArrayLike<Vector>;
 
 /**
- * A reusable selector: its scratch and its input/output buffers stay in
- * wasm memory and grow to the largest call seen. Requires init().
+ * A reusable selector: its scratch and its input buffers stay in wasm
+ * memory and grow to the largest call seen. Requires init().
  */
 export class Selector {
   constructor();
   /**
    * Selects up to `k` memories for `query` (d values) from `candidates`
-   * (P × d; d = query.length). Throws MemPursuitError.
+   * (P × d; d = query.length) with the selector `options` describe (the
+   * recommended setting by default). Throws MemPursuitError.
    */
-  select(query: Float32Array | ArrayLike<number>, candidates: Candidates, k: number, options?: SelectOptions): Selection;
+  select(query: Vector, candidates: Candidates, k: number, options?: SelectOptions): Selection;
   /** Releases the wasm memory of this selector. */
   free(): void;
 }
 
 /** Selector.select() on a shared selector. Requires init(). */
-export function select(
-  query: Float32Array | ArrayLike<number>,
-  candidates: Candidates,
-  k: number,
-  options?: SelectOptions,
-): Selection;
+export function select(query: Vector, candidates: Candidates, k: number, options?: SelectOptions): Selection;

@@ -1,55 +1,52 @@
 // MemPursuit for JavaScript: the npm package `mempursuit`, an ES module over
-// the C ABI of the WebAssembly module built from wasm/src/lib.rs (ABI 2).
+// the C ABI of the WebAssembly module built from wasm/src/lib.rs (ABI 3).
 // No dependencies; Node.js >= 18, browsers and bundlers. Types:
 // mempursuit.d.ts. Shapes: query = d values, candidates = P x d values,
 // row-major (a flat Float32Array, or an array of P rows).
+//
+// This wrapper holds no method table, no default and no result field name:
+// the options go to the library's one specification of a selector call
+// (`SelectSpec::set` in Rust, which takes camelCase keys and reports
+// unknown options, bad values and options that do not apply to the method
+// with the same messages in every binding), and the names of the result's
+// fields, steps, stop reasons and error kinds come from the module's layout
+// text (`mp_layout_ptr`), converted to camelCase here.
 
-const ABI_VERSION = 2;
-const METHOD_PURSUIT = 0;
-const METHOD_TOP_K = 1;
-const METHOD_MMR = 2;
-const FLAG_REQUIRE_UNIT = 1 << 0;
-const FLAG_EXCLUDE_INVALID = 1 << 1;
-const FLAG_ADAPTIVE = 1 << 2;
-const FLAG_STOP_AT_OPTIMUM = 1 << 3;
-const FLAG_FILL_AT_OPTIMUM = 1 << 4;
-const FLAG_POOL_ORDER = 1 << 5;
-const FLAG_RELEVANCE = 1 << 6;
-const STEP_FIELDS = 5;
-const STOP_REASONS = ['budget', 'adaptive', 'pool-exhausted', 'pool-optimum'];
-const ERROR_CODES = { '-1': 'argument', '-2': 'input', '-3': 'option', '-4': 'capacity' };
-const PAPER_RIDGE = 1e-10;
-const CENTROID_GAMMA = 0.5;
-const PAPER_MMR_LAMBDA = 0.5;
-const PURSUIT_ONLY = ['ridge', 'gamma', 'adaptive', 'atPoolOptimum'];
-const KNOWN_OPTIONS = new Set([
-  'method', 'ridge', 'gamma', 'mmrLambda', 'relevance', 'poolOrder', 'adaptive',
-  'atPoolOptimum', 'requireUnit', 'excludeInvalid',
-]);
+const ABI_VERSION = 3;
 
 /**
- * A failed selection. `message` is the native library's message, word for
- * word; `code` is 'input' (a shape, a non-finite value, a zero or
- * out-of-range norm, the relevance), 'option' (ridge, gamma, mmrLambda),
- * 'capacity' (the scratch for this shape does not fit in wasm memory) or
+ * Every error this package throws. `message` names the argument, index or
+ * value at fault (for the library's errors, its message word for word);
+ * `code` is 'input' (the data: a shape, a non-finite value, a zero or
+ * out-of-range norm, the relevance, a value outside the storage's range),
+ * 'option' (an unknown option or method, a bad value, an option that does
+ * not apply to the method), 'capacity' (the scratch or the input does not
+ * fit in wasm memory) — the three kinds of the Rust library — or
  * 'argument' (a call this wrapper rejects before running: wrong types,
- * unknown options, a missing init()).
+ * detached buffers, a freed Selector, no init()).
  */
 export class MemPursuitError extends Error {
-  constructor(code, message) {
-    super(message);
+  constructor(code, message, options) {
+    super(message, options);
     this.name = 'MemPursuitError';
     this.code = code;
   }
 }
 
-const argumentError = (message) => new MemPursuitError('argument', message);
+const argumentError = (message, cause) => new MemPursuitError('argument', message, cause === undefined ? undefined : { cause });
 
 let wasm = null; // the instance's exports once initialized
+let layout = null; // the module's layout, with camelCase names
 let pending = null; // the promise of a running init()
 let defaultSelector = null;
 
 const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
+
+const NO_DEFAULT_LOCATION =
+  'init(): the default location of mempursuit.wasm (next to mempursuit.js, from import.meta.url) ' +
+  'is not available here (e.g. in a CommonJS bundle). Pass the module yourself: its path or URL ' +
+  "(`await init('/static/mempursuit.wasm')`), a fetch() Response, or its bytes " +
+  "(`await init(readFileSync(require.resolve('mempursuit/mempursuit.wasm')))` in Node.js)";
 
 async function instantiate(source) {
   source = await source;
@@ -67,6 +64,7 @@ async function instantiate(source) {
         if (source.bodyUsed) throw err;
       }
     }
+    if (!source.ok) throw new Error(`HTTP ${source.status}`);
     return (await WebAssembly.instantiate(await source.arrayBuffer(), imports)).instance;
   }
   if (typeof source === 'string' || source instanceof URL) {
@@ -74,26 +72,91 @@ async function instantiate(source) {
     // A file: URL, or a path (no scheme; a one-letter "scheme" is a Windows drive).
     const fileUrl = /^file:/i.test(href);
     if (isNode && (fileUrl || !/^[a-z][a-z0-9+.-]+:/i.test(href))) {
-      // Hidden from bundlers: this branch runs in Node.js only.
-      const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
+      // Hidden from bundlers (a specifier they do not resolve, and their
+      // ignore comments): this branch runs in Node.js only, and a browser
+      // bundle must build without a `node:fs` stand-in.
+      const fsModule = 'node:fs/promises';
+      const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsModule);
       const bytes = await readFile(fileUrl ? new URL(href) : href);
       return (await WebAssembly.instantiate(bytes, imports)).instance;
     }
     const response = await fetch(source);
-    if (!response.ok) throw new Error(`mempursuit: fetching ${source} failed: HTTP ${response.status}`);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
     return instantiate(response);
   }
-  throw argumentError('init(): expected a URL, a path, a Response, bytes or a WebAssembly.Module');
+  throw argumentError(`init(): expected a URL, a path, a Response, bytes or a WebAssembly.Module, got ${describe(source)}`);
 }
+
+const camel = (name) => name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 
 function adopt(instance) {
   if (wasm) return; // an initSync() won the race with a pending init()
   const exports = instance.exports;
   const version = typeof exports.mp_abi_version === 'function' ? exports.mp_abi_version() : 0;
   if (version !== ABI_VERSION) {
-    throw new Error(`mempursuit: the wasm module speaks ABI ${version}, this wrapper ABI ${ABI_VERSION}; rebuild it with wasm/build.sh`);
+    throw argumentError(`init(): the wasm module speaks ABI ${version}, this wrapper ABI ${ABI_VERSION}; rebuild it with wasm/build.sh`);
   }
+  const text = utf8(exports, exports.mp_layout_ptr(), exports.mp_layout_len());
+  const raw = JSON.parse(text);
+  const steps = raw.step_fields.map((f) => ({ name: camel(f.name), type: f.type, names: f.names }));
+  layout = {
+    result: raw.result.map((f, i) => ({ index: i, name: camel(f.name), type: f.type })),
+    steps,
+    makeStep: compileStep(steps),
+    names: new Map(), // UTF-8 names at static addresses (stop reasons, error kinds) -> strings
+  };
   wasm = exports;
+}
+
+/**
+ * A function (raw, offset) -> step object for the layout's step fields,
+ * compiled once from the layout (about ten times faster than assigning the
+ * fields by computed key; the keys are JSON literals of the layout's
+ * names). null where the environment forbids `Function` (a Content Security
+ * Policy without 'unsafe-eval'): the generic loop of decodeSteps then runs.
+ */
+function compileStep(fields) {
+  const value = (f, j) =>
+    f.type === 'bool' ? `raw[o + ${j}] !== 0` : f.type === 'name' ? `names[${j}][raw[o + ${j}]]` : `raw[o + ${j}]`;
+  const body = `return { ${fields.map((f, j) => `${JSON.stringify(f.name)}: ${value(f, j)}`).join(', ')} };`;
+  try {
+    return new Function('names', `return (raw, o) => { ${body} };`)(fields.map((f) => f.names));
+  } catch {
+    return null;
+  }
+}
+
+/** The step objects of the f64 records `raw`. */
+function decodeSteps(raw) {
+  const fields = layout.steps;
+  const width = fields.length;
+  const steps = new Array(raw.length / width);
+  const make = layout.makeStep;
+  for (let t = 0; t < steps.length; t++) {
+    if (make) {
+      steps[t] = make(raw, t * width);
+      continue;
+    }
+    const step = {};
+    for (let j = 0; j < width; j++) {
+      const field = fields[j];
+      const v = raw[t * width + j];
+      step[field.name] = field.type === 'bool' ? v !== 0 : field.type === 'name' ? field.names[v] : v;
+    }
+    steps[t] = step;
+  }
+  return steps;
+}
+
+/** A name the module keeps at a static address (a stop reason, an error kind), decoded once. */
+function staticName(exports, ptr, len) {
+  const key = ptr * 64 + len;
+  let name = layout.names.get(key);
+  if (name === undefined) {
+    name = utf8(exports, ptr, len);
+    layout.names.set(key, name);
+  }
+  return name;
 }
 
 /**
@@ -102,18 +165,34 @@ function adopt(instance) {
  * file: from disk in Node.js, with fetch() in browsers and bundlers (which
  * see the `new URL(..., import.meta.url)` and ship the file). Or pass a
  * URL or path, a fetch() Response (or its promise), the bytes, or a compiled
- * WebAssembly.Module. Later calls return at once.
+ * WebAssembly.Module. Later calls return at once. Never throws: failures
+ * are a rejected promise with a MemPursuitError.
  */
 export function init(source) {
   if (wasm) return Promise.resolve();
   if (!pending) {
-    const from = source ?? new URL('./mempursuit.wasm', import.meta.url);
-    pending = instantiate(from)
-      .then(adopt)
-      .catch((err) => {
-        pending = null; // a later init() may try again
-        throw err;
-      });
+    pending = (async () => {
+      let from = source;
+      if (from == null) {
+        try {
+          from = new URL('./mempursuit.wasm', import.meta.url);
+        } catch (err) {
+          throw argumentError(NO_DEFAULT_LOCATION, err);
+        }
+      }
+      let instance;
+      try {
+        instance = await instantiate(from);
+      } catch (err) {
+        if (err instanceof MemPursuitError) throw err;
+        const where = typeof from === 'string' || from instanceof URL ? ` from ${String(from)}` : '';
+        throw argumentError(`init(): cannot load the WebAssembly module${where}: ${err?.message ?? err}. Pass the .wasm file's path or URL, a fetch() Response, or its bytes`, err);
+      }
+      adopt(instance);
+    })().catch((err) => {
+      pending = null; // a later init() may try again
+      throw err;
+    });
   }
   return pending;
 }
@@ -121,12 +200,18 @@ export function init(source) {
 /**
  * Synchronous init() from the module's bytes or a compiled
  * WebAssembly.Module (Node.js, workers; browsers refuse to compile large
- * modules synchronously on the main thread).
+ * modules synchronously on the main thread). Throws a MemPursuitError.
  */
 export function initSync(source) {
   if (wasm) return;
-  const module = source instanceof WebAssembly.Module ? source : new WebAssembly.Module(source);
-  adopt(new WebAssembly.Instance(module, {}));
+  let instance;
+  try {
+    const module = source instanceof WebAssembly.Module ? source : new WebAssembly.Module(source);
+    instance = new WebAssembly.Instance(module, {});
+  } catch (err) {
+    throw argumentError(`initSync(): expected the module's bytes or a WebAssembly.Module: ${err?.message ?? err}`, err);
+  }
+  adopt(instance);
 }
 
 function exportsOrThrow() {
@@ -134,91 +219,272 @@ function exportsOrThrow() {
   return wasm;
 }
 
-const isArrayLike = (x) => x != null && typeof x !== 'string' && typeof x.length === 'number';
+// ---------------------------------------------------------------------------
+// Reading the caller's arguments. Everything the caller passes is read once
+// (getters and proxies run once per value), copied or checked, and only then
+// written into wasm memory: nothing the caller's code does while being read
+// can change what the module sees.
 
-function toF32(values, what) {
-  if (values instanceof Float32Array) return values;
-  if (!isArrayLike(values)) throw argumentError(`${what} must be a Float32Array or an array of numbers`);
-  return Float32Array.from(values);
+const TypedArrayProto = Object.getPrototypeOf(Int8Array.prototype);
+const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;
+const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArrayProto, 'length').get;
+const typedArrayBuffer = Object.getOwnPropertyDescriptor(TypedArrayProto, 'buffer').get;
+const typedArrayAt = TypedArrayProto.at;
+const typedArraySet = TypedArrayProto.set;
+const FLOAT_ARRAYS = new Set(['Float32Array', 'Float64Array', 'Float16Array']);
+/** The largest f32, and wasm32's address space. */
+const F32_MAX = 3.4028234663852886e38;
+const WASM32_BYTES = 2 ** 32;
+
+/** The kind of a real typed array ('Float32Array', ...), or undefined (also for proxies). */
+const typedKind = (x) => typedArrayTag.call(x);
+
+function describe(x) {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  switch (typeof x) {
+    case 'undefined':
+      return 'undefined';
+    case 'string':
+      return `a string (${JSON.stringify(x.length > 20 ? `${x.slice(0, 20)}...` : x)})`;
+    case 'bigint':
+      return `a BigInt (${x}n)`;
+    case 'number':
+    case 'boolean':
+      return `${typeof x} ${x}`;
+    case 'object': {
+      const kind = typedKind(x);
+      if (kind) return `a ${kind}`;
+      if (x instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && x instanceof SharedArrayBuffer)) {
+        return `an ${x.constructor.name} (view it: new Float32Array(buffer))`;
+      }
+      if (x instanceof DataView) return 'a DataView';
+      return 'an object';
+    }
+    default:
+      return `a ${typeof x}`;
+  }
 }
 
-/** Flat row-major candidates from a Float32Array, numbers or rows. */
-function flatten(candidates, d) {
-  if (candidates instanceof Float32Array) return candidates;
-  if (!isArrayLike(candidates)) {
-    throw argumentError('candidates must be a Float32Array (P x d, row-major) or an array of rows');
+function isDetached(buffer) {
+  if (typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer) return false;
+  const getter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached')?.get;
+  if (getter) return getter.call(buffer);
+  try {
+    new Uint8Array(buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
   }
-  if (candidates.length === 0 || !isArrayLike(candidates[0])) return toF32(candidates, 'candidates');
-  const out = new Float32Array(candidates.length * d);
-  for (let i = 0; i < candidates.length; i++) {
-    const row = candidates[i];
-    if (!isArrayLike(row) || row.length !== d) {
-      throw argumentError(`candidate row ${i} has ${isArrayLike(row) ? row.length : 'no'} values but the query has ${d}`);
-    }
-    out.set(row, i * d);
-  }
-  return out;
 }
 
-/** The method code, its three parameters and the flag bits of `options`. */
-function parseOptions(options) {
-  if (options == null) options = {};
-  if (typeof options !== 'object') throw argumentError('options must be an object');
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) {
-      throw argumentError(`unknown option '${key}' (known: ${[...KNOWN_OPTIONS].join(', ')})`);
+/** Throws unless the real typed array `x` can be read: not detached, not out of bounds of a resized buffer. */
+function checkLive(x, what) {
+  try {
+    typedArrayAt.call(x, 0);
+  } catch (err) {
+    const why = isDetached(typedArrayBuffer.call(x))
+      ? 'its ArrayBuffer is detached (it was transferred, e.g. by postMessage() or structuredClone() with `transfer`)'
+      : 'it is out of bounds of its ArrayBuffer (the buffer was resized below the view)';
+    throw argumentError(`${what}: cannot read this ${typedKind(x)}: ${why}; pass a view of memory that is still readable`, err);
+  }
+}
+
+/** Throws unless the real typed array `x` holds floats. */
+function checkFloatKind(x, kind, what) {
+  if (FLOAT_ARRAYS.has(kind)) return;
+  const hint =
+    kind === 'Uint8Array' || kind === 'Int8Array' || kind === 'Uint8ClampedArray'
+      ? ` (for the bytes of f32 values, view them as floats: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4))`
+      : '';
+  throw argumentError(`${what} is a ${kind}: pass a Float32Array, a Float64Array or an array of numbers${hint}`);
+}
+
+/** Throws unless `n` values of 4 bytes fit in wasm32 memory. */
+function checkSize(n, what) {
+  if (n * 4 >= WASM32_BYTES) {
+    throw new MemPursuitError('capacity', `${what}: ${n} values need ${n * 4} bytes, more than the 4 GiB of wasm32 memory`);
+  }
+}
+
+const VECTOR = 'a Float32Array, a Float64Array or an array of numbers';
+const POOL = 'a Float32Array (P x d, row-major), an array of numbers or an array of rows';
+
+/** Throws unless `x` is an object that may be an array-like (`expected`: what `what` must be). */
+function checkObject(x, what, expected) {
+  if (x === null || typeof x !== 'object' || x instanceof ArrayBuffer || x instanceof DataView ||
+      (typeof SharedArrayBuffer !== 'undefined' && x instanceof SharedArrayBuffer)) {
+    throw argumentError(`${what} must be ${expected}, got ${describe(x)}`);
+  }
+}
+
+/** The length of an array-like (a safe non-negative integer). */
+function lengthOf(x, what, expected) {
+  const n = x.length;
+  if (!Number.isSafeInteger(n) || n < 0 || n > 2 ** 52) {
+    throw argumentError(`${what} must be ${expected}, got ${describe(x)} with length ${describe(n)}`);
+  }
+  return n;
+}
+
+/** `x[i]` as a number for f32, or a thrown error naming `what[i]`. */
+function number(v, what, i) {
+  if (typeof v !== 'number') throw argumentError(`${what}[${i}] is ${describe(v)}, not a number`);
+  if (Math.abs(v) > F32_MAX && Number.isFinite(v) && !Number.isFinite(Math.fround(v))) {
+    throw new MemPursuitError('input', `${what}[${i}] = ${v} is outside the f32 range (about ±3.4028e38)`);
+  }
+  return v;
+}
+
+/** Copies the floats of `src` (length `n`) into `out` at `offset`, refusing finite f64 values beyond f32. */
+function copyFloats(src, kind, n, out, offset, what) {
+  typedArraySet.call(out, src, offset);
+  if (kind === 'Float64Array') {
+    for (let i = 0; i < n; i++) {
+      const v = out[offset + i];
+      if ((v === Infinity || v === -Infinity) && Number.isFinite(src[i])) number(src[i], what, i);
     }
   }
-  const method = options.method ?? 'pursuit';
-  const pursuit = method === 'pursuit' || method === 'centroid';
-  if (!pursuit && method !== 'topk' && method !== 'mmr') {
-    throw argumentError(`unknown method '${method}' (pursuit, centroid, topk, mmr)`);
+}
+
+/** Runs `read`, turning what the caller's getters or proxies throw into a MemPursuitError naming `what`. */
+function reading(what, read) {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof MemPursuitError) throw err;
+    throw argumentError(`${what}: reading it threw ${err?.name ?? 'an error'}: ${err?.message ?? err}`, err);
   }
-  for (const key of PURSUIT_ONLY) {
-    if (!pursuit && options[key] !== undefined) {
-      throw argumentError(`option '${key}' applies to methods 'pursuit' and 'centroid', not '${method}'`);
+}
+
+/**
+ * A vector of numbers (the query, the relevance): `{ view }` for a
+ * Float32Array (read in place, checked again just before it is copied into
+ * wasm memory), else `{ data }`, a new Float32Array.
+ */
+function readVector(x, what) {
+  return reading(what, () => {
+    const kind = typedKind(x);
+    if (kind !== undefined) {
+      checkFloatKind(x, kind, what);
+      checkLive(x, what);
+      if (kind === 'Float32Array') return { view: x };
+      const n = typedArrayLength.call(x);
+      const data = new Float32Array(n);
+      copyFloats(x, kind, n, data, 0, what);
+      return { data };
     }
-  }
-  if (method !== 'mmr' && options.mmrLambda !== undefined) {
-    throw argumentError(`option 'mmrLambda' applies to method 'mmr', not '${method}'`);
-  }
-  if (method === 'centroid' && options.ridge !== undefined) {
-    throw argumentError("method 'centroid' is ridge = Infinity; use method 'pursuit' for another ridge");
-  }
-  if (method === 'centroid' && options.atPoolOptimum !== undefined) {
-    // Centroid pursuit has no optimality certificate.
-    throw argumentError("option 'atPoolOptimum' applies to method 'pursuit', not 'centroid'");
-  }
-  for (const key of ['ridge', 'gamma', 'mmrLambda']) {
-    if (options[key] !== undefined && typeof options[key] !== 'number') {
-      throw argumentError(`option '${key}' must be a number`);
+    checkObject(x, what, VECTOR);
+    const n = lengthOf(x, what, VECTOR);
+    checkSize(n, what);
+    const data = new Float32Array(n);
+    for (let i = 0; i < n; i++) data[i] = number(x[i], what, i);
+    return { data };
+  });
+}
+
+/** The Float32Array of a read argument, a view checked again now that the caller's code has run. */
+function settle(read, what) {
+  if (read.view === undefined) return read.data;
+  checkLive(read.view, what);
+  return read.view;
+}
+
+/**
+ * The candidates: `{ view }` for a Float32Array (read in place, checked
+ * again just before it is copied into wasm memory), else `{ data }`, a new
+ * flat Float32Array.
+ */
+function readPool(x, d) {
+  const what = 'candidates';
+  return reading(what, () => {
+    const kind = typedKind(x);
+    if (kind !== undefined) {
+      checkFloatKind(x, kind, what);
+      checkLive(x, what);
+      if (kind === 'Float32Array') return { view: x };
+      const n = typedArrayLength.call(x);
+      const data = new Float32Array(n);
+      copyFloats(x, kind, n, data, 0, what);
+      return { data };
     }
-  }
-  let flags = 0;
-  if (options.requireUnit) flags |= FLAG_REQUIRE_UNIT;
-  if (options.excludeInvalid) flags |= FLAG_EXCLUDE_INVALID;
-  if (options.adaptive) flags |= FLAG_ADAPTIVE;
-  const atOptimum = options.atPoolOptimum ?? 'continue';
-  if (atOptimum === 'stop') flags |= FLAG_STOP_AT_OPTIMUM;
-  else if (atOptimum === 'fill') flags |= FLAG_FILL_AT_OPTIMUM;
-  else if (atOptimum !== 'continue') {
-    throw argumentError(`option 'atPoolOptimum' must be 'continue', 'stop' or 'fill', not '${atOptimum}'`);
-  }
-  const relevance = options.relevance ?? null;
-  if (relevance !== null) {
-    if (options.poolOrder) throw argumentError("options 'relevance' and 'poolOrder' exclude each other");
-    flags |= FLAG_RELEVANCE;
-  }
-  if (options.poolOrder) flags |= FLAG_POOL_ORDER;
-  return {
-    code: pursuit ? METHOD_PURSUIT : method === 'topk' ? METHOD_TOP_K : METHOD_MMR,
-    weighted: pursuit,
-    ridge: method === 'centroid' ? Infinity : options.ridge ?? PAPER_RIDGE,
-    gamma: options.gamma ?? (method === 'centroid' ? CENTROID_GAMMA : 1),
-    mmrLambda: options.mmrLambda ?? PAPER_MMR_LAMBDA,
-    flags,
-    relevance: relevance === null ? null : toF32(relevance, 'options.relevance'),
-  };
+    checkObject(x, what, POOL);
+    const p = lengthOf(x, what, POOL);
+    if (p === 0) return { data: new Float32Array(0) };
+    const first = x[0];
+    if (typeof first === 'number') {
+      // Flat: P x d numbers (the library checks that d divides the length).
+      checkSize(p, what);
+      const data = new Float32Array(p);
+      data[0] = number(first, what, 0);
+      for (let i = 1; i < p; i++) data[i] = number(x[i], what, i);
+      return { data };
+    }
+    // Rows: P rows of exactly d numbers each.
+    checkSize(p * d, what);
+    const data = new Float32Array(p * d);
+    for (let i = 0; i < p; i++) {
+      const row = i === 0 ? first : x[i];
+      const name = `candidates[${i}]`;
+      const rowKind = typedKind(row);
+      let n;
+      if (rowKind !== undefined) {
+        checkFloatKind(row, rowKind, name);
+        checkLive(row, name);
+        n = typedArrayLength.call(row);
+      } else if (row !== null && typeof row === 'object') {
+        n = lengthOf(row, name, `a row of d = ${d} numbers`);
+      } else {
+        throw argumentError(
+          `${name} is ${describe(row)}, but candidates[0] is ${describe(first)}: pass one flat array of P x d numbers or an array of P rows of d numbers`,
+        );
+      }
+      if (n !== d) throw argumentError(`${name} has ${n} values but the query has ${d}: every row needs d = ${d} values`);
+      if (rowKind !== undefined) copyFloats(row, rowKind, n, data, i * d, name);
+      else for (let j = 0; j < n; j++) data[i * d + j] = number(row[j], name, j);
+    }
+    return { data };
+  });
+}
+
+/**
+ * The options as [key, value] pairs for the specification (values:
+ * numbers, booleans, strings; undefined and null are left out), and the
+ * relevance scores.
+ */
+function readOptions(options) {
+  if (options == null) return { entries: [], relevance: null };
+  return reading('options', () => {
+    if (typeof options !== 'object' || Array.isArray(options) || typedKind(options) !== undefined) {
+      throw argumentError(`options must be an object such as { method: 'mmr', mmrLambda: 0.3 }, got ${describe(options)}`);
+    }
+    const entries = [];
+    let relevance = null;
+    for (const key of Object.keys(options)) {
+      const value = options[key];
+      if (key === 'relevance') {
+        relevance = value ?? null;
+        continue;
+      }
+      if (value === undefined || value === null) continue;
+      const t = typeof value;
+      if (t !== 'number' && t !== 'boolean' && t !== 'string') {
+        throw argumentError(`option '${key}' is ${describe(value)}: option values are numbers, booleans or strings`);
+      }
+      entries.push([key, value]);
+    }
+    return { entries, relevance };
+  });
+}
+
+// ---------------------------------------------------------------------------
+// The module's side.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+function utf8(exports, ptr, len) {
+  return decoder.decode(new Uint8Array(exports.memory.buffer, ptr >>> 0, len >>> 0));
 }
 
 // Frees the wasm side of Selectors that were dropped without free().
@@ -228,7 +494,7 @@ const finalizer =
     : null;
 
 function release(held) {
-  if (held.exports && held.selector) {
+  if (held.exports && held.selector && held.exports === wasm) {
     if (held.arena) held.exports.mp_free(held.arena, held.arenaBytes);
     held.exports.mp_selector_free(held.selector);
   }
@@ -239,104 +505,179 @@ function release(held) {
 
 const align8 = (n) => Math.ceil(n / 8) * 8;
 
+/** The error of the last failed call on `held`'s selector. */
+function lastError(held) {
+  const e = held.exports;
+  const kind = staticName(e, e.mp_error_kind_ptr(held.selector) >>> 0, e.mp_error_kind_len(held.selector) >>> 0);
+  const message = utf8(e, e.mp_error_ptr(held.selector), e.mp_error_len(held.selector));
+  return new MemPursuitError(kind || 'argument', message);
+}
+
+/** A trap (out of memory in a conversion, or a bug): the instance is discarded. */
+function trapped(err) {
+  wasm = null;
+  layout = null;
+  pending = null;
+  defaultSelector = null;
+  return new MemPursuitError(
+    'capacity',
+    `the WebAssembly module trapped (${err.message}), most likely out of memory for this call; ` +
+      'it was discarded: call init() again and create new Selectors',
+    { cause: err },
+  );
+}
+
+/** Sets the selector's specification from `entries` (skipped when they equal the last call's). */
+function setSpec(held, entries, textOffset) {
+  const last = held.spec;
+  if (last && last.length === entries.length && last.every(([k, v], i) => k === entries[i][0] && Object.is(v, entries[i][1]))) {
+    return;
+  }
+  held.spec = null;
+  const e = held.exports;
+  const sel = held.selector;
+  e.mp_spec_reset(sel);
+  const base = held.arena + textOffset;
+  for (const [key, value] of entries) {
+    const bytes = new Uint8Array(e.memory.buffer, base, held.arenaBytes - textOffset);
+    const k = encoder.encodeInto(key, bytes).written;
+    let kind = 1;
+    let num = 0;
+    let textLen = 0;
+    if (typeof value === 'string') {
+      kind = 0;
+      textLen = encoder.encodeInto(value, bytes.subarray(k)).written;
+    } else if (typeof value === 'boolean') {
+      kind = 2;
+      num = value ? 1 : 0;
+    } else {
+      num = value;
+    }
+    if (e.mp_spec_set(sel, base, k, kind, num, base + k, textLen) < 0) throw lastError(held);
+  }
+  held.spec = entries;
+}
+
+/** Field `f` of the last selection on `held`'s selector (`buf`: the module's memory after the call). */
+function resultField(held, f, buf) {
+  const e = held.exports;
+  const ptr = e.mp_result_ptr(held.selector, f.index) >>> 0;
+  const len = e.mp_result_len(held.selector, f.index) >>> 0;
+  switch (f.type) {
+    case 'u32s':
+      return len === 0 ? new Uint32Array(0) : new Uint32Array(buf, ptr, len).slice();
+    case 'f64s':
+      return len === 0 ? new Float64Array(0) : new Float64Array(buf, ptr, len).slice();
+    case 'name':
+      return staticName(e, ptr, len);
+    case 'steps':
+      return decodeSteps(new Float64Array(buf, ptr, len));
+    default:
+      throw new MemPursuitError('argument', `the module's result field '${f.name}' has an unknown type '${f.type}'; rebuild it with wasm/build.sh`);
+  }
+}
+
 /**
- * A reusable selector: its scratch and its input/output buffers stay in
- * wasm memory and grow to the largest call seen, so repeated selections of
- * similar shape allocate nothing. Call free() when done (or let the garbage
+ * A reusable selector: its scratch and its input buffers stay in wasm
+ * memory and grow to the largest call seen, so repeated selections of
+ * similar shape allocate little. Call free() when done (or let the garbage
  * collector do it).
  */
 export class Selector {
   constructor() {
     const exports = exportsOrThrow();
-    this._held = { exports, selector: exports.mp_selector_new(), arena: 0, arenaBytes: 0 };
+    this._held = { exports, selector: exports.mp_selector_new() >>> 0, arena: 0, arenaBytes: 0, spec: null };
     finalizer?.register(this, this._held, this);
   }
 
   /**
-   * Selects up to k memories for `query` from `candidates`; see
+   * Selects up to k memories for `query` from `candidates` with the
+   * selector `options` describe (the recommended setting by default); see
    * mempursuit.d.ts for the options and the result.
    */
   select(query, candidates, k, options) {
     const held = this._held;
-    if (!held.selector) throw argumentError('this Selector was freed');
+    if (!held?.selector) throw argumentError('this Selector was freed: create a new one');
+    if (held.exports !== wasm) {
+      throw argumentError('this Selector belongs to a module instance that was discarded (after a trap or before init()): create a new Selector');
+    }
+    if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0) {
+      throw argumentError(`k must be a non-negative integer, got ${describe(k)}`);
+    }
+    // Everything the caller's code can run in (getters, proxies) first.
+    const opts = readOptions(options);
+    const qRead = readVector(query, 'query');
+    const d = qRead.view ? typedArrayLength.call(qRead.view) : qRead.data.length;
+    const pool = readPool(candidates, d);
+    const relRead = opts.relevance === null ? null : readVector(opts.relevance, 'options.relevance');
+    // The caller's code may have freed this Selector meanwhile.
+    if (!held.selector) throw argumentError('this Selector was freed while its arguments were read');
+    if (held.exports !== wasm) throw argumentError('the module instance was discarded while the arguments were read: create a new Selector');
+    // Then the Float32Arrays read in place, checked after every getter ran.
+    const q = settle(qRead, 'query');
+    if (typedArrayLength.call(q) !== d) throw argumentError(`query: its length changed from ${d} to ${typedArrayLength.call(q)} while the arguments were read`);
+    const c = settle(pool, 'candidates');
+    const cLen = typedArrayLength.call(c);
+    const rel = relRead === null ? null : settle(relRead, 'options.relevance');
+    const relLen = rel === null ? 0 : typedArrayLength.call(rel);
+    const texts = opts.entries.reduce((n, [key, v]) => n + 3 * key.length + (typeof v === 'string' ? 3 * v.length : 0), 0);
+    // One arena: query | candidates | relevance | option text.
+    const offCand = align8(4 * d);
+    const offRel = align8(offCand + 4 * cLen);
+    const offText = align8(offRel + 4 * relLen);
+    const bytes = Math.max(8, offText + texts);
+    if (bytes >= WASM32_BYTES) {
+      throw new MemPursuitError('capacity', `the input needs ${bytes} bytes, more than the 4 GiB of wasm32 memory; use a smaller pool`);
+    }
     const e = held.exports;
-    const opts = parseOptions(options);
-    const q = toF32(query, 'query');
-    const d = q.length;
-    const c = flatten(candidates, d);
-    if (!Number.isSafeInteger(k) || k < 0) throw argumentError(`k must be a non-negative integer, got ${k}`);
-    const rel = opts.relevance;
-    // P as the core counts it; an invalid shape selects nothing and the
-    // module reports the core's error.
-    const pool = d > 0 && c.length % d === 0 ? c.length / d : 0;
-    const n = Math.min(k, pool);
-    // One arena: query | candidates | relevance | picks | weights | steps.
-    const offQuery = 0;
-    const offCand = align8(offQuery + 4 * d);
-    const offRel = align8(offCand + 4 * c.length);
-    const offPicks = align8(offRel + 4 * (rel ? rel.length : 0));
-    const offWeights = align8(offPicks + 4 * n);
-    const offSteps = offWeights + 8 * n;
-    const bytes = Math.max(8, offSteps + 8 * STEP_FIELDS * n);
-    if (bytes > 0x7fffffff) {
-      // Sizes cross the ABI as 32-bit integers; wasm32 memory is 4 GiB.
-      throw new MemPursuitError('capacity', `the input and output need ${bytes} bytes, more than wasm32 memory can hold; use a smaller pool or budget`);
-    }
-    if (bytes > held.arenaBytes) {
-      if (held.arena) e.mp_free(held.arena, held.arenaBytes);
-      held.arena = 0;
-      held.arenaBytes = 0;
-      const grown = Math.max(bytes, Math.min(2 * bytes, 0x7fffffff));
-      let ptr = e.mp_alloc(grown);
-      let size = grown;
-      if (ptr === 0 && grown > bytes) {
-        ptr = e.mp_alloc(bytes);
-        size = bytes;
+    try {
+      if (bytes > held.arenaBytes) {
+        if (held.arena) e.mp_free(held.arena, held.arenaBytes);
+        held.arena = 0;
+        held.arenaBytes = 0;
+        const grown = Math.min(Math.max(bytes, 2 * bytes), WASM32_BYTES - 65536);
+        let ptr = e.mp_alloc(grown) >>> 0;
+        let size = grown;
+        if (ptr === 0 && grown > bytes) {
+          ptr = e.mp_alloc(bytes) >>> 0;
+          size = bytes;
+        }
+        if (ptr === 0) {
+          throw new MemPursuitError('capacity', `cannot allocate ${bytes} bytes of wasm memory for the input; use a smaller pool`);
+        }
+        held.arena = ptr;
+        held.arenaBytes = size;
       }
-      if (ptr === 0) {
-        throw new MemPursuitError('capacity', `cannot allocate ${bytes} bytes of wasm memory for the input and output; use a smaller pool or budget`);
-      }
-      held.arena = ptr;
-      held.arenaBytes = size;
+      setSpec(held, opts.entries, offText);
+      const base = held.arena;
+      // Views only after the last allocation (memory may have grown).
+      const buf = e.memory.buffer;
+      typedArraySet.call(new Float32Array(buf, base, d), q);
+      typedArraySet.call(new Float32Array(buf, base + offCand, cLen), c);
+      if (rel) typedArraySet.call(new Float32Array(buf, base + offRel, relLen), rel);
+      const got = e.mp_select(
+        held.selector,
+        base, d,
+        base + offCand, cLen,
+        rel ? base + offRel : 0, relLen, rel ? 1 : 0,
+        // usize is 32-bit here: K above 2^32 - 1 selects the same min(K, P).
+        Math.min(k, 0xffffffff),
+      );
+      if (got < 0) throw lastError(held);
+      const result = {};
+      const memory = e.memory.buffer;
+      for (const f of layout.result) result[f.name] = resultField(held, f, memory);
+      return result;
+    } catch (err) {
+      if (err instanceof MemPursuitError) throw err;
+      if (err instanceof WebAssembly.RuntimeError) throw trapped(err);
+      throw argumentError(`select(): ${err?.message ?? err}`, err);
     }
-    const base = held.arena;
-    // Views only after the last allocation (memory may have grown).
-    let buf = e.memory.buffer;
-    new Float32Array(buf, base + offQuery, d).set(q);
-    new Float32Array(buf, base + offCand, c.length).set(c);
-    if (rel) new Float32Array(buf, base + offRel, rel.length).set(rel);
-    const got = e.mp_select(
-      held.selector, opts.code, opts.ridge, opts.gamma, opts.mmrLambda, opts.flags,
-      base + offQuery, d, base + offCand, c.length,
-      rel ? base + offRel : 0, rel ? rel.length : 0,
-      // usize is 32-bit here: K above 2^32 - 1 selects the same min(K, P).
-      Math.min(k, 0xffffffff) | 0,
-      base + offPicks, opts.weighted ? base + offWeights : 0, base + offSteps, n,
-    );
-    if (got < 0) {
-      const msg = new TextDecoder().decode(new Uint8Array(e.memory.buffer, e.mp_error_ptr(held.selector), e.mp_error_len(held.selector)));
-      throw new MemPursuitError(ERROR_CODES[got] ?? 'argument', msg);
-    }
-    buf = e.memory.buffer; // the call may have grown memory
-    const picks = new Uint32Array(buf, base + offPicks, got).slice();
-    const weights = opts.weighted ? new Float64Array(buf, base + offWeights, got).slice() : new Float64Array(0);
-    const raw = new Float64Array(buf, base + offSteps, got * STEP_FIELDS);
-    const steps = new Array(got);
-    for (let t = 0; t < got; t++) {
-      const o = t * STEP_FIELDS;
-      steps[t] = { index: picks[t], score: raw[o], residualSq: raw[o + 1], improvement: raw[o + 2], fwGap: raw[o + 3], nu: raw[o + 4] };
-    }
-    return {
-      picks,
-      weights,
-      steps,
-      stopReason: STOP_REASONS[e.mp_stop_reason(held.selector)],
-      excluded: new Uint32Array(e.memory.buffer, e.mp_excluded_ptr(held.selector), e.mp_excluded_count(held.selector)).slice(),
-    };
   }
 
   /** Releases the wasm memory of this selector; it cannot select afterwards. */
   free() {
+    if (!this._held) return;
     finalizer?.unregister(this);
     release(this._held);
   }
@@ -348,6 +689,6 @@ export class Selector {
  */
 export function select(query, candidates, k, options) {
   exportsOrThrow();
-  if (!defaultSelector) defaultSelector = new Selector();
+  if (!defaultSelector || defaultSelector._held.exports !== wasm) defaultSelector = new Selector();
   return defaultSelector.select(query, candidates, k, options);
 }

@@ -33,9 +33,10 @@ use mempursuit::half::{bf16, f16};
 use mempursuit::kernels::int8::dots_i8;
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{select_batch, SplitPool};
+use mempursuit::spec::CENTROID_GAMMA;
 use mempursuit::{
-    mmr, pursuit, pursuit_int8, top_k, Input, InputPolicy, Int8Candidates, Method, MmrOptions,
-    PursuitOptions, Selector, Stopping,
+    mmr, pursuit, pursuit_int8_using, top_k, Input, InputPolicy, Int8Candidates, Int8Passes,
+    Method, MmrOptions, PursuitOptions, Selector, Serial, Stopping,
 };
 use mempursuit_benches::{external, grid_from_env, naive, roofline, Case, Problem};
 
@@ -74,7 +75,9 @@ fn bench_case(c: &mut Criterion, case: Case, naive_too: bool) {
         stopping: Stopping::PAPER_ADAPTIVE,
         ..paper
     };
-    let centroid = PursuitOptions::centroid(0.5);
+    // Centroid pursuit and MMR with the specification's defaults.
+    let centroid = PursuitOptions::centroid(CENTROID_GAMMA);
+    let mmr_options = MmrOptions::PAPER;
     let policy = InputPolicy::default();
     let mut selector = Selector::with_capacity(p, k);
     let mut out = vec![0.0f32; p];
@@ -119,7 +122,18 @@ fn bench_case(c: &mut Criterion, case: Case, naive_too: bool) {
     g.bench_function(id("pursuit_int8"), |b| {
         let mut ws = selector.workspace(p, k);
         b.iter(|| {
-            pursuit_int8(black_box(&input), &codes.view(), k, &paper, &mut ws).map(|s| s.len())
+            // The int8 passes themselves (`Int8Passes::Auto` would run the
+            // f32 pursuit where they do not pay).
+            pursuit_int8_using(
+                black_box(&input),
+                &codes.view(),
+                k,
+                &paper,
+                Int8Passes::Int8,
+                &mut ws,
+                &mut Serial,
+            )
+            .map(|s| s.len())
         })
     });
     g.bench_function(id("pass_f32"), |b| {
@@ -157,18 +171,7 @@ fn bench_case(c: &mut Criterion, case: Case, naive_too: bool) {
     });
     g.bench_function(id("mmr"), |b| {
         let mut ws = selector.workspace(p, k);
-        b.iter(|| {
-            mmr(
-                black_box(&input),
-                k,
-                &MmrOptions {
-                    lambda: 0.5,
-                    input: policy,
-                },
-                &mut ws,
-            )
-            .map(|s| s.len())
-        })
+        b.iter(|| mmr(black_box(&input), k, &mmr_options, &mut ws).map(|s| s.len()))
     });
     g.bench_function(id("pursuit_f16"), |b| {
         let mut ws = selector.workspace(p, k);

@@ -59,7 +59,9 @@ use rand::{RngExt as _, SeedableRng as _};
 use serde::Serialize;
 
 use crate::dataset::{gather_rows, Dataset, QuerySpec};
-use mempursuit::{Error, Input, InputPolicy, Method, Relevance, Selector};
+use mempursuit::{
+    Error, Input, InputPolicy, Method, Relevance, SelectSpec, Selector, SpecError, Storage,
+};
 
 /// A selector with a display name (the table's row label and the key of its
 /// picks in the selections output).
@@ -78,6 +80,45 @@ impl NamedMethod {
             name: name.into(),
             method,
         }
+    }
+
+    /// The selector of `spec`, named by its text form (`topk`,
+    /// `recommended`, `mmr,mmr_lambda=0.3`, `centroid,gamma=0.2`: the name
+    /// the command line reads back with `--method`).
+    ///
+    /// ```
+    /// use mempursuit_cli::eval::NamedMethod;
+    /// use mempursuit_cli::mempursuit::SelectSpec;
+    ///
+    /// let m = NamedMethod::from_spec(&"centroid,gamma=0.2".parse()?)?;
+    /// assert_eq!(m.name, "centroid,gamma=0.2");
+    /// assert_eq!(NamedMethod::from_spec(&SelectSpec::default())?.name, "recommended");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The specification's own error ([`SelectSpec::method`]), and
+    /// [`SpecError::Conflict`] for the options that [`evaluate`] takes from
+    /// elsewhere: `raw_relevance` and `pool_order` (the relevance of every
+    /// method is [`EvalOptions::relevance`]) and a storage other than f32
+    /// (the evaluation reads the f32 embeddings).
+    pub fn from_spec(spec: &SelectSpec) -> Result<Self, SpecError> {
+        if spec.raw_relevance() || spec.pool_order() {
+            return Err(SpecError::Conflict {
+                message: "the evaluation takes the relevance of every method from its own \
+                          option (eval --relevance raw or pool-order), not from raw_relevance \
+                          or pool_order"
+                    .to_owned(),
+            });
+        }
+        if spec.storage() != Storage::F32 {
+            return Err(SpecError::Conflict {
+                message: "the evaluation runs on the f32 embeddings; leave storage out \
+                          (mempursuit bench --storage times the others)"
+                    .to_owned(),
+            });
+        }
+        Ok(NamedMethod::new(spec.to_string(), spec.method()?))
     }
 }
 
@@ -685,10 +726,13 @@ impl EvalReport {
     }
 
     /// The fixed-width text table that `Display` prints: one row per method
-    /// and K; columns recall / complete / groups in percent, over all
-    /// queries and (when there are several types) per query type.
+    /// and K; columns recall / full (complete coverage) / groups in percent,
+    /// over all queries and (when there are several types) per query type,
+    /// then recall minus top-K with its interval. A row is the method's
+    /// name, K and the percentages separated by spaces; with names of up to
+    /// 11 characters and two query types it fits in 100 columns.
     pub fn table(&self) -> String {
-        const COL: usize = 9;
+        const COL: usize = 7;
         let type_names: Vec<&String> = if self.types.len() > 1 {
             self.types.keys().collect()
         } else {
@@ -722,18 +766,14 @@ impl EvalReport {
         out.push('\n');
         let mut h2 = format!("{:<name_w$} {:>3} ", "method", "K");
         for _ in &titles {
-            let _ = write!(
-                h2,
-                "{:>COL$}{:>COL$}{:>COL$}",
-                "recall", "complete", "groups"
-            );
+            let _ = write!(h2, "{:>COL$}{:>COL$}{:>COL$}", "recall", "full", "groups");
         }
         let show_delta = self
             .methods
             .iter()
             .any(|m| m.budgets.iter().any(|b| b.delta_vs_topk.is_some()));
         if show_delta {
-            let _ = write!(h2, "  {:<24}", "recall − top-K [95% CI]");
+            let _ = write!(h2, "  {:<24}", "vs top-K [95% CI]");
         }
         let h2 = h2.trim_end();
         out.push_str(h2);
@@ -784,21 +824,24 @@ impl EvalReport {
             self.mean_pool
         );
         out.push_str(
-            "\nrecall = evidence recall (mean over queries of |gold ∩ picks| / |gold|; gold outside the pool is a miss); \
-             complete = all gold picked;\ngroups = every gold group represented (over the queries with gold groups); all in percent.",
+            "\nrecall: evidence recall, the mean over queries of |gold ∩ picks| / |gold| (gold \
+             outside\nthe pool is a miss); full: every gold memory picked (complete coverage); \
+             groups: every\ngold group represented (over the queries with gold groups); all in \
+             percent.",
         );
         if show_delta {
             let _ = write!(
                 out,
-                "\nCI: paired bootstrap over queries, {} resamples, seed {}, 95 % percentile interval, in points.",
+                "\nvs top-K: recall minus top-K's, in points, with its 95 % percentile interval \
+                 (paired\nbootstrap over queries, {} resamples, seed {}).",
                 self.bootstrap.resamples, self.bootstrap.seed
             );
         }
         if let Some(p) = self.retrieve {
-            let _ = write!(out, " Pools: top-{p} memories by cosine (within scope).");
+            let _ = write!(out, "\nPools: top-{p} memories by cosine (within scope).");
         }
         if self.relevance != RelevanceMode::Auto {
-            let _ = write!(out, " Relevance: {:?}.", self.relevance);
+            let _ = write!(out, "\nRelevance: {:?}.", self.relevance);
         }
         out.push('\n');
         out

@@ -30,12 +30,13 @@
 //! let report = tune(&data, &TuneOptions::new(vec![5, 10]))?;
 //! println!("{report}");
 //! assert!(report.settings.iter().any(|s| s.name == "recommended"));
+//! assert_eq!(report.settings[3].name, "centroid,gamma=0.05"); // the γ grid
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::fmt::{self, Write as _};
 
-use mempursuit::{InputPolicy, Method, PursuitOptions};
+use mempursuit::{Method, SelectSpec};
 use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom as _;
 use rand::SeedableRng as _;
@@ -65,7 +66,7 @@ pub struct TuneOptions {
 }
 
 impl TuneOptions {
-    /// Budgets `ks`, 5 folds, γ ∈ {0.05, 0.1, 0.2, 0.3, 0.5, 0.7}, unit-free
+    /// Budgets `ks`, 5 folds, the γ grid {0.05, 0.1, 0.2, 0.3, 0.5, 0.7}, unit-free
     /// relevance, the spec's pools, the default bootstrap.
     pub fn new(ks: Vec<usize>) -> Self {
         TuneOptions {
@@ -92,6 +93,8 @@ pub enum TuneError {
     },
     /// A γ of the grid is outside (0, 1].
     Gamma(f64),
+    /// A setting's specification is invalid.
+    Spec(mempursuit::SpecError),
     /// The evaluation failed.
     Eval(EvalError),
 }
@@ -104,6 +107,7 @@ impl fmt::Display for TuneError {
                 "{folds} folds for {queries} queries: use between 2 and the number of queries"
             ),
             TuneError::Gamma(g) => write!(f, "gamma {g} of the grid must be in (0, 1]"),
+            TuneError::Spec(e) => write!(f, "{e}"),
             TuneError::Eval(e) => write!(f, "{e}"),
         }
     }
@@ -120,12 +124,30 @@ impl From<EvalError> for TuneError {
 /// One candidate setting.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Setting {
-    /// Display name (`top-K`, `recommended`, `MemPursuit`, `centroid(γ)`).
+    /// The specification's text form (`topk`, `recommended`, `pursuit`,
+    /// `centroid,gamma=0.3`).
     pub name: String,
-    /// The selector.
+    /// The specification.
+    pub spec: SelectSpec,
+    /// The selector it builds.
     pub method: Method,
-    /// Arguments of `mempursuit select` that use it.
+    /// Arguments of `mempursuit select` that use it (`--method NAME`).
     pub select_args: String,
+}
+
+impl Setting {
+    /// The setting of `spec`.
+    ///
+    /// # Errors
+    /// The specification's error ([`SelectSpec::method`]).
+    pub fn new(spec: SelectSpec) -> Result<Setting, mempursuit::SpecError> {
+        Ok(Setting {
+            name: spec.to_string(),
+            spec,
+            method: spec.method()?,
+            select_args: format!("--method {spec}"),
+        })
+    }
 }
 
 /// One setting at one budget.
@@ -220,33 +242,18 @@ pub fn tune(data: &Dataset, options: &TuneOptions) -> Result<TuneReport, TuneErr
             queries: nq,
         });
     }
-    if let Some(&g) = options.gammas.iter().find(|g| !(**g > 0.0 && **g <= 1.0)) {
-        return Err(TuneError::Gamma(g));
+    // Top-K first (the baseline), then the recommended setting (the
+    // fallback), paper mode and centroid pursuit over the γ grid.
+    let mut settings = Vec::with_capacity(3 + options.gammas.len());
+    for spec in [
+        SelectSpec::top_k(),
+        SelectSpec::recommended(),
+        SelectSpec::paper(),
+    ] {
+        settings.push(Setting::new(spec).map_err(TuneError::Spec)?);
     }
-    let policy = InputPolicy::default();
-    let mut settings = vec![
-        Setting {
-            name: "top-K".into(),
-            method: Method::TopK(policy),
-            select_args: "--method topk".into(),
-        },
-        Setting {
-            name: "recommended".into(),
-            method: Method::recommended(),
-            select_args: "--method recommended".into(),
-        },
-        Setting {
-            name: "MemPursuit".into(),
-            method: Method::Pursuit(PursuitOptions::default()),
-            select_args: "--method pursuit".into(),
-        },
-    ];
     for &g in &options.gammas {
-        settings.push(Setting {
-            name: format!("centroid({g})"),
-            method: Method::Pursuit(PursuitOptions::centroid(g)),
-            select_args: format!("--method centroid --gamma {g}"),
-        });
+        settings.push(Setting::new(SelectSpec::centroid(g)).map_err(|_| TuneError::Gamma(g))?);
     }
     let named: Vec<NamedMethod> = settings
         .iter()

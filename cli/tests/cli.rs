@@ -83,8 +83,12 @@ fn demo_prints_the_table_and_a_worked_example() {
     let out = stdout(&o);
     assert!(out.contains("CC BY-SA 4.0"));
     assert!(out.contains("all (24 queries)"));
-    assert!(out.contains("method        K    recall complete   groups"));
-    for m in ["top-K", "MMR(0.5)", "MemPursuit", "recommended"] {
+    assert!(
+        out.contains("method        K  recall   full groups"),
+        "{out}"
+    );
+    // The rows are named by the specification's text form.
+    for m in ["topk", "mmr", "pursuit", "recommended"] {
         let rows = out.lines().filter(|l| {
             let mut t = l.split_whitespace();
             t.next() == Some(m) && t.next().is_some_and(|k| k.parse::<usize>().is_ok())
@@ -94,14 +98,21 @@ fn demo_prints_the_table_and_a_worked_example() {
     // top-K at K = 10 matches the fixture manifest (74.6 / 50.0 / 58.3).
     let row = out
         .lines()
-        .find(|l| l.starts_with("top-K") && l.split_whitespace().nth(1) == Some("10"))
+        .find(|l| l.starts_with("topk") && l.split_whitespace().nth(1) == Some("10"))
         .unwrap();
     assert_eq!(
         &row.split_whitespace().collect::<Vec<_>>()[2..5],
         ["74.6", "50.0", "58.3"]
     );
+    // Paper mode as measured on the fixture (issue 18: below top-K at K = 3, 5).
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("pursuit") && l.split_whitespace().nth(1) == Some("3"))
+        .unwrap();
+    assert!(row.ends_with("-6.2 [-15.3, +2.8]"), "{row}");
     assert!(out.contains("Worked example, K = 5"));
-    assert!(out.contains("Are Local H and For Against both from the United States?"));
+    assert!(out.contains("question: Are Local H and For Against both from the United States?"));
+    assert!(out.contains("(comparison, id 5a8db19d5542994ba4e3dd00; answer: yes)"));
     assert!(out.contains("recommended picks (gold groups covered: A, B)"));
     assert!(out.contains("top-K picks (pool of 44; gold groups covered: A)"));
     // The recommended setting against top-K at K = 10, with its interval.
@@ -109,38 +120,72 @@ fn demo_prints_the_table_and_a_worked_example() {
         .lines()
         .find(|l| l.starts_with("recommended") && l.split_whitespace().nth(1) == Some("10"))
         .unwrap();
-    assert!(row.ends_with("78.9     58.3     62.5     71.5     43.8     50.0     93.8     87.5     87.5   +4.3 [+0.0, +9.4]"), "{row}");
+    assert!(
+        row.ends_with(
+            "78.9   58.3   62.5   71.5   43.8   50.0   93.8   87.5   87.5   +4.3 [+0.0, +9.4]"
+        ),
+        "{row}"
+    );
+    // 100 columns at most, and a one-line takeaway at the end.
+    for line in out.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    assert_eq!(
+        out.lines().last(),
+        Some(
+            "Takeaway: recommended (the default) vs topk: -0.7/+3.5/+4.3 points of evidence \
+             recall at K = 3/5/10."
+        )
+    );
 }
 
 #[test]
 fn select_picks_the_missing_fact() {
     let dir = scratch("select");
     let (q, c) = example(&dir);
-    let o = run(&["select", "--query", &q, "--candidates", &c, "-k", "2"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let select = |extra: &[&str]| {
+        let mut args = vec!["select", "--query", &q, "--candidates", &c, "-k", "2"];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let out = select(&["--method", "pursuit"]);
     assert_eq!(order_line(&out), vec![0, 2]);
+    assert!(out.contains("method: pursuit (ridge 1e-10, gamma 1, fixed budget)"));
+    assert!(out.contains("weights: 0.537237 0.462763"), "{out}");
     assert!(out.contains("stop: budget after 2 picks"));
     assert!(out.contains("L_t") && out.contains("g_S") && out.contains("|F|"));
 
+    // The default is the recommended setting (centroid pursuit with a
+    // per-pool gamma: equal weights).
+    let out = select(&[]);
+    assert!(out.starts_with("method: recommended\n"), "{out}");
+    assert_eq!(order_line(&out), vec![0, 2]);
+    assert!(out.contains("weights: 0.500000 0.500000"), "{out}");
+    assert_eq!(select(&["--method", "recommended"]), out);
+
     for (method, expected) in [
-        ("topk", vec![0, 1]),
-        ("centroid", vec![0, 2]),
-        ("mmr", vec![0, 2]),
+        (&["--method", "topk"][..], vec![0, 1]),
+        (&["--method", "centroid"], vec![0, 2]),
+        (&["--method", "mmr"], vec![0, 2]),
+        // MMR at λ_mmr = 1 is top-K: by flag or in the text form.
+        (&["--method", "mmr", "--mmr-lambda", "1"], vec![0, 1]),
+        (&["--method", "mmr,mmr_lambda=1"], vec![0, 1]),
+        // A flag overrides the text.
+        (
+            &["--method", "mmr,mmr_lambda=1", "--mmr-lambda", "0.5"],
+            vec![0, 2],
+        ),
+        // int8 storage returns the f32 pursuit's selection.
+        (&["--method", "pursuit", "--storage", "int8"], vec![0, 2]),
+        (&["--method", "pursuit,storage=f16"], vec![0, 2]),
     ] {
-        let o = run(&[
-            "select",
-            "--query",
-            &q,
-            "--candidates",
-            &c,
-            "-k",
-            "2",
-            "--method",
-            method,
-        ]);
-        assert!(o.status.success(), "{method}: {}", stderr(&o));
-        assert_eq!(order_line(&stdout(&o)), expected, "{method}");
+        assert_eq!(order_line(&select(method)), expected, "{method:?}");
     }
 
     // A 1 × d query, relevance scores that favour row 1, JSON output.
@@ -168,7 +213,7 @@ fn select_picks_the_missing_fact() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["picks"], serde_json::json!([1, 2]));
-    assert_eq!(v["stop"], "Budget");
+    assert_eq!(v["stop"], "budget");
 
     let o = run(&[
         "select",
@@ -178,6 +223,8 @@ fn select_picks_the_missing_fact() {
         &c,
         "-k",
         "3",
+        "--method",
+        "pursuit",
         "--json",
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -218,48 +265,54 @@ fn select_reports_bad_input_without_panicking() {
     let o = run(&["select", "--query", &c, "--candidates", &c, "-k", "2"]);
     assert_clean_failure(&o, &["expected one query", "3 × 2"]);
 
-    let o = run(&[
-        "select",
-        "--query",
-        &q,
-        "--candidates",
-        &c,
-        "-k",
-        "2",
-        "--gamma",
-        "1.5",
-    ]);
-    assert_clean_failure(&o, &["gamma 1.5 must be in (0, 1]"]);
-
-    let o = run(&[
-        "select",
-        "--query",
-        &q,
-        "--candidates",
-        &c,
-        "-k",
-        "2",
-        "--method",
-        "topk",
-        "--fill",
-    ]);
-    assert_clean_failure(&o, &["--fill applies to --method pursuit or centroid"]);
-
-    for method in [["--method", "centroid"], ["--lambda", "inf"]] {
-        let o = run(&[
-            "select",
-            "--query",
-            &q,
-            "--candidates",
-            &c,
-            "-k",
-            "2",
-            method[0],
-            method[1],
-            "--fill",
-        ]);
-        assert_clean_failure(&o, &["--fill does not apply to centroid pursuit"]);
+    // Options are checked by the specification, naming the flag as given.
+    let select = |extra: &[&str]| {
+        let mut args = vec!["select", "--query", &q, "--candidates", &c, "-k", "2"];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    assert_clean_failure(
+        &select(&["--method", "pursuit", "--gamma", "1.5"]),
+        &["gamma 1.5 must be in (0, 1]"],
+    );
+    assert_clean_failure(
+        &select(&["--gamma", "0.3"]),
+        &["option 'gamma' does not apply to method 'recommended' (it applies to pursuit, centroid)"],
+    );
+    assert_clean_failure(
+        &select(&["--method", "topk", "--at-pool-optimum", "fill"]),
+        &["option 'at-pool-optimum' does not apply to method 'topk'"],
+    );
+    for method in [
+        &["--method", "centroid"][..],
+        &["--method", "pursuit", "--ridge", "inf"],
+    ] {
+        let mut args = method.to_vec();
+        args.extend_from_slice(&["--at-pool-optimum", "fill"]);
+        assert_clean_failure(
+            &select(&args),
+            &[
+                "option 'at-pool-optimum' does not apply to method",
+                "finite ridge",
+            ],
+        );
     }
+    assert_clean_failure(
+        &select(&["--method", "nope"]),
+        &["unknown method 'nope' (methods: recommended, pursuit, centroid, topk, mmr)"],
+    );
+    assert_clean_failure(
+        &select(&["--method", "mmr,mmr_lambda=big"]),
+        &["option 'mmr_lambda' must be a number, got 'big'"],
+    );
+    assert_clean_failure(
+        &select(&["--method", "pursuit", "--mmr-lambda", "0.3"]),
+        &["option 'mmr-lambda' does not apply to method 'pursuit' (it applies to mmr)"],
+    );
+    assert_clean_failure(
+        &select(&["--method", "topk", "--raw-relevance"]),
+        &["raw relevance (the scores used as given) needs relevance scores"],
+    );
 
     let not_npy = dir.join("text.npy");
     std::fs::write(&not_npy, "hello").unwrap();
@@ -297,11 +350,11 @@ fn eval_on_the_fixture_and_its_errors() {
         .as_f64()
         .unwrap();
     assert!((r - 0.7458).abs() < 5e-5);
-    assert_eq!(v["methods"][1]["name"], "MemPursuit");
+    assert_eq!(v["methods"][1]["name"], "pursuit");
     let lines = std::fs::read_to_string(&out).unwrap();
     assert_eq!(lines.lines().count(), 24);
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
-    assert_eq!(first["picks"]["MemPursuit"].as_array().unwrap().len(), 10);
+    assert_eq!(first["picks"]["pursuit"].as_array().unwrap().len(), 10);
 
     // The explicit-files form gives the same table as --dir.
     let f = |n: &str| format!("{FIXTURE}/{n}");
@@ -337,7 +390,22 @@ fn eval_on_the_fixture_and_its_errors() {
         &["queries.jsonl line 1", "pool memory id 24 is out of range"],
     );
     let o = run(&["eval", "--dir", FIXTURE, "--methods", "nope"]);
-    assert_clean_failure(&o, &["nope"]);
+    assert_clean_failure(&o, &["nope", "possible values: recommended, pursuit"]);
+    let o = run(&["eval", "--dir", FIXTURE, "--method", "topk,storage=f16"]);
+    assert_clean_failure(&o, &["the evaluation runs on the f32 embeddings"]);
+    let o = run(&[
+        "eval",
+        "--dir",
+        FIXTURE,
+        "--methods",
+        "topk",
+        "--gamma",
+        "0.3",
+    ]);
+    assert_clean_failure(
+        &o,
+        &["--gamma applies to none of the selectors (topk); it applies to pursuit, centroid"],
+    );
     let o = run(&["eval"]);
     assert_clean_failure(&o, &["--dir"]);
 }
@@ -349,11 +417,11 @@ fn tune_on_the_fixture_prints_the_choice_and_a_command() {
     let out = stdout(&o);
     assert!(out.contains("K = 5\n") && out.contains("K = 10\n"), "{out}");
     for name in [
-        "top-K",
+        "topk",
         "recommended",
-        "MemPursuit",
-        "centroid(0.05)",
-        "centroid(0.7)",
+        "pursuit",
+        "centroid,gamma=0.05",
+        "centroid,gamma=0.7",
     ] {
         assert!(
             out.lines().any(|l| l.trim_start().starts_with(name)),
@@ -361,7 +429,7 @@ fn tune_on_the_fixture_prints_the_choice_and_a_command() {
         );
     }
     assert!(out.contains(
-        "Use it: mempursuit select --query Q.npy --candidates C.npy -k K --method centroid --gamma 0.5"
+        "Use it: mempursuit select --query Q.npy --candidates C.npy -k K --method centroid,gamma=0.5"
     ));
     assert!(out.contains("24 queries, 4 folds (seeded shuffle, seed 0)"));
     let o = run(&["tune", "--dir", FIXTURE, "--folds", "1"]);
@@ -391,7 +459,9 @@ fn eval_retrieves_pools_and_plots() {
     let out = stdout(&o);
     // The ceiling: 93.1 % of the gold is among the top-50 memories.
     assert!(
-        out.contains("pool ceiling all      93.1     83.3     87.5   (every pool member picked; mean pool 50.0)"),
+        out.contains(
+            "pool ceiling all    93.1   83.3   87.5   (every pool member picked; mean pool 50.0)"
+        ),
         "{out}"
     );
     assert!(out.contains("Pools: top-50 memories by cosine (within scope)."));
@@ -404,7 +474,7 @@ fn eval_retrieves_pools_and_plots() {
         "{row}"
     );
     let svg = std::fs::read_to_string(&svg).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("recommended") && svg.contains("top-K"));
+    assert!(svg.starts_with("<svg") && svg.contains("recommended") && svg.contains("topk"));
     assert_eq!(svg.matches("<polygon").count(), 2);
     // Unit-free relevance is the default; raw scores are opt-in.
     let o = run(&[
@@ -532,12 +602,30 @@ fn select_json_is_the_library_serde_form() {
         serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
     };
     let v = json(&["--method", "centroid"]);
+    assert_eq!(v["method"], "centroid");
+    assert_eq!(v["spec"], serde_json::json!({"method": "centroid"}));
     assert_eq!(v["options"]["Pursuit"]["ridge"], "inf");
     let m: Method = serde_json::from_value(v["options"].clone()).unwrap();
-    assert_eq!(m, Method::Pursuit(PursuitOptions::centroid(0.5)));
+    assert_eq!(
+        m,
+        Method::Pursuit(PursuitOptions::centroid(mempursuit::spec::CENTROID_GAMMA))
+    );
     let sel: mempursuit::Selection = serde_json::from_value(v.clone()).unwrap();
     assert_eq!(sel.picks, vec![0, 2]);
     assert_eq!(sel.weights, vec![0.5, 0.5]);
+    // The specification reads back from its JSON, and from its text form.
+    let v = json(&[
+        "--method",
+        "mmr",
+        "--mmr-lambda",
+        "0.25",
+        "--invalid",
+        "exclude",
+    ]);
+    assert_eq!(v["method"], "mmr,mmr_lambda=0.25,invalid=exclude");
+    let spec: mempursuit::SelectSpec = serde_json::from_value(v["spec"].clone()).unwrap();
+    assert_eq!(spec.to_string(), v["method"]);
+    assert_eq!(spec.mmr_lambda(), Some(0.25));
 
     for method in ["topk", "mmr"] {
         let v = json(&["--method", method]);
@@ -560,8 +648,24 @@ fn select_json_is_the_library_serde_form() {
         let m: Method = serde_json::from_value(v["options"].clone()).unwrap();
         assert!(!matches!(m, Method::Pursuit(_)));
     }
-    let v = json(&[]);
-    assert!(v["steps"][1]["fw_gap"].is_number() && v["weights"].is_array());
+    // A pursuit's steps carry every field of the one list of step fields,
+    // with the one spelling of stop reasons and refit statuses.
+    for method in ["recommended", "pursuit", "centroid"] {
+        let v = json(&["--method", method]);
+        assert!(v["steps"][1]["fw_gap"].is_number() && v["weights"].is_array());
+        let mut keys: Vec<&str> = v["steps"][1]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut want = mempursuit::STEP_FIELDS.to_vec();
+        keys.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(keys, want, "{method}");
+        assert_eq!(v["steps"][1]["refit"], "optimal");
+        assert_eq!(v["stop"], mempursuit::StopReason::Budget.as_str());
+    }
 }
 
 /// The library's policies on the command line: excluding unusable rows, a
@@ -577,7 +681,7 @@ fn select_exposes_invalid_candidates_and_budget_notice() {
     let cz = cz.display().to_string();
     let o = run(&["select", "--query", &q, "--candidates", &cz, "-k", "2"]);
     assert_clean_failure(&o, &["candidate row 1: all elements are zero"]);
-    for method in ["pursuit", "centroid", "topk", "mmr"] {
+    for method in ["recommended", "pursuit", "centroid", "topk", "mmr"] {
         let o = run(&[
             "select",
             "--query",
@@ -602,7 +706,7 @@ fn select_exposes_invalid_candidates_and_budget_notice() {
             "{out}"
         );
         assert!(
-            out.contains("stop: pool exhausted after 2 picks"),
+            out.contains("stop: pool_exhausted after 2 picks"),
             "{method}: {out}"
         );
         assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
@@ -615,6 +719,8 @@ fn select_exposes_invalid_candidates_and_budget_notice() {
         &cz,
         "-k",
         "5",
+        "--method",
+        "pursuit",
         "--invalid-candidates",
         "exclude",
         "--json",
@@ -627,6 +733,7 @@ fn select_exposes_invalid_candidates_and_budget_notice() {
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["excluded"], serde_json::json!([1]));
+    assert_eq!(v["stop"], "pool_exhausted");
     assert_eq!(
         v["options"]["Pursuit"]["input"]["invalid_candidates"],
         "Exclude"
@@ -860,4 +967,154 @@ fn bench_times_storages_and_thread_plans_in_one_run() {
     let o = run(&["bench", "-p", "8", "-d", "4", "--batch-plan", "split-by-0"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("split-by-N"), "{}", stderr(&o));
+}
+
+/// The selector flags are the specification's options: `--help` lists every
+/// method and every option of `mempursuit::spec::OPTIONS` (bench: but
+/// `storage`, which is its own `--storage`; eval: but the relevance and
+/// storage options, which the dataset options decide).
+#[test]
+fn the_flags_are_the_specification_options() {
+    use mempursuit::spec::OPTIONS;
+    for (command, excluded) in [
+        ("select", &[][..]),
+        ("bench", &["storage"][..]),
+        ("eval", &["raw_relevance", "pool_order", "storage"][..]),
+    ] {
+        let o = run(&[command, "--help"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let help = stdout(&o);
+        for m in mempursuit::MethodName::ALL {
+            assert!(help.contains(m.summary()), "{command}: {m}");
+        }
+        let has = |flag: &str| {
+            help.lines().any(|l| {
+                let t = l.trim_start();
+                t == flag || t.starts_with(&format!("{flag} "))
+            })
+        };
+        for opt in OPTIONS.iter().filter(|o| o.key != "method") {
+            let flag = format!("--{}", opt.key.replace('_', "-"));
+            // bench's --storage and eval's --pool-order are their own.
+            let own = matches!(
+                (command, opt.key),
+                ("bench", "storage") | ("eval", "pool_order")
+            );
+            if !excluded.contains(&opt.key) {
+                assert!(has(&flag), "{command} lacks {flag}:\n{help}");
+            } else if !own {
+                assert!(!has(&flag), "{command} has {flag}");
+            }
+        }
+    }
+}
+
+/// eval: `--methods` rows, `--method` rows in the text form, and option
+/// flags that apply to every selector whose method they apply to, one row
+/// per value.
+#[test]
+fn eval_names_rows_by_their_specification() {
+    let o = run(&[
+        "eval",
+        "--dir",
+        FIXTURE,
+        "-k",
+        "5",
+        "--bootstrap",
+        "0",
+        "--methods",
+        "topk",
+        "--method",
+        "centroid",
+        "--method",
+        "mmr,mmr_lambda=0.3",
+        "--gamma",
+        "0.2,0.5",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "topk",
+            "centroid,gamma=0.2",
+            "centroid,gamma=0.5",
+            "mmr,mmr_lambda=0.3"
+        ]
+    );
+    assert_eq!(v["methods"][2]["method"]["Pursuit"]["gamma"], 0.5);
+    assert_eq!(v["methods"][3]["method"]["Mmr"]["lambda"], 0.3);
+    // Without --methods and --method: every method, top-K first.
+    let o = run(&[
+        "eval",
+        "--dir",
+        FIXTURE,
+        "-k",
+        "3",
+        "--bootstrap",
+        "0",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["topk", "recommended", "pursuit", "centroid", "mmr"]);
+}
+
+/// bench times any specification; paper mode by default.
+#[test]
+fn bench_times_a_specification() {
+    let bench = |extra: &[&str]| {
+        let mut args = vec![
+            "bench",
+            "-p",
+            "8",
+            "-d",
+            "4",
+            "-k",
+            "3",
+            "--queries",
+            "2",
+            "--rounds",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    for (extra, line) in [
+        (&[][..], "method:  pursuit, K = 3"),
+        (&["--method", "recommended"], "method:  recommended, K = 3"),
+        (
+            &["--method", "pursuit", "--adaptive"],
+            "method:  pursuit,adaptive=true, K = 3",
+        ),
+        (
+            &["--method", "mmr,mmr_lambda=0.3"],
+            "method:  mmr,mmr_lambda=0.3, K = 3",
+        ),
+    ] {
+        let o = bench(extra);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains(line), "{extra:?}: {}", stdout(&o));
+    }
+    assert_clean_failure(
+        &bench(&["--method", "pursuit,storage=f16"]),
+        &["give the candidates' storage with --storage"],
+    );
+    assert_clean_failure(
+        &bench(&["--method", "topk", "--gamma", "0.3"]),
+        &["option 'gamma' does not apply to method 'topk'"],
+    );
 }

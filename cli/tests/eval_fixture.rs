@@ -424,8 +424,7 @@ fn gold_outside_the_pool_and_queries_without_groups() {
         (0.5, 1, 0.0)
     );
     assert!(
-        r.table()
-            .contains("pool ceiling all      50.0      0.0      0.0"),
+        r.table().contains("pool ceiling all    50.0    0.0    0.0"),
         "{}",
         r.table()
     );

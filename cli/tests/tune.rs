@@ -20,15 +20,15 @@ fn tune_on_the_fixture() {
     assert_eq!(
         names,
         [
-            "top-K",
+            "topk",
             "recommended",
-            "MemPursuit",
-            "centroid(0.05)",
-            "centroid(0.1)",
-            "centroid(0.2)",
-            "centroid(0.3)",
-            "centroid(0.5)",
-            "centroid(0.7)"
+            "pursuit",
+            "centroid,gamma=0.05",
+            "centroid,gamma=0.1",
+            "centroid,gamma=0.2",
+            "centroid,gamma=0.3",
+            "centroid,gamma=0.5",
+            "centroid,gamma=0.7"
         ]
     );
     // Every setting's recall equals a plain evaluation of it.
@@ -48,22 +48,28 @@ fn tune_on_the_fixture() {
             assert_eq!(s.delta_vs_topk, m.budgets[eb].delta_vs_topk);
         }
     }
-    // Recorded: at K = 5 centroid(0.3) wins on all queries and in 4 of 5
-    // folds; at K = 10 centroid(0.5); over both, centroid(0.5).
-    assert_eq!(r.settings[r.budgets[0].best].name, "centroid(0.3)");
+    // Every setting is its specification, read back from its name.
+    for s in &r.settings {
+        let spec: mempursuit_cli::mempursuit::SelectSpec = s.name.parse().unwrap();
+        assert_eq!((spec, spec.method().unwrap()), (s.spec, s.method));
+        assert_eq!(s.select_args, format!("--method {}", s.name));
+    }
+    // Recorded: at K = 5 centroid,gamma=0.3 wins on all queries and in 4
+    // of 5 folds; at K = 10 centroid,gamma=0.5; over both, the latter.
+    assert_eq!(r.settings[r.budgets[0].best].name, "centroid,gamma=0.3");
     assert_eq!(r.budgets[0].settings[6].chosen_in_folds, 4);
-    assert_eq!(r.settings[r.budgets[1].best].name, "centroid(0.5)");
-    assert_eq!(r.recommended_setting().name, "centroid(0.5)");
+    assert_eq!(r.settings[r.budgets[1].best].name, "centroid,gamma=0.5");
+    assert_eq!(r.recommended_setting().name, "centroid,gamma=0.5");
     assert_eq!(r.chosen_in_folds[6..8], [1, 4]);
     let cv = r.cv_delta_vs_topk.unwrap();
     assert!((cv.mean - 0.04930555555555556).abs() < 1e-12, "{cv:?}");
     assert!(cv.lo > 0.0 && cv.lo < cv.mean && cv.mean < cv.hi, "{cv:?}");
     let t = r.table();
     assert!(t.contains(
-        "Use it: mempursuit select --query Q.npy --candidates C.npy -k K --method centroid --gamma 0.5\n"
+        "Use it: mempursuit select --query Q.npy --candidates C.npy -k K --method centroid,gamma=0.5\n"
     ));
     assert!(
-        t.contains("  top-K             64.2  —                          0/5"),
+        t.contains("  topk                   64.2  —                          0/5"),
         "{t}"
     );
     // The same seed gives the same report; another seed other folds.
@@ -110,7 +116,7 @@ fn an_unvalidated_choice_falls_back() {
     assert!(!r.choice_validated);
     let cv = r.cv_delta_vs_topk.unwrap();
     assert!(cv.mean < 0.0 && cv.lo < 0.0, "{cv:?}");
-    assert_eq!(r.recommended_setting().name, "top-K");
+    assert_eq!(r.recommended_setting().name, "topk");
     assert_ne!(r.best, 0);
     let t = r.table();
     assert!(t.contains("so the choice is not trusted"), "{t}");

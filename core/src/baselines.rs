@@ -6,13 +6,15 @@ use crate::input::{prepare, Input};
 use crate::kernels::{Element, Serial};
 use crate::options::{InputPolicy, MmrOptions};
 use crate::pursuit::{argmax_available, gram_row_into, Passes};
-use crate::selection::{SelectionView, Step, StopReason};
-use crate::workspace::{Workspace, SELECTED};
+use crate::scratch::ScratchKind;
+use crate::selection::{CandidateState, SelectionView, States, Step, StopReason};
+use crate::workspace::Workspace;
 
 /// Top-K: the pool in relevance order (ρ = b, the cosine to the query, unless
-/// the input gives another [`Relevance`](crate::Relevance)), highest first,
-/// ties to the lowest index. Each [`Step::score`] is ρ of the pick; the
-/// selection has no weights.
+/// the input gives another [`Relevance`](crate::Relevance)), highest first;
+/// ties in ρ go to the candidate closer to the query (higher b), then to the
+/// lowest index, so that equal relevance still follows the query. Each
+/// [`Step::score`] is ρ of the pick; the selection has no weights.
 ///
 /// # Errors
 /// The input errors of [`Error`], as for [`pursuit`](crate::pursuit).
@@ -28,7 +30,7 @@ pub fn top_k<'w, E: Element>(
     ws.stop = StopReason::Budget;
     let mut t = 0;
     while t < k_eff {
-        let Some(i) = argmax_available(&ws.rho[..p], &ws.state[..p]) else {
+        let Some(i) = best_by_relevance(&ws.rho[..p], &ws.b[..p], &ws.states) else {
             ws.stop = StopReason::PoolExhausted;
             break;
         };
@@ -37,7 +39,26 @@ pub fn top_k<'w, E: Element>(
         t += 1;
     }
     let ws: &'w Workspace<'_> = ws;
-    Ok(SelectionView::from_workspace(ws, t, false))
+    Ok(ws.selection(t, false))
+}
+
+/// Top-K's next pick: the available candidate with the highest ρ, ties to
+/// the higher query cosine b, then to the lowest index.
+fn best_by_relevance(rho: &[f32], b: &[f32], states: &States<'_>) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, (&r, &c)) in rho.iter().zip(b).enumerate() {
+        if !states.is_available(i) {
+            continue;
+        }
+        let better = match best {
+            None => true,
+            Some(j) => r > rho[j] || (r == rho[j] && c > b[j]),
+        };
+        if better {
+            best = Some(i);
+        }
+    }
+    best
 }
 
 /// Maximal marginal relevance (Carbonell & Goldstein 1998): each pick is
@@ -57,6 +78,7 @@ pub fn mmr<'w, E: Element>(
     ws: &'w mut Workspace<'_>,
 ) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
+    ws.require(ScratchKind::Centroid)?;
     let lambda = options.lambda;
     let prep = prepare(input, budget, &options.input, ws, &mut Serial)?;
     let (p, d) = (prep.pool, prep.dim);
@@ -68,13 +90,13 @@ pub fn mmr<'w, E: Element>(
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
     let (lam, pen) = (lambda as f32, (1.0 - lambda) as f32);
-    // u = MMR scores; row_acc = max similarity to the picks so far.
+    // u = MMR scores; gram_max = max similarity to the picks so far.
     for i in 0..p {
         ws.u[i] = lam * ws.rho[i];
     }
     let mut t = 0;
     while t < k_eff {
-        let Some(i) = argmax_available(&ws.u[..p], &ws.state[..p]) else {
+        let Some(i) = argmax_available(&ws.u[..p], &ws.states) else {
             ws.stop = StopReason::PoolExhausted;
             break;
         };
@@ -88,20 +110,20 @@ pub fn mmr<'w, E: Element>(
                 let m = if t == 1 {
                     row[j]
                 } else {
-                    ws.row_acc[j].max(row[j])
+                    ws.gram_max[j].max(row[j])
                 };
-                ws.row_acc[j] = m;
+                ws.gram_max[j] = m;
                 ws.u[j] = lam * ws.rho[j] - pen * m;
             }
         }
     }
     let ws: &'w Workspace<'_> = ws;
-    Ok(SelectionView::from_workspace(ws, t, false))
+    Ok(ws.selection(t, false))
 }
 
 /// Marks candidate `i` selected as pick `t` with its baseline score.
 fn record(ws: &mut Workspace<'_>, t: usize, i: usize, score: f32) {
-    ws.state[i] = SELECTED;
+    ws.states.set(i, CandidateState::Selected);
     ws.picks[t] = i;
     ws.steps[t] = Step {
         index: i,

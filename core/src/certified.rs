@@ -64,10 +64,12 @@ use crate::int8::Int8Pool;
 use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
 use crate::pursuit::{
-    argmax_available, centroid_loop, f32_entry_error, qp_loop, ScoreForm, Scorer,
+    argmax_available, centroid_loop, centroid_scores, f32_entry_error, pursuit_with, qp_loop,
+    refresh_scores, Choice, ScoreForm, Scorer,
 };
-use crate::selection::{SelectionView, StopReason};
-use crate::workspace::{Workspace, AVAILABLE, EXCLUDED};
+use crate::scratch::ScratchKind;
+use crate::selection::{CandidateState, SelectionView, StopReason};
+use crate::workspace::Workspace;
 
 /// Unit roundoff of f32, 2⁻²⁴.
 const U32: f64 = f32::EPSILON as f64 / 2.0;
@@ -117,12 +119,53 @@ fn bounds(u: &[f32], eb: &[f64], nb: &[f64], rho: &[f32], c: [f64; 3], upper: &m
     lower
 }
 
+/// Which passes the certified int8 entry points stream: the int8 codes
+/// (with the certified argmax) or the f32 rows (the f32 pursuit). Both give
+/// the same selection bit for bit (only [`Step::verified`](crate::Step::verified)
+/// differs: 0 on the f32 passes), so the choice is one of speed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Int8Passes {
+    /// The int8 passes where they are measured to pay, else the f32
+    /// pursuit ([`Int8Passes::uses_int8`] gives the rule).
+    #[default]
+    Auto,
+    /// Always the int8 passes and the certified argmax.
+    Int8,
+    /// Always the f32 pursuit on the f32 rows.
+    F32,
+}
+
+impl Int8Passes {
+    /// Whether a pool of P rows of dimension d runs on the int8 passes:
+    /// always for [`Int8Passes::Int8`], never for [`Int8Passes::F32`], and
+    /// for [`Int8Passes::Auto`] when the CPU has an int8 dot-product
+    /// instruction (AVX-512 VNNI or AVX-VNNI on x86-64) **and** the f32 rows,
+    /// P·d·4 bytes, exceed the core's L2 cache (CPUID; 1 MiB where the CPU
+    /// does not report it). Measured (BENCHMARKS.md, "Certified int8
+    /// pursuit"): on an AVX2-only CPU the int8 pass is no faster than the
+    /// f32 one (int8 / f32 pursuit 1.22 at P = 200, K = 20, d = 1536), and
+    /// with the pool in L2 the verification costs what the smaller passes
+    /// save; beyond L2 with VNNI the int8 pursuit takes 0.25–0.6 of the f32
+    /// one.
+    pub fn uses_int8(self, p: usize, d: usize) -> bool {
+        match self {
+            Int8Passes::Int8 => true,
+            Int8Passes::F32 => false,
+            Int8Passes::Auto => {
+                kernels::int8::has_int8_dot_instruction()
+                    && p.saturating_mul(d).saturating_mul(4) > kernels::int8::l2_cache_bytes()
+            }
+        }
+    }
+}
+
 /// MemPursuit on certified int8 candidates: the same picks, weights and
 /// steps as [`pursuit`](crate::pursuit) on the f32 rows `input.candidates`
 /// (paper mode and the relevance-scaled family; `ridge = f64::INFINITY`
 /// gives centroid pursuit), bit for bit on the same build and CPU, with
 /// every pick's pass over the pool reading the int8 codes of `pool`
-/// instead of the f32 rows.
+/// instead of the f32 rows where that is faster ([`Int8Passes::Auto`];
+/// [`pursuit_int8_using`] chooses).
 ///
 /// * `input`: as for [`pursuit`](crate::pursuit), f32 candidates (row-major
 ///   P × d); its rows are read for the query pass and then only for the
@@ -132,23 +175,26 @@ fn bounds(u: &[f32], eb: &[f64], nb: &[f64], rho: &[f32], c: [f64; 3], upper: &m
 ///   or [`Int8Pool::from_codes`] on `input.candidates`). A pool built from
 ///   other rows voids the certificate (the radii bound the distance to the
 ///   rows it was built from).
-/// * `budget`, `options`, `ws`: as for [`pursuit`](crate::pursuit).
+/// * `budget`, `options`: as for [`pursuit`](crate::pursuit); `ws`: a
+///   workspace of kind [`ScratchKind::Int8`](crate::ScratchKind::Int8).
 ///
 /// Only [`Step::verified`](crate::Step::verified) differs from the f32
 /// pursuit's steps: how many candidates were scored exactly to certify that
-/// pick (0 for the first pick and for relevance-fill picks, whose scores
-/// are the relevance itself). The int8 passes run on the calling thread
-/// (the query pass may be split, see [`pursuit_int8_with`]).
+/// pick (0 for the first pick, for relevance-fill picks, whose scores are
+/// the relevance itself, and for every pick when the f32 passes ran). The
+/// int8 passes run on the calling thread (the query pass may be split, see
+/// [`pursuit_int8_with`]).
 ///
-/// It is faster than [`pursuit`](crate::pursuit) when the f32 rows do not
-/// fit in the core's L2 cache (P = 500, d = 1536: about a quarter of the
-/// time); on pools that fit, the verification costs about what the
-/// smaller passes save, and on small pools (P ≈ 40) it is slower
-/// (BENCHMARKS.md in the repository).
+/// It runs the int8 passes only where they are faster than the f32
+/// pursuit ([`Int8Passes::uses_int8`]: a CPU with VNNI and f32 rows that do
+/// not fit in its L2 cache; P = 500, d = 1536: about a quarter of the f32
+/// pursuit's time), and the f32 pursuit elsewhere (BENCHMARKS.md in the
+/// repository).
 ///
 /// # Errors
-/// Every error of [`pursuit`](crate::pursuit), and
-/// [`Error::Int8Length`] when `pool` does not have the input's P and d.
+/// Every error of [`pursuit`](crate::pursuit), [`Error::Int8Length`] when
+/// `pool` does not have the input's P and d, and [`Error::WorkspaceKind`]
+/// for a workspace below [`ScratchKind::Int8`](crate::ScratchKind::Int8).
 pub fn pursuit_int8<'w>(
     input: &Input<'_>,
     pool: &Int8Pool<'_>,
@@ -156,7 +202,15 @@ pub fn pursuit_int8<'w>(
     options: &PursuitOptions,
     ws: &'w mut Workspace<'_>,
 ) -> Result<SelectionView<'w>, Error> {
-    pursuit_int8_with(input, pool, budget, options, ws, &mut Serial)
+    pursuit_int8_using(
+        input,
+        pool,
+        budget,
+        options,
+        Int8Passes::Auto,
+        ws,
+        &mut Serial,
+    )
 }
 
 /// [`pursuit_int8`] with the query pass split over `executor`'s parts (see
@@ -173,24 +227,51 @@ pub fn pursuit_int8_with<'w>(
     ws: &'w mut Workspace<'_>,
     executor: &mut dyn Executor,
 ) -> Result<SelectionView<'w>, Error> {
+    pursuit_int8_using(input, pool, budget, options, Int8Passes::Auto, ws, executor)
+}
+
+/// [`pursuit_int8_with`] with the choice of passes made by the caller
+/// (`passes`; [`Int8Passes::Auto`] is [`pursuit_int8_with`]).
+///
+/// # Errors
+/// As [`pursuit_int8`].
+#[allow(clippy::too_many_arguments)]
+pub fn pursuit_int8_using<'w>(
+    input: &Input<'_>,
+    pool: &Int8Pool<'_>,
+    budget: usize,
+    options: &PursuitOptions,
+    passes: Int8Passes,
+    ws: &'w mut Workspace<'_>,
+    executor: &mut dyn Executor,
+) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
+    ws.require(ScratchKind::Int8)?;
+    // The pool's shape against the input's, when the input has one (else
+    // the input's own shape error comes first).
+    let d = input.query.len();
+    if d > 0 && input.candidates.len().is_multiple_of(d) {
+        let p = input.candidates.len() / d;
+        if pool.dim != d {
+            return Err(Error::Int8Length {
+                expected: d,
+                found: pool.dim,
+            });
+        }
+        if pool.len() != p {
+            return Err(Error::Int8Length {
+                expected: p,
+                found: pool.len(),
+            });
+        }
+        if !passes.uses_int8(p, d) {
+            return pursuit_with(input, budget, options, ws, executor);
+        }
+    }
     let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
-    if pool.dim != d {
-        return Err(Error::Int8Length {
-            expected: d,
-            found: pool.dim,
-        });
-    }
-    if pool.len() != p {
-        return Err(Error::Int8Length {
-            expected: p,
-            found: pool.len(),
-        });
-    }
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
-    ws.solver.nfree = 0;
     let rows = Rows::F32(input.candidates);
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
     setup(pool, k_eff, ws);
@@ -207,19 +288,21 @@ pub fn pursuit_int8_with<'w>(
         qp_loop(&mut scorer, &parts, k_eff, options, ws)
     };
     let ws: &'w Workspace<'_> = ws;
-    Ok(SelectionView::from_workspace(ws, len, true))
+    Ok(ws.selection(len, true))
 }
 
 /// Per-row data of the radii (module docs): w_i, ‖ê_i‖ ≤ err_bound_i,
 /// ‖m̃_i‖ ≤ norm_bound_i; empties the cache of f32 entries.
 fn setup(pool: &Int8Pool<'_>, k_eff: usize, ws: &mut Workspace<'_>) {
     let p = ws.pool;
-    let stride = ws.max_pool;
+    // (A workspace of capacity 0 has no rows; `chunks_exact_mut(0)` would
+    // panic.)
+    let stride = ws.max_pool.max(1);
     for row in ws.verified_gram.chunks_exact_mut(stride).take(k_eff) {
         row[..p].fill(f32::NAN);
     }
     for i in 0..p {
-        if ws.state[i] == EXCLUDED {
+        if ws.states.get(i) == CandidateState::Excluded {
             ws.err_bound[i] = 0.0;
             ws.norm_bound[i] = 0.0;
             ws.wscale[i] = 0.0;
@@ -232,8 +315,20 @@ fn setup(pool: &Int8Pool<'_>, k_eff: usize, ws: &mut Workspace<'_>) {
         // ê_i = s_i (m_i − scale_i c_i) + (s_i scale_i − w_i) c_i, with
         // |s_i scale_i − w_i| ≤ u s_i scale_i and scale_i ‖c_i‖ ≤ ‖m_i‖ + E_i.
         let eb = (s * e + 1.01 * U32 * s * (n + e)) * SAFE;
-        ws.err_bound[i] = eb;
-        ws.norm_bound[i] = (s * n + eb) * SAFE;
+        if eb < s * n && w.is_finite() {
+            ws.err_bound[i] = eb;
+            ws.norm_bound[i] = (s * n + eb) * SAFE;
+        } else {
+            // The approximation is no closer to the row than 0 (caller
+            // codes and scales far from the row, or w_i beyond f32): use 0
+            // instead, whose error is exactly ‖m̂_i‖ ≤ n_i. So every kept
+            // approximation has ‖m̃_i‖ < 2 n_i, no int8 entry or score can
+            // overflow f32, and the row is certified like any other (its
+            // wide radius gets it verified whenever it could win).
+            ws.wscale[i] = 0.0;
+            ws.err_bound[i] = s * n * SAFE;
+            ws.norm_bound[i] = 0.0;
+        }
     }
 }
 
@@ -327,48 +422,61 @@ impl Int8Scorer<'_> {
     fn f32_score(&mut self, ws: &mut Workspace<'_>, i: usize, form: ScoreForm) -> f32 {
         let stride = ws.max_pool;
         match form {
-            ScoreForm::Refresh => {
-                let nf = ws.solver.nfree;
-                let free = core::mem::take(&mut ws.solver.free);
-                self.ensure(ws, i, free[..nf].iter().copied());
-                ws.solver.free = free;
+            ScoreForm::Refresh { .. } => {
+                let nf = ws.solver.nfree();
+                for a in 0..nf {
+                    let pos = ws.solver.free()[a];
+                    self.ensure(ws, i, pos..pos + 1);
+                }
                 let mut v = ws.rho[i];
                 for a in 0..nf {
-                    let g = ws.verified_gram[ws.solver.free[a] * stride + i];
+                    let g = ws.verified_gram[ws.solver.free()[a] * stride + i];
                     v -= ws.coef[a] * g;
                 }
                 v
             }
             ScoreForm::Centroid { c, n, .. } => {
-                let acc = self.centroid_acc(ws, i, n);
+                let acc = self.entry_sum(ws, i, n);
                 ws.rho[i] - c * acc
             }
             ScoreForm::Relevance => ws.rho[i],
         }
     }
 
+    /// Σ_{pos<n} G_{picks[pos], i} of the f32 entries, summed in pick order
+    /// in f32 as the f32 centroid loop's running sum does.
+    fn entry_sum(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> f32 {
+        self.ensure(ws, i, 0..n);
+        let stride = ws.max_pool;
+        let mut acc = 0.0f32;
+        for pos in 0..n {
+            acc += ws.verified_gram[pos * stride + i];
+        }
+        acc
+    }
+
     /// The certified argmax (module docs) over the approximate scores in
     /// `ws.u`: the f32 pursuit's pick, its f32 score written to `ws.u`, and
     /// the number of candidates verified.
-    fn certified_next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> (Option<usize>, u32) {
+    fn certified_next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
         let p = ws.pool;
         let k = ws.max_budget;
         let eta = self.eta;
         // Σ ω n, Σ ω ‖m̃‖, Σ ω ‖ê‖ and ‖Σ ω m̂‖² over the score's picks.
         let (mut sn, mut snb, mut se) = (0.0f64, 0.0f64, 0.0f64);
         let (mu, x2, terms, a_rho, b_sum) = match form {
-            ScoreForm::Refresh => {
-                let nf = ws.solver.nfree;
+            ScoreForm::Refresh { .. } => {
+                let nf = ws.solver.nfree();
                 let mut x2 = 0.0f64;
                 for a in 0..nf {
-                    let pa = ws.solver.free[a];
+                    let pa = ws.solver.free()[a];
                     let j = ws.picks[pa];
                     let w = ws.coef[a] as f64;
                     sn += w * row_norm(&self.pool, ws, j);
                     snb += w * ws.norm_bound[j];
                     se += w * ws.err_bound[j];
                     for b in 0..nf {
-                        let pb = ws.solver.free[b];
+                        let pb = ws.solver.free()[b];
                         x2 += w * ws.coef[b] as f64 * ws.solver.gss[pa * k + pb];
                     }
                 }
@@ -396,7 +504,10 @@ impl Int8Scorer<'_> {
                 )
             }
             ScoreForm::Relevance => {
-                return (argmax_available(&ws.rho[..p], &ws.state[..p]), 0);
+                return Choice {
+                    pick: argmax_available(&ws.rho[..p], &ws.states),
+                    verified: 0,
+                };
             }
         };
         let x2 = x2 + eta * sn * sn + (terms * terms + 2) as f64 * f64::EPSILON * snb * snb;
@@ -419,7 +530,10 @@ impl Int8Scorer<'_> {
             &mut ws.upper[..p],
         );
         if lower == f64::NEG_INFINITY {
-            return (None, 0);
+            return Choice {
+                pick: None,
+                verified: 0,
+            };
         }
         // The candidates that can reach L (usually a few dozen), then
         // verified in descending order of their upper bound until the next
@@ -466,7 +580,7 @@ impl Int8Scorer<'_> {
             if best.is_some_and(|(_, b)| up < b as f64) {
                 break;
             }
-            debug_assert_eq!(ws.state[i], AVAILABLE);
+            debug_assert!(ws.states.is_available(i));
             ws.upper[i] = f64::NEG_INFINITY;
             count += 1;
             let v = self.f32_score(ws, i, form);
@@ -475,37 +589,47 @@ impl Int8Scorer<'_> {
                 best = Some((i, v));
             }
         }
-        (best.map(|(i, _)| i), count)
+        Choice {
+            pick: best.map(|(i, _)| i),
+            verified: count,
+        }
     }
 }
 
 impl Scorer for Int8Scorer<'_> {
-    fn pass(&mut self, ws: &mut Workspace<'_>, i: usize, slot: usize) {
-        self.int8_gram_row(ws, i, slot);
+    fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool) {
+        if keep_row {
+            self.int8_gram_row(ws, i, t);
+        }
+        // The f32 entries of i with the earlier picks, batched (the loop
+        // reads them for G_SS and the pick's score).
+        self.ensure(ws, i, 0..t);
     }
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
         self.ensure(ws, i, pos..pos + 1);
         ws.verified_gram[pos * ws.max_pool + i]
     }
-    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize, _slot: Option<usize>) -> f32 {
+    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32 {
         let mut out = [0.0f32];
         self.f32_entries(ws, i, &[i], &mut out);
         out[0]
     }
-    fn fill_from(&mut self, _t: usize) {}
-    fn next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> (Option<usize>, u32) {
-        self.certified_next(ws, form)
+    fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> (f32, f32) {
+        let p = ws.pool;
+        let acc_i = self.entry_sum(ws, i, n);
+        self.int8_gram_row(ws, i, 0);
+        let g_ii = self.diag(ws, i);
+        kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
+        (acc_i, g_ii)
     }
-    fn centroid_acc(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> f32 {
-        self.ensure(ws, i, 0..n);
-        let stride = ws.max_pool;
-        let mut acc = 0.0f32;
-        for pos in 0..n {
-            acc += ws.verified_gram[pos * stride + i];
+    fn choose(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
+        // The approximate scores from the int8 rows, then the certified
+        // argmax over them.
+        match form {
+            ScoreForm::Relevance => {}
+            ScoreForm::Refresh { picks } => refresh_scores(ws, picks),
+            ScoreForm::Centroid { c, n, .. } => centroid_scores(ws, c, n),
         }
-        acc
-    }
-    fn entries(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize) {
-        self.ensure(ws, i, 0..t);
+        self.certified_next(ws, form)
     }
 }

@@ -6,6 +6,23 @@
 
 use core::fmt;
 
+/// Vectors whose Euclidean norm is within this distance of 1 count as unit
+/// vectors and are used exactly as given (scale factor 1.0, so unit-norm
+/// inputs give bit-identical results under both normalization policies).
+///
+/// 1e-3 is loose enough for embeddings normalized in f16/f32 and stored with
+/// rounding, and tight enough that treating such a vector as unit changes a
+/// cosine by at most 1e-3.
+pub const UNIT_NORM_TOLERANCE: f64 = 1e-3;
+
+/// Smallest accepted vector norm. Below it, f32 dot products of the raw
+/// vectors lose precision to underflow.
+pub const MIN_NORM: f64 = 1e-12;
+
+/// Largest accepted vector norm. Above it, f32 dot products of the raw
+/// vectors may overflow.
+pub const MAX_NORM: f64 = 1e12;
+
 /// What is wrong with one vector (the query or one candidate row).
 ///
 /// The [`source`](core::error::Error::source) of [`Error::Query`] and
@@ -31,7 +48,7 @@ pub enum VectorFault {
     },
     /// Under [`Normalization::RequireUnit`](crate::Normalization::RequireUnit)
     /// the norm differs from 1 by more than
-    /// [`UNIT_NORM_TOLERANCE`](crate::UNIT_NORM_TOLERANCE).
+    /// [`UNIT_NORM_TOLERANCE`](UNIT_NORM_TOLERANCE).
     NotUnitNorm {
         /// The norm, computed in f64.
         norm: f64,
@@ -48,7 +65,7 @@ pub enum Capacity {
     Budget,
 }
 
-/// One of the four caller buffers of
+/// One of the five caller buffers of
 /// [`Workspace::from_buffers`](crate::Workspace::from_buffers), with the
 /// element counts of [`ScratchSize`](crate::ScratchSize).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +77,8 @@ pub enum ScratchBuffer {
     F64s,
     /// The usize buffer ([`ScratchSize::indices`](crate::ScratchSize::indices)).
     Indices,
+    /// The one-byte flag buffer ([`ScratchSize::flags`](crate::ScratchSize::flags)).
+    Flags,
     /// The [`Step`](crate::Step) buffer ([`ScratchSize::steps`](crate::ScratchSize::steps)).
     Steps,
 }
@@ -72,6 +91,7 @@ impl ScratchBuffer {
             ScratchBuffer::F32s => "f32s",
             ScratchBuffer::F64s => "f64s",
             ScratchBuffer::Indices => "indices",
+            ScratchBuffer::Flags => "flags",
             ScratchBuffer::Steps => "steps",
         }
     }
@@ -100,6 +120,40 @@ pub enum Int8Fault {
         /// The offending scale.
         value: f32,
     },
+}
+
+/// The family of an [`Error`], the same word in every binding of the crate
+/// (the `kind` of the Python and JavaScript errors, the conformance suite's
+/// error kind): what the caller has to change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The data: a shape, a non-finite value, a zero or out-of-range norm,
+    /// the relevance vector, an int8 buffer.
+    Input,
+    /// A parameter of the method (γ, ridge, λ_mmr, stopping, tolerance) or
+    /// of the call's specification.
+    Option,
+    /// The scratch memory: a workspace too small for the shape, or a shape
+    /// whose scratch cannot exist.
+    Capacity,
+}
+
+impl ErrorKind {
+    /// `"input"`, `"option"` or `"capacity"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Input => "input",
+            ErrorKind::Option => "option",
+            ErrorKind::Capacity => "capacity",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Every error a selector can return.
@@ -198,6 +252,17 @@ pub enum Error {
         /// The length it must have at least, in elements.
         needed: usize,
     },
+    /// The workspace holds the scratch of fewer selectors than this call
+    /// needs (a [`ScratchKind`](crate::ScratchKind) below `needed`): use a
+    /// workspace of kind `needed` or above
+    /// ([`ScratchSize::for_method`](crate::ScratchSize::for_method), or
+    /// [`FixedWorkspace`](crate::FixedWorkspace) for every selector).
+    WorkspaceKind {
+        /// The kind the selector needs.
+        needed: crate::scratch::ScratchKind,
+        /// The kind the workspace has.
+        found: crate::scratch::ScratchKind,
+    },
     /// The scratch memory for capacity (`max_pool`, `max_budget`) does not
     /// fit in `usize` ([`ScratchSize::for_capacity`](crate::ScratchSize::for_capacity)
     /// is `None`): no machine could hold it; ask for a smaller capacity.
@@ -207,6 +272,32 @@ pub enum Error {
         /// The requested K_max.
         max_budget: usize,
     },
+}
+
+impl Error {
+    /// The family of this error ([`ErrorKind`]).
+    pub const fn kind(&self) -> ErrorKind {
+        match self {
+            Error::ZeroDimension
+            | Error::ShapeMismatch { .. }
+            | Error::RelevanceLength { .. }
+            | Error::Query(_)
+            | Error::Candidate { .. }
+            | Error::NonFiniteRelevance { .. }
+            | Error::Int8Length { .. }
+            | Error::Int8DimensionTooLarge { .. }
+            | Error::Int8Row { .. } => ErrorKind::Input,
+            Error::InvalidRidge(_)
+            | Error::InvalidGamma(_)
+            | Error::InvalidMmrLambda(_)
+            | Error::InvalidStopping
+            | Error::InvalidOptimumTolerance(_) => ErrorKind::Option,
+            Error::CapacityExceeded { .. }
+            | Error::BufferTooShort { .. }
+            | Error::WorkspaceKind { .. }
+            | Error::ScratchOverflow { .. } => ErrorKind::Capacity,
+        }
+    }
 }
 
 impl fmt::Display for VectorFault {
@@ -219,13 +310,12 @@ impl fmt::Display for VectorFault {
             VectorFault::NormOutOfRange { norm } => write!(
                 f,
                 "norm {norm:e} is outside [{:e}, {:e}]",
-                crate::MIN_NORM,
-                crate::MAX_NORM
+                MIN_NORM, MAX_NORM
             ),
             VectorFault::NotUnitNorm { norm } => write!(
                 f,
                 "norm {norm} differs from 1 by more than {}",
-                crate::UNIT_NORM_TOLERANCE
+                UNIT_NORM_TOLERANCE
             ),
         }
     }
@@ -305,6 +395,12 @@ impl fmt::Display for Error {
                 f,
                 "workspace buffer too short: `{}` has {len} elements, needs at least {needed}",
                 buffer.name()
+            ),
+            Error::WorkspaceKind { needed, found } => write!(
+                f,
+                "this selector needs a workspace of kind `{}`, the workspace has kind `{}`; size it with ScratchSize::for_method or use a larger fixed workspace",
+                needed.name(),
+                found.name()
             ),
             Error::ScratchOverflow {
                 max_pool,

@@ -60,6 +60,12 @@ fn dot<A: Widen, B: Widen>(a: &[A], b: &[B]) -> f64 {
             return s;
         }
     }
+    dot_portable(a, b)
+}
+
+/// [`dot`] in portable code (the same order and bits as the SIMD kernel).
+#[inline]
+fn dot_portable<A: Widen, B: Widen>(a: &[A], b: &[B]) -> f64 {
     use wide::f64x4;
     let n = a.len().min(b.len());
     let body = n - n % 8;
@@ -140,7 +146,7 @@ impl<'a> ExactParts<'a> {
             for (rk, &qk) in r[..n].iter_mut().zip(&self.q[k0..k0 + n]) {
                 *rk = self.s_q * qk as f64;
             }
-            for &pos in &ws.solver.free[..ws.solver.nfree] {
+            for &pos in ws.solver.free() {
                 let j = ws.picks[pos];
                 let c = ws.solver.alpha[pos] * ws.scale[j] as f64;
                 let start = j * d + k0;
@@ -178,7 +184,7 @@ pub(crate) fn residual_sq(parts: &ExactParts<'_>, ws: &Workspace<'_>, entry_erro
     // αᵀG_SSα from the refit's G_SS α (`g_alpha`, current for the
     // returned α up to its final renormalization, ~1e-14).
     let (mut ab, mut aga, mut asum) = (0.0f64, 0.0f64, 0.0f64);
-    for &i in &ws.solver.free[..ws.solver.nfree] {
+    for &i in ws.solver.free() {
         let ai = ws.solver.alpha[i];
         asum += ai;
         ab += ai * ws.solver.b_s[i];
@@ -197,3 +203,42 @@ pub(crate) fn residual_sq(parts: &ExactParts<'_>, ws: &Workspace<'_>, entry_erro
 /// L_t is recomputed from the rows when the formula is below this many
 /// times its error bound (so its relative error stays ≤ 1 %).
 const EXPLICIT_FACTOR: f64 = 100.0;
+
+#[cfg(test)]
+mod tests {
+    /// The portable f64 dot computes the documented order of
+    /// `kernels::dot_f64_simd` (8 lanes, `dot_f64_reduce`, the tail in
+    /// order) bit for bit, and so the SIMD kernel's bits where it runs.
+    #[test]
+    fn portable_f64_dot_is_the_documented_order() {
+        use crate::kernels::{dot_f64_reduce, dot_f64_simd, DOT_F64_LANES};
+        let v = |n: usize, seed: u32| -> [f32; 100] {
+            let mut s = seed;
+            core::array::from_fn(|k| {
+                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                if k < n {
+                    (s >> 8) as f32 / 8_388_608.0 - 1.0
+                } else {
+                    0.0
+                }
+            })
+        };
+        for n in 0..100 {
+            let (a, b) = (v(n, 3), v(n, 5));
+            let (x, y) = (&a[..n], &b[..n]);
+            let body = n - n % DOT_F64_LANES;
+            let mut s = [0.0f64; DOT_F64_LANES];
+            for k in 0..body {
+                s[k % DOT_F64_LANES] += x[k] as f64 * y[k] as f64;
+            }
+            let mut want = dot_f64_reduce(&s);
+            for k in body..n {
+                want += x[k] as f64 * y[k] as f64;
+            }
+            assert_eq!(super::dot_portable(x, y).to_bits(), want.to_bits(), "n={n}");
+            if let Some(simd) = dot_f64_simd(x, y) {
+                assert_eq!(simd.to_bits(), want.to_bits(), "n={n}");
+            }
+        }
+    }
+}

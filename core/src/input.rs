@@ -4,12 +4,15 @@
 //! and its dot product with the query; the same numbers give the validation
 //! verdict, the normalization scale and the query similarities b.
 
+use core::cmp::Ordering;
+
 use crate::error::{Error, VectorFault};
 use crate::kernels::{self, Element, Executor};
 use crate::options::{
     InputPolicy, InvalidCandidates, Normalization, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
-use crate::workspace::{Workspace, AVAILABLE, EXCLUDED};
+use crate::selection::{CandidateState, States};
+use crate::workspace::Workspace;
 
 /// Where the relevance ρ of the [relevance-scaled
 /// family](crate#the-relevance-scaled-family) and of the baselines' ranking
@@ -34,9 +37,11 @@ pub enum Relevance<'a> {
     /// Unit-free relevance: the caller's scores (length P, finite, any
     /// scale or sign; only their order is used), mapped onto the pool's own
     /// cosine scale. The candidate with the k-th largest score gets the k-th
-    /// largest query cosine b of the pool; candidates with equal scores all
-    /// get the mean of the cosines of the ranks they share (so equal scores
-    /// give equal ρ, whatever their pool positions). Excluded rows
+    /// largest query cosine b of the pool. Equal scores carry no order, so
+    /// the query cosine orders them: among candidates with equal scores the
+    /// one closer to the query ranks first (all-equal scores give ρ = b,
+    /// the cosine relevance); candidates equal in both score and cosine
+    /// share the mean of the cosines of their ranks. Excluded rows
     /// ([`InvalidCandidates::Exclude`](crate::InvalidCandidates::Exclude))
     /// take no rank. γ then means the same thing for every retriever: ρ is in
     /// the units of the similarity term it is traded against.
@@ -161,10 +166,10 @@ fn classify<E: Element>(v: &[E], sumsq: f32, policy: Normalization) -> Result<f3
 /// Copies `values[i]` of the available rows into `out` (in place of its
 /// first n entries), sorted descending (total order, so the result does not
 /// depend on the input order); returns n.
-fn sorted_valid_desc(values: &[f32], state: &[usize], out: &mut [f32]) -> usize {
+fn sorted_valid_desc(values: &[f32], states: &States<'_>, out: &mut [f32]) -> usize {
     let mut n = 0;
-    for (&v, &s) in values.iter().zip(state) {
-        if s == AVAILABLE {
+    for (i, &v) in values.iter().enumerate() {
+        if states.is_available(i) {
             out[n] = v;
             n += 1;
         }
@@ -222,7 +227,7 @@ pub(crate) fn prepare<E: Element>(
         match classify(row, nsq[i], policy.normalization) {
             Ok(s) => {
                 ws.scale[i] = s;
-                ws.state[i] = AVAILABLE;
+                ws.states.set(i, CandidateState::Available);
                 // b_i = (row_i . q) s_i s_q: a cosine for non-unit inputs.
                 b[i] *= s * q_scale;
             }
@@ -231,7 +236,7 @@ pub(crate) fn prepare<E: Element>(
                     return Err(Error::Candidate { row: i, fault });
                 }
                 ws.scale[i] = 0.0;
-                ws.state[i] = EXCLUDED;
+                ws.states.set(i, CandidateState::Excluded);
                 b[i] = 0.0;
                 excluded += 1;
             }
@@ -254,10 +259,10 @@ pub(crate) fn prepare<E: Element>(
             // Sorted valid similarities, descending, assigned to the valid
             // rows in pool order.
             let sorted = &mut ws.sorted[..p];
-            let n = sorted_valid_desc(b, &ws.state[..p], sorted);
+            let n = sorted_valid_desc(b, &ws.states, sorted);
             let mut r = 0;
             for i in 0..p {
-                if ws.state[i] == AVAILABLE {
+                if ws.states.is_available(i) {
                     rho[i] = sorted[r];
                     r += 1;
                 } else {
@@ -267,36 +272,47 @@ pub(crate) fn prepare<E: Element>(
             debug_assert_eq!(r, n);
         }
         Relevance::RankedScores(scores) => {
-            // `sorted`: the valid cosines, descending; `u`: the valid scores,
-            // descending (free scratch before the first pick). Each block of equal
-            // scores spans ranks lo..hi; its cosines are replaced by their
-            // mean, then row i reads the value at the first rank of its
-            // score (a binary search), so no index buffer is needed.
+            // `sorted`: the usable rows' cosines, descending; `order`: the
+            // usable rows by score, descending, ties by cosine, descending,
+            // then by index. The row at rank r gets the r-th largest
+            // cosine; rows equal in both score and cosine share the mean of
+            // their ranks' cosines. Scores and cosines are finite here.
+            let b = &ws.b[..p];
             let cos = &mut ws.sorted[..p];
-            let n = sorted_valid_desc(b, &ws.state[..p], cos);
-            let sorted = &mut ws.u[..p];
-            sorted_valid_desc(scores, &ws.state[..p], sorted);
-            let (cos, sorted) = (&mut cos[..n], &sorted[..n]);
+            let n = sorted_valid_desc(b, &ws.states, cos);
+            let order = &mut ws.order[..p];
+            let mut m = 0;
+            for i in 0..p {
+                if ws.states.is_available(i) {
+                    order[m] = i;
+                    m += 1;
+                }
+                rho[i] = 0.0;
+            }
+            debug_assert_eq!(m, n);
+            let order = &mut order[..n];
+            let desc = |x: f32, y: f32| y.partial_cmp(&x).unwrap_or(Ordering::Equal);
+            order.sort_unstable_by(|&i, &j| {
+                desc(scores[i], scores[j])
+                    .then(desc(b[i], b[j]))
+                    .then(i.cmp(&j))
+            });
             let mut lo = 0;
             while lo < n {
+                let (s0, b0) = (scores[order[lo]], b[order[lo]]);
                 let mut hi = lo + 1;
-                while hi < n && sorted[hi] == sorted[lo] {
+                while hi < n && scores[order[hi]] == s0 && b[order[hi]] == b0 {
                     hi += 1;
                 }
-                if hi - lo > 1 {
-                    let mean =
-                        cos[lo..hi].iter().map(|&c| c as f64).sum::<f64>() / (hi - lo) as f64;
-                    cos[lo..hi].fill(mean as f32);
+                let value = if hi - lo == 1 {
+                    cos[lo]
+                } else {
+                    (cos[lo..hi].iter().map(|&c| c as f64).sum::<f64>() / (hi - lo) as f64) as f32
+                };
+                for &i in &order[lo..hi] {
+                    rho[i] = value;
                 }
                 lo = hi;
-            }
-            for i in 0..p {
-                rho[i] = if ws.state[i] == AVAILABLE {
-                    let s = scores[i];
-                    cos[sorted.partition_point(|&v| v > s)]
-                } else {
-                    0.0
-                };
             }
         }
     }

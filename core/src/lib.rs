@@ -10,7 +10,7 @@
 //! of a fact already picked score low; the missing fact scores high.
 //!
 //! ```
-//! use mempursuit_core::{pursuit, top_k, FixedWorkspace, Input, InputPolicy, PursuitOptions};
+//! use mempursuit_core::{pursuit, top_k, FixedWorkspace, Input, InputPolicy, Method, PursuitOptions};
 //!
 //! // d = 2. Two paraphrases of fact A (rows 0, 1) and one statement of fact B (row 2).
 //! let s = core::f32::consts::FRAC_1_SQRT_2;
@@ -20,8 +20,13 @@
 //!
 //! let mut storage = FixedWorkspace::<8, 4>::new();
 //! let mut ws = storage.view();
-//! let sel = pursuit(&input, 2, &PursuitOptions::default(), &mut ws)?;
+//! // The recommended setting (the default method): no tuning.
+//! let sel = Method::default().run(&input, 2, &mut ws)?;
 //! assert_eq!(sel.picks(), &[0, 2]); // A, then the missing fact B
+//!
+//! // The paper's method (Eqs. 5, 6, 9).
+//! let sel = pursuit(&input, 2, &PursuitOptions::PAPER, &mut ws)?;
+//! assert_eq!(sel.picks(), &[0, 2]);
 //!
 //! let sel = top_k(&input, 2, &InputPolicy::default(), &mut ws)?;
 //! assert_eq!(sel.picks(), &[0, 1]); // A and its paraphrase
@@ -109,14 +114,15 @@ mod method;
 mod options;
 mod pursuit;
 mod recommend;
+mod scratch;
 mod selection;
 mod solver;
 mod workspace;
 
 pub use baselines::{mmr, top_k};
-pub use certified::{pursuit_int8, pursuit_int8_with};
+pub use certified::{pursuit_int8, pursuit_int8_using, pursuit_int8_with, Int8Passes};
 pub use cholesky::PIVOT_TOLERANCE;
-pub use error::{Capacity, Error, Int8Fault, ScratchBuffer, VectorFault};
+pub use error::{Capacity, Error, ErrorKind, Int8Fault, ScratchBuffer, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
 #[cfg(feature = "half")]
 pub use half;
@@ -134,5 +140,8 @@ pub use recommend::{
     recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
     RECOMMENDED_C_EXTERNAL,
 };
+pub use scratch::{ScratchKind, ScratchSize};
 pub use selection::{RefitStatus, SelectionView, Step, StopReason};
-pub use workspace::{FixedWorkspace, ScratchSize, Workspace};
+pub use workspace::{
+    CentroidWorkspace, FixedWorkspace, PursuitWorkspace, ScratchBuffers, TopKWorkspace, Workspace,
+};

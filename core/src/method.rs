@@ -11,6 +11,7 @@ use crate::kernels::{Element, Executor, Serial};
 use crate::options::{InputPolicy, MmrOptions, PursuitOptions};
 use crate::pursuit::pursuit_with;
 use crate::recommend::recommended_with;
+use crate::scratch::{ScratchKind, ScratchSize};
 use crate::selection::SelectionView;
 use crate::workspace::Workspace;
 
@@ -46,9 +47,11 @@ pub enum Method {
 }
 
 impl Default for Method {
-    /// The paper's method, `Method::Pursuit(PursuitOptions::PAPER)`.
+    /// The recommended setting, [`Method::recommended()`]: the method to use
+    /// without tuning. The paper's method is
+    /// `Method::Pursuit(PursuitOptions::PAPER)`.
     fn default() -> Self {
-        Method::Pursuit(PursuitOptions::PAPER)
+        Method::recommended()
     }
 }
 
@@ -122,5 +125,28 @@ impl Method {
     /// does; top-K and MMR do not).
     pub fn has_weights(&self) -> bool {
         matches!(self, Method::Pursuit(_) | Method::Recommended(_))
+    }
+}
+
+impl ScratchKind {
+    /// The smallest kind that runs `method`.
+    pub fn of(method: &Method) -> ScratchKind {
+        match method {
+            Method::Pursuit(o) if o.is_centroid() => ScratchKind::Centroid,
+            Method::Pursuit(_) => ScratchKind::Pursuit,
+            Method::TopK(_) => ScratchKind::TopK,
+            Method::Mmr(_) | Method::Recommended(_) => ScratchKind::Centroid,
+        }
+    }
+}
+
+impl ScratchSize {
+    /// Scratch for `method` on pools of up to `max_pool` candidates and
+    /// budgets of up to `max_budget` picks:
+    /// [`for_kind`](Self::for_kind) of [`ScratchKind::of`]`(method)`.
+    /// Returns `None` if a count or the total byte size overflows `usize`.
+    #[must_use]
+    pub fn for_method(method: &Method, max_pool: usize, max_budget: usize) -> Option<Self> {
+        Self::for_kind(ScratchKind::of(method), max_pool, max_budget)
     }
 }

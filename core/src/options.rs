@@ -3,22 +3,9 @@
 
 use crate::error::Error;
 
-/// Vectors whose Euclidean norm is within this distance of 1 count as unit
-/// vectors and are used exactly as given (scale factor 1.0, so unit-norm
-/// inputs give bit-identical results under both normalization policies).
-///
-/// 1e-3 is loose enough for embeddings normalized in f16/f32 and stored with
-/// rounding, and tight enough that treating such a vector as unit changes a
-/// cosine by at most 1e-3.
-pub const UNIT_NORM_TOLERANCE: f64 = 1e-3;
-
-/// Smallest accepted vector norm. Below it, f32 dot products of the raw
-/// vectors lose precision to underflow.
-pub const MIN_NORM: f64 = 1e-12;
-
-/// Largest accepted vector norm. Above it, f32 dot products of the raw
-/// vectors may overflow.
-pub const MAX_NORM: f64 = 1e12;
+// The input contract's norm range, defined beside the errors that report
+// it (so `error` imports nothing) and re-exported here.
+pub use crate::error::{MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE};
 
 /// How non-unit vectors are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

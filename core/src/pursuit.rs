@@ -3,15 +3,16 @@
 //! residual alignment with a simplex-constrained refit after every pick.
 //! ARCHITECTURE.md, “The data path”, walks through `qp_loop` step by step.
 
-use crate::cholesky::{accepts_pivot, Factor};
+use crate::cholesky::accepts_pivot;
 use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
 use crate::input::{prepare, Input};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, DependentPicks, PursuitOptions, Stopping};
-use crate::selection::{RefitStatus, SelectionView, Step, StopReason};
-use crate::solver::{refactor, refit, PendingColumn, Refit};
-use crate::workspace::{Workspace, AVAILABLE, EXCLUDED, SELECTED, SKIPPED};
+use crate::scratch::ScratchKind;
+use crate::selection::{CandidateState, RefitStatus, SelectionView, States, Step, StopReason};
+use crate::solver::{refit, Refit};
+use crate::workspace::Workspace;
 
 /// Runs MemPursuit: picks up to `budget` (K) memories from the pool, one at a
 /// time, each the candidate with the highest score
@@ -67,11 +68,15 @@ pub fn pursuit_with<'w, E: Element>(
     executor: &mut dyn Executor,
 ) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
+    ws.require(if options.is_centroid() {
+        ScratchKind::Centroid
+    } else {
+        ScratchKind::Pursuit
+    })?;
     let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
-    ws.solver.nfree = 0;
     let rows = E::view(input.candidates);
     let mut pass = Passes {
         rows,
@@ -82,6 +87,7 @@ pub fn pursuit_with<'w, E: Element>(
     let mut scorer = F32Scorer {
         pass: &mut pass,
         stored: k_eff,
+        admitted: 0,
     };
     let len = if options.is_centroid() {
         centroid_loop(&mut scorer, k_eff, options, ws)
@@ -89,14 +95,14 @@ pub fn pursuit_with<'w, E: Element>(
         qp_loop(&mut scorer, &parts, k_eff, options, ws)
     };
     let ws: &'w Workspace<'_> = ws;
-    Ok(SelectionView::from_workspace(ws, len, true))
+    Ok(ws.selection(len, true))
 }
 
 /// Lowest-index argmax of `values` over available candidates.
-pub(crate) fn argmax_available(values: &[f32], state: &[usize]) -> Option<usize> {
+pub(crate) fn argmax_available(values: &[f32], states: &States<'_>) -> Option<usize> {
     let mut best: Option<(usize, f32)> = None;
-    for (i, (&v, &s)) in values.iter().zip(state).enumerate() {
-        if s == AVAILABLE && best.is_none_or(|(_, bv)| v > bv) {
+    for (i, &v) in values.iter().enumerate() {
+        if states.is_available(i) && best.is_none_or(|(_, bv)| v > bv) {
             best = Some((i, v));
         }
     }
@@ -104,15 +110,15 @@ pub(crate) fn argmax_available(values: &[f32], state: &[usize]) -> Option<usize>
 }
 
 /// Lowest-index argmax of scores `u` in which every unavailable candidate
-/// holds −∞ (the QP loop keeps them so): a SIMD maximum, then the first
+/// holds −∞ (the loops keep them so): a SIMD maximum, then the first
 /// index holding it. Same result as [`argmax_available`], which it falls
 /// back to when no score is above −∞.
-fn argmax_scores(u: &[f32], state: &[usize]) -> Option<usize> {
+fn argmax_scores(u: &[f32], states: &States<'_>) -> Option<usize> {
     let m = kernels::max(u);
     if m > f32::NEG_INFINITY {
         kernels::position(u, m)
     } else {
-        argmax_available(u, state)
+        argmax_available(u, states)
     }
 }
 
@@ -187,91 +193,145 @@ impl AdaptiveStop {
 /// Where a loop's Gram entries and next pick come from: the f32 passes
 /// ([`F32Scorer`]) or the certified int8 passes (`certified::Int8Scorer`).
 /// Wherever the loop reads a value the two agree bit for bit: [`entry`]
-/// is the f32 pass's Gram entry, and [`next`] the f32 pursuit's argmax
-/// with its f32 score in `ws.u`. So the int8 pursuit makes the f32
-/// pursuit's picks, weights and steps.
+/// and [`diag`] are the f32 pass's Gram entries, and [`choose`] returns
+/// the f32 pursuit's argmax with its f32 score in `ws.u`. So the int8
+/// pursuit makes the f32 pursuit's picks, weights and steps.
+///
+/// # Protocol
+/// The loops drive a scorer through these phases, in this order (debug
+/// builds of [`F32Scorer`] assert the entry reads):
+///
+/// * **choose** ([`choose`]): computes the scores of a [`ScoreForm`]
+///   from the workspace's current coefficients (ρ alone; the refit's
+///   `coef` over the free set; the centroid's `c` and running sums) and
+///   returns their argmax over the available candidates, ties to the
+///   lowest index, with its score in `ws.u[pick]`. Called once before
+///   the first pick and once after each pick's refit, and again after a
+///   skipped candidate (the same form, the candidate now unavailable).
+///   Every unavailable candidate must hold −∞ in ρ or be marked in the
+///   states; the scorer owns `u`, `gram`, `gram_sum` and the
+///   verification buffers while it runs.
+/// * QP loop, per pick t of candidate i: **admit** ([`admit`]) exactly
+///   once, then any number of **entry** reads ([`entry`] for positions
+///   0..t, [`diag`]) until the next admit. A candidate skipped as
+///   dependent gives its position t to the next candidate, which is
+///   admitted at t again. `keep_row = false` (relevance
+///   fill) promises that the pick's entries are never needed as a score
+///   term: from then on no [`ScoreForm::Refresh`] is chosen.
+/// * centroid loop, per pick n of candidate i: **admit_centroid**
+///   ([`admit_centroid`]) exactly once, returning the entries the
+///   closed form needs; the next [`ScoreForm::Centroid`] uses n + 1 picks.
 ///
 /// [`entry`]: Scorer::entry
-/// [`next`]: Scorer::next
+/// [`diag`]: Scorer::diag
+/// [`choose`]: Scorer::choose
+/// [`admit`]: Scorer::admit
+/// [`admit_centroid`]: Scorer::admit_centroid
 pub(crate) trait Scorer {
-    /// The pass of pick `i`: its Gram row into stored row `slot` (the f32
-    /// entries, or the int8 approximations the refresh runs on).
-    fn pass(&mut self, ws: &mut Workspace<'_>, i: usize, slot: usize);
+    /// Candidate `i` becomes pick `t` of the QP loop: after this,
+    /// [`entry`](Scorer::entry)`(pos, i)` for pos < t and
+    /// [`diag`](Scorer::diag)`(i)` are valid, and (with `keep_row`) the
+    /// pick's entries are available to later score refreshes.
+    fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool);
     /// G_{picks[pos], i}, bit for bit the f32 pass's entry.
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32;
-    /// G_ii of candidate `i`, bit for bit the f32 pass's entry (`slot`:
-    /// the stored row its pass just wrote, if any).
-    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize, slot: Option<usize>) -> f32;
-    /// Positions from `t` on get no pass (relevance fill).
-    fn fill_from(&mut self, t: usize);
-    /// Makes the entries of candidate `i` against positions 0..t cheap to
-    /// read by [`entry`](Scorer::entry) (batched where that pays).
-    fn entries(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize);
-    /// After the score refresh (`ws.u`): the f32 pursuit's next pick, the
-    /// lowest-index argmax of its scores over the available candidates,
-    /// with that score in `ws.u[pick]`, and the number of candidates
-    /// verified (0 on the f32 path).
-    fn next(&mut self, ws: &mut Workspace<'_>, scores: ScoreForm) -> (Option<usize>, u32);
-    /// Σ_{pos<n} G_{picks[pos], i} as the f32 centroid loop accumulates it
-    /// (`row_acc`, in pick order).
-    fn centroid_acc(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> f32;
+    /// G_ii of the candidate just admitted, bit for bit the f32 pass's
+    /// entry.
+    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32;
+    /// Candidate `i` becomes pick `n` of the centroid loop: returns
+    /// (Σ_{pos<n} G_{picks[pos], i} as the f32 loop accumulates it, in pick
+    /// order; G_ii), both bit for bit the f32 values, and adds the pick's
+    /// row to the running sums the next [`ScoreForm::Centroid`] reads.
+    fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> (f32, f32);
+    /// The scores of `form` and their argmax (type docs: **choose**).
+    fn choose(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice;
 }
 
-/// How the scores in `ws.u` were formed (what [`Scorer::next`] verifies
-/// against).
+/// What [`Scorer::choose`] found.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Choice {
+    /// The f32 pursuit's next pick; `None` when no candidate is left.
+    pub(crate) pick: Option<usize>,
+    /// Candidates whose score was computed exactly to certify it
+    /// ([`Step::verified`]); 0 on the f32 path.
+    pub(crate) verified: u32,
+}
+
+/// Which scores [`Scorer::choose`] computes.
 #[derive(Clone, Copy)]
 pub(crate) enum ScoreForm {
-    /// U_i = ρ_i − Σ_{a∈F} fl32(γα_a) G_{a,i} ([`refresh_scores`]).
-    Refresh,
-    /// U_i = ρ_i − c Σ_{pos<n} G_{pos,i} (centroid pursuit: c = fl32(γ/n),
-    /// `total` = Σ_{j,k∈S} G_jk of the f32 entries).
-    Centroid { c: f32, n: usize, total: f64 },
     /// U_i = ρ_i (no pick yet, or relevance fill).
     Relevance,
+    /// U_i = ρ_i − Σ_{a∈F} coef_a G_{a,i} with coef_a = fl32(γα_a) in
+    /// `ws.coef` ([`set_coefficients`]), the first `picks` picks −∞ (the
+    /// refresh of Eq. 9).
+    Refresh { picks: usize },
+    /// U_i = ρ_i − c Σ_{pos<n} G_{pos,i} (centroid pursuit: c = fl32(γ/n),
+    /// `total` = Σ_{j,k∈S} G_jk of the f32 entries), the n picks −∞.
+    Centroid { c: f32, n: usize, total: f64 },
 }
 
-/// The f32 path: every pass is a Gram row of f32 entries.
+/// The f32 path: every admitted pick gets its Gram row by one pass.
 pub(crate) struct F32Scorer<'p, 'a, 'x> {
     pub(crate) pass: &'p mut Passes<'a, 'x>,
     /// Positions 0..stored have their Gram row stored (all but the
     /// relevance-fill picks of the QP loop).
     pub(crate) stored: usize,
+    /// Picks admitted so far (the protocol check of debug builds).
+    pub(crate) admitted: usize,
 }
 
 impl Scorer for F32Scorer<'_, '_, '_> {
-    fn pass(&mut self, ws: &mut Workspace<'_>, i: usize, slot: usize) {
-        gram_row_into(self.pass, i, slot, ws);
+    fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool) {
+        // In order; a skipped candidate's position is admitted again.
+        debug_assert!(
+            t == self.admitted || t + 1 == self.admitted,
+            "admitted out of order"
+        );
+        self.admitted = t + 1;
+        if keep_row {
+            gram_row_into(self.pass, i, t, ws);
+        } else {
+            self.stored = self.stored.min(t);
+        }
     }
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
+        debug_assert!(pos < self.admitted, "entry of a pick not admitted");
         if pos < self.stored {
             ws.gram[pos * ws.max_pool + i]
         } else {
             cross_gram(self.pass, ws, ws.picks[pos], i)
         }
     }
-    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize, slot: Option<usize>) -> f32 {
-        match slot {
-            Some(slot) => ws.gram[slot * ws.max_pool + i],
-            None => cross_gram(self.pass, ws, i, i),
+    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32 {
+        let t = self.admitted - 1;
+        if t < self.stored {
+            ws.gram[t * ws.max_pool + i]
+        } else {
+            cross_gram(self.pass, ws, i, i)
         }
     }
-    fn fill_from(&mut self, t: usize) {
-        self.stored = t;
-    }
-    fn entries(&mut self, _ws: &mut Workspace<'_>, _i: usize, _t: usize) {}
-    fn next(&mut self, ws: &mut Workspace<'_>, scores: ScoreForm) -> (Option<usize>, u32) {
+    fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, _n: usize) -> (f32, f32) {
         let p = ws.pool;
-        // Both loops keep every unavailable candidate at −∞ in `u`.
-        let pick = match scores {
-            ScoreForm::Refresh | ScoreForm::Centroid { .. } => {
-                argmax_scores(&ws.u[..p], &ws.state[..p])
-            }
-            ScoreForm::Relevance => argmax_available(&ws.rho[..p], &ws.state[..p]),
-        };
-        (pick, 0)
+        let acc_i = ws.gram_sum[i];
+        gram_row_into(self.pass, i, 0, ws);
+        kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
+        (acc_i, ws.gram[i])
     }
-    fn centroid_acc(&mut self, ws: &mut Workspace<'_>, i: usize, _n: usize) -> f32 {
-        ws.row_acc[i]
+    fn choose(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
+        let p = ws.pool;
+        let pick = match form {
+            ScoreForm::Relevance => argmax_available(&ws.rho[..p], &ws.states),
+            ScoreForm::Refresh { picks } => {
+                refresh_scores(ws, picks);
+                argmax_scores(&ws.u[..p], &ws.states)
+            }
+            ScoreForm::Centroid { c, n, .. } => {
+                centroid_scores(ws, c, n);
+                argmax_scores(&ws.u[..p], &ws.states)
+            }
+        };
+        Choice { pick, verified: 0 }
     }
 }
 
@@ -289,8 +349,8 @@ pub(crate) fn f32_entry_error(d: usize) -> f64 {
 /// the Frank–Wolfe certificate).
 fn score64<S: Scorer>(scorer: &mut S, ws: &mut Workspace<'_>, i: usize, gamma: f64) -> f64 {
     let mut g = 0.0;
-    for a in 0..ws.solver.nfree {
-        let j = ws.solver.free[a];
+    for a in 0..ws.solver.nfree() {
+        let j = ws.solver.free()[a];
         g += ws.solver.alpha[j] * scorer.entry(ws, j, i) as f64;
     }
     ws.rho[i] as f64 - gamma * g
@@ -320,9 +380,6 @@ fn set_gram_row<S: Scorer>(
     exact: bool,
 ) {
     let k = ws.max_budget;
-    if !exact {
-        scorer.entries(ws, i, t);
-    }
     for pos in 0..t {
         let g = if exact {
             parts.gram(ws, i, ws.picks[pos])
@@ -341,8 +398,8 @@ fn set_gram_row<S: Scorer>(
 
 /// Recomputes G_SS of the first `t` picks exactly (f64 from the rows) and
 /// refactors the free set on it; the next refit then starts from a fresh
-/// equality solve (ν = NaN marks the warm start invalid), or from scratch
-/// if the exact factor rejects a free memory.
+/// equality solve, or from scratch if the exact factor rejects a free
+/// memory.
 fn switch_to_exact(parts: &ExactParts<'_>, ws: &mut Workspace<'_>, t: usize, kappa: f64) {
     let k = ws.max_budget;
     for a in 0..t {
@@ -352,7 +409,7 @@ fn switch_to_exact(parts: &ExactParts<'_>, ws: &mut Workspace<'_>, t: usize, kap
             ws.solver.gss[b * k + a] = g;
         }
     }
-    refactor(&mut ws.solver, t, kappa);
+    ws.solver.refactor(t, kappa);
 }
 
 /// Whether the candidate pick in row `t` of G_SS (see [`set_gram_row`],
@@ -366,9 +423,9 @@ fn switch_to_exact(parts: &ExactParts<'_>, ws: &mut Workspace<'_>, t: usize, kap
 ///
 /// Returns (represented, near): `near` when some pivot² is below
 /// `near_tol` · A_ii, where f32 entries could decide the test by rounding.
-/// Costs O(t) plus one O(|F|²) forward substitution, which it leaves for
-/// the refit's append of i (`SolverState::pending`); leaves the factor
-/// unchanged.
+/// Costs O(t) plus one O(|F|²) forward substitution, which it stages for
+/// the refit's append of i (`SolverState::stage_column`); leaves the
+/// factor unchanged.
 fn represented(ws: &mut Workspace<'_>, t: usize, kappa: f64, near_tol: f64) -> (bool, bool) {
     let k = ws.max_budget;
     let gss = &*ws.solver.gss;
@@ -382,44 +439,55 @@ fn represented(ws: &mut Workspace<'_>, t: usize, kappa: f64, near_tol: f64) -> (
         dependent |= !accepts_pivot(p2, a_ii);
         near |= p2 <= near_tol * a_ii;
     }
-    let nf = ws.solver.nfree;
-    ws.solver.pending = None;
-    if nf > 0 {
-        let mut f = Factor {
-            l: ws.solver.chol,
-            stride: k,
-            n: nf,
-        };
-        let free = &*ws.solver.free;
-        let p2 = f.pivot_sq(|a| gss[free[a] * k + t] + 1.0, a_ii);
+    if let Some(p2) = ws.solver.stage_column(t, kappa) {
         dependent |= !accepts_pivot(p2, a_ii);
         near |= p2 <= near_tol * a_ii;
-        // The refit's append of t repeats this substitution: keep it.
-        ws.solver.pending = Some(PendingColumn {
-            position: t,
-            nfree: nf,
-            pivot_sq: p2,
-        });
     }
     (dependent, near)
 }
 
 /// Marks candidate `i` skipped ([`DependentPicks::Skip`]): never picked in
-/// this call, and −∞ in every later score refresh (ρ_i = −∞, as for
-/// excluded rows).
+/// this call, and −∞ in every later score (ρ_i = −∞, as for excluded
+/// rows).
 fn skip(ws: &mut Workspace<'_>, i: usize) {
-    ws.state[i] = SKIPPED;
+    ws.states.set(i, CandidateState::Skipped);
     ws.skipped += 1;
     ws.rho[i] = f32::NEG_INFINITY;
     ws.u[i] = f32::NEG_INFINITY;
 }
 
+/// The state the QP loop carries from one pick to the next.
+struct QpState {
+    /// G_SS holds exact f64 entries (after a pick came near a dependency).
+    exact: bool,
+    /// Relevance fill after the pool optimum: picks by ρ, no refit.
+    fill: bool,
+    stop: AdaptiveStop,
+    /// L_{t−1}.
+    l_prev: f64,
+    /// The last refit step's record (a fill step copies it).
+    last: Step,
+    /// The candidate the last choose returned and its verification count.
+    next: Choice,
+}
+
 /// The paper's loop and its relevance-scaled family (κ < ∞), one pick per
-/// iteration in four phases: the pass (the pick's Gram row), the refit on
-/// G_SS, b_S, ρ_S, the residual, and the score refresh that chooses the
-/// next pick and gives the step's certificate. Generic over where the
-/// entries come from ([`Scorer`]): the f32 and the certified int8 pursuit
-/// run this same loop.
+/// iteration in explicit phases:
+///
+/// 1. **admit** the candidate the last choose returned (its pass:
+///    [`Scorer::admit`]);
+/// 2. **G_SS row and duplicate check** ([`set_gram_row`],
+///    [`represented`]; near a dependency G_SS turns exact);
+/// 3. **skip** it ([`DependentPicks::Skip`]) and choose again, or
+///    **accept** it;
+/// 4. **refit** (Eq. 6) on G_SS, b_S, ρ_S ([`refit`]), or a fill record;
+/// 5. **residual** L_t (Eq. 7, [`residual_sq`]);
+/// 6. **choose** the next pick from the refreshed scores (Eq. 9,
+///    [`Scorer::choose`]), which also gives the certificate (Eq. 25);
+/// 7. **record** the step and apply the stopping rules ([`after_step`]).
+///
+/// Generic over where the entries come from ([`Scorer`]): the f32 and the
+/// certified int8 pursuit run this same loop.
 ///
 /// G_SS holds the f32 passes' entries, widened. When a candidate pick comes
 /// within `near_tol` of a dependency (a pivot² that f32 rounding could
@@ -436,56 +504,60 @@ pub(crate) fn qp_loop<S: Scorer>(
     let skip_dependent = options.dependent_picks == DependentPicks::Skip;
     let entry_error = f32_entry_error(parts.d) * 1.01;
     let near_tol = (1e-4f64).max(100.0 * entry_error);
-    let mut exact = false;
-    let mut stop = AdaptiveStop::new(options);
-    let mut l_prev = parts.qq;
-    let mut fill = false;
-    let mut last = Step::default();
+    ws.solver.reset();
     mask_excluded(ws);
-    let (mut next, mut verified) = scorer.next(ws, ScoreForm::Relevance);
+    let mut st = QpState {
+        exact: false,
+        fill: false,
+        stop: AdaptiveStop::new(options),
+        l_prev: parts.qq,
+        last: Step::default(),
+        next: scorer.choose(ws, ScoreForm::Relevance),
+    };
     let mut t = 0;
     while t < k_eff {
-        let Some(i) = next else {
+        let Some(i) = st.next.pick else {
             ws.stop = StopReason::PoolExhausted;
             break;
         };
-        // Pass: the pick's Gram row (not for relevance-fill picks).
-        if !fill {
-            scorer.pass(ws, i, t);
-        }
-        let g_ii = scorer.diag(ws, i, (!fill).then_some(t));
-        // Row t of G_SS and the duplicate check on it.
-        set_gram_row(scorer, parts, ws, (t, i), g_ii, exact);
+        // 1. Admit: the pick's pass (no kept row for relevance-fill picks).
+        scorer.admit(ws, i, t, !st.fill);
+        let g_ii = scorer.diag(ws, i);
+        // 2. Row t of G_SS and the duplicate check on it.
+        set_gram_row(scorer, parts, ws, (t, i), g_ii, st.exact);
         let (mut dependent, near) = represented(ws, t, kappa, near_tol);
-        if near && !exact && !fill {
-            exact = true;
+        if near && !st.exact && !st.fill {
+            st.exact = true;
             switch_to_exact(parts, ws, t, kappa);
-            set_gram_row(scorer, parts, ws, (t, i), g_ii, exact);
+            set_gram_row(scorer, parts, ws, (t, i), g_ii, st.exact);
             dependent = represented(ws, t, kappa, near_tol).0;
         }
+        // 3. Skip (choose again among the same scores) or accept.
         if dependent && skip_dependent {
             skip(ws, i);
-            // The scores of the last refresh, with i now unavailable.
-            let form = if fill || t == 0 {
+            let form = if st.fill || t == 0 {
                 ScoreForm::Relevance
             } else {
-                ScoreForm::Refresh
+                ScoreForm::Refresh { picks: t }
             };
-            (next, verified) = scorer.next(ws, form);
+            st.next = scorer.choose(ws, form);
             continue;
         }
-        ws.state[i] = SELECTED;
+        ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
-        if fill {
+        if st.fill {
             ws.steps[t] = Step {
                 dependent,
-                ..fill_step(ws, t, i, &last)
+                ..fill_step(ws, t, i, &st.last)
             };
             t += 1;
-            (next, _) = scorer.next(ws, ScoreForm::Relevance);
+            st.next = Choice {
+                verified: 0,
+                ..scorer.choose(ws, ScoreForm::Relevance)
+            };
             continue;
         }
-        // Refit (Eq. 6) on G_SS, b_S, ρ_S.
+        // 4. Refit (Eq. 6) on G_SS, b_S, ρ_S.
         let score = if t == 0 {
             ws.rho[i] as f64
         } else {
@@ -494,46 +566,49 @@ pub(crate) fn qp_loop<S: Scorer>(
         ws.solver.b_s[t] = ws.b[i] as f64;
         ws.solver.rho_s[t] = ws.rho[i] as f64;
         let r = refit(&mut ws.solver, t + 1, gamma, kappa);
-        // Residual: L_t (Eq. 7).
+        // 5. Residual: L_t (Eq. 7).
         let l_t = residual_sq(parts, ws, entry_error);
-        // Scores (Eq. 9) for the next pick, and the certificate (Eq. 25).
-        refresh_scores(ws, t, gamma);
-        let (n_next, v_next) = scorer.next(ws, ScoreForm::Refresh);
-        let gap = match n_next {
+        // 6. Choose the next pick (Eq. 9) and the certificate (Eq. 25).
+        set_coefficients(ws, gamma);
+        let next = scorer.choose(ws, ScoreForm::Refresh { picks: t + 1 });
+        let gap = match next.pick {
             Some(n) => score64(scorer, ws, n, gamma) - r.nu,
             None => 0.0,
         }
         .max(r.kkt_violation)
         .max(0.0);
-        let improvement = relative_improvement(l_prev, l_t, stop.eps);
-        last = Step {
+        // 7. Record and stop.
+        let improvement = relative_improvement(st.l_prev, l_t, st.stop.eps);
+        st.last = Step {
             index: i,
             score,
             residual_sq: l_t,
             improvement,
             fw_gap: gap,
             nu: r.nu,
-            free_size: ws.solver.nfree,
+            free_size: ws.solver.nfree(),
             solver_iterations: r.iterations,
             filled: false,
             dependent,
             refit: pool_status(ws, &r),
-            verified,
+            verified: st.next.verified,
         };
-        ws.steps[t] = last;
-        (next, verified) = (n_next, v_next);
+        ws.steps[t] = st.last;
+        st.next = next;
         t += 1;
-        l_prev = l_t;
-        match after_step(&mut stop, options, improvement, Some(gap), t, k_eff) {
+        st.l_prev = l_t;
+        match after_step(&mut st.stop, options, improvement, Some(gap), t, k_eff) {
             Control::Continue => {}
             Control::Stop(reason) => {
                 ws.stop = reason;
                 break;
             }
             Control::Fill => {
-                fill = true;
-                scorer.fill_from(t);
-                (next, _) = scorer.next(ws, ScoreForm::Relevance);
+                st.fill = true;
+                st.next = Choice {
+                    verified: 0,
+                    ..scorer.choose(ws, ScoreForm::Relevance)
+                };
             }
         }
     }
@@ -545,9 +620,9 @@ pub(crate) fn qp_loop<S: Scorer>(
 pub(crate) fn mask_excluded(ws: &mut Workspace<'_>) {
     if ws.excluded > 0 {
         let p = ws.pool;
-        for (r, &s) in ws.rho[..p].iter_mut().zip(&ws.state[..p]) {
-            if s == EXCLUDED {
-                *r = f32::NEG_INFINITY;
+        for i in 0..p {
+            if ws.states.get(i) == CandidateState::Excluded {
+                ws.rho[i] = f32::NEG_INFINITY;
             }
         }
     }
@@ -569,24 +644,40 @@ pub(crate) fn fill_step(ws: &mut Workspace<'_>, t: usize, i: usize, last: &Step)
     }
 }
 
-/// The score refresh of Eq. 9 into `u`: U = ρ − Σ_{j∈F} fl32(γ α_j) G_j in
-/// one pass over the stored Gram rows (coefficients in `coef`); the first
-/// `t + 1` picks get −∞.
-pub(crate) fn refresh_scores(ws: &mut Workspace<'_>, t: usize, gamma: f64) {
-    let p = ws.pool;
-    let nf = ws.solver.nfree;
-    for a in 0..nf {
-        ws.coef[a] = (gamma * ws.solver.alpha[ws.solver.free[a]]) as f32;
+/// The refresh coefficients fl32(γ α_j) of the free set, by free index
+/// (`ws.coef`), after a refit.
+pub(crate) fn set_coefficients(ws: &mut Workspace<'_>, gamma: f64) {
+    for (c, &j) in ws.coef.iter_mut().zip(ws.solver.free()) {
+        *c = (gamma * ws.solver.alpha[j]) as f32;
     }
+}
+
+/// The score refresh of Eq. 9 into `u`: U = ρ − Σ_{j∈F} coef_j G_j in one
+/// pass over the stored Gram rows (coefficients from
+/// [`set_coefficients`]); the first `picks` picks get −∞.
+pub(crate) fn refresh_scores(ws: &mut Workspace<'_>, picks: usize) {
+    let p = ws.pool;
+    let free = ws.solver.free();
     kernels::refresh_scores(
         &mut ws.u[..p],
         &ws.rho[..p],
         ws.gram,
         ws.max_pool,
-        &ws.solver.free[..nf],
-        &ws.coef[..nf],
+        free,
+        &ws.coef[..free.len()],
     );
-    for &j in &ws.picks[..=t] {
+    for &j in &ws.picks[..picks] {
+        ws.u[j] = f32::NEG_INFINITY;
+    }
+}
+
+/// The centroid scores into `u`: U = ρ − c Σ_{pos<n} G_pos from the running
+/// sum of the Gram rows; the `n` picks get −∞.
+pub(crate) fn centroid_scores(ws: &mut Workspace<'_>, c: f32, n: usize) {
+    let p = ws.pool;
+    ws.u[..p].copy_from_slice(&ws.rho[..p]);
+    kernels::sub_scaled(&mut ws.u[..p], c, &ws.gram_sum[..p]);
+    for &j in &ws.picks[..n] {
         ws.u[j] = f32::NEG_INFINITY;
     }
 }
@@ -635,8 +726,10 @@ pub(crate) fn pool_status(ws: &Workspace<'_>, r: &Refit) -> RefitStatus {
 }
 
 /// Centroid pursuit (κ = ∞ in the relevance-scaled family): α = 1/|S|,
-/// U_i = ρ_i − (γ/|S|) Σ_{j∈S} G_ij, one Gram row per pick, no QP. Generic
-/// over the entries' source like [`qp_loop`].
+/// U_i = ρ_i − (γ/|S|) Σ_{j∈S} G_ij, one Gram row per pick, no QP. Per
+/// pick: admit (the pass, [`Scorer::admit_centroid`]), the closed-form
+/// residual and mean score, choose the next pick ([`Scorer::choose`]),
+/// record and stop. Generic over the entries' source like [`qp_loop`].
 pub(crate) fn centroid_loop<S: Scorer>(
     scorer: &mut S,
     k_eff: usize,
@@ -649,38 +742,30 @@ pub(crate) fn centroid_loop<S: Scorer>(
     let mut l_prev = 1.0f64;
     // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
     let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
-    ws.row_acc[..p].fill(0.0);
+    ws.gram_sum[..p].fill(0.0);
     mask_excluded(ws);
     ws.u[..p].copy_from_slice(&ws.rho[..p]);
-    let (mut next, mut verified) = scorer.next(ws, ScoreForm::Relevance);
+    let mut next = scorer.choose(ws, ScoreForm::Relevance);
     let mut t = 0;
     while t < k_eff {
-        let Some(i) = next else {
+        let Some(i) = next.pick else {
             ws.stop = StopReason::PoolExhausted;
             break;
         };
         let score = ws.u[i] as f64;
-        ws.state[i] = SELECTED;
+        ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
-        let acc_i = scorer.centroid_acc(ws, i, t);
-        scorer.pass(ws, i, 0);
-        let g_ii = scorer.diag(ws, i, Some(0));
+        let (acc_i, g_ii) = scorer.admit_centroid(ws, i, t);
         total += 2.0 * acc_i as f64 + g_ii as f64;
-        kernels::add_assign(&mut ws.row_acc[..p], &ws.gram[..p]);
         sum_b += ws.b[i] as f64;
         sum_rho += ws.rho[i] as f64;
         let n = (t + 1) as f64;
         let c = (gamma / n) as f32;
-        ws.u[..p].copy_from_slice(&ws.rho[..p]);
-        kernels::sub_scaled(&mut ws.u[..p], c, &ws.row_acc[..p]);
-        for &j in &ws.picks[..=t] {
-            ws.u[j] = f32::NEG_INFINITY;
-        }
         let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
         let mean_u = sum_rho / n - gamma * total / (n * n);
         let form = ScoreForm::Centroid { c, n: t + 1, total };
-        let (n_next, v_next) = scorer.next(ws, form);
-        let gap = n_next.map_or(0.0, |m| ws.u[m] as f64 - mean_u);
+        let chosen = scorer.choose(ws, form);
+        let gap = chosen.pick.map_or(0.0, |m| ws.u[m] as f64 - mean_u);
         let improvement = relative_improvement(l_prev, l_t, stop.eps);
         ws.steps[t] = Step {
             index: i,
@@ -694,9 +779,9 @@ pub(crate) fn centroid_loop<S: Scorer>(
             filled: false,
             dependent: false,
             refit: RefitStatus::Optimal,
-            verified,
+            verified: next.verified,
         };
-        (next, verified) = (n_next, v_next);
+        next = chosen;
         t += 1;
         l_prev = l_t;
         if stop.small_step(improvement) && t < k_eff {
@@ -712,7 +797,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
 #[cfg(test)]
 mod tests {
     use super::{argmax_available, argmax_scores};
-    use crate::workspace::{AVAILABLE, SELECTED};
+    use crate::selection::{CandidateState, States};
 
     /// The SIMD argmax over −∞-masked scores equals the scalar lowest-index
     /// argmax over available candidates, for every length around the 8- and
@@ -732,19 +817,20 @@ mod tests {
             for trial in 0..trials {
                 // Few distinct values, so ties are common.
                 let mut u: [f32; 70] = core::array::from_fn(|_| (next() % 5) as f32 - 2.0);
-                let mut state = [AVAILABLE; 70];
+                let mut bytes = [0u8; 70];
+                let mut states = States::new(&mut bytes[..n]);
                 for i in 0..n {
                     if next() % 4 == 0 || trial == 0 {
-                        state[i] = SELECTED;
+                        states.set(i, CandidateState::Selected);
                     }
                 }
-                let expected = argmax_available(&u[..n], &state[..n]);
+                let expected = argmax_available(&u[..n], &states);
                 for i in 0..n {
-                    if state[i] != AVAILABLE {
+                    if !states.is_available(i) {
                         u[i] = f32::NEG_INFINITY;
                     }
                 }
-                assert_eq!(argmax_scores(&u[..n], &state[..n]), expected, "n={n}");
+                assert_eq!(argmax_scores(&u[..n], &states), expected, "n={n}");
             }
         }
     }

@@ -32,8 +32,8 @@
 //! average and is never more than 0.5 points below it; the best single fixed
 //! γ gains +0.8 on average and loses up to 1.9 points. With ρ from another
 //! retriever, diversification gained little and cost recall at K ≤ 10 for
-//! every γ ≥ 0.1, hence the small second constant. The README's "Which mode
-//! to use" has the tables, the held-out splits and the commands.
+//! every γ ≥ 0.1, hence the small second constant. docs/METHODS.md ("Which
+//! setting to use") has the tables, the held-out splits and the commands.
 
 use crate::error::Error;
 use crate::input::{prepare, Input, Relevance};
@@ -41,7 +41,7 @@ use crate::kernels::{Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
 use crate::pursuit::pursuit_with;
 use crate::selection::SelectionView;
-use crate::workspace::{Workspace, AVAILABLE};
+use crate::workspace::Workspace;
 
 /// c of the rule when ρ ranks the pool as the query cosines do (ρ = b, or
 /// scores whose order is the cosine order).
@@ -128,7 +128,7 @@ pub fn recommend<E: Element>(
     let mut cosine_ordered = true;
     let (mut top, mut sum) = (f32::NEG_INFINITY, 0.0f64);
     for i in 0..p {
-        if ws.state[i] == AVAILABLE {
+        if ws.states.is_available(i) {
             let r = ws.rho[i];
             cosine_ordered &= r == ws.b[i];
             top = top.max(r);
@@ -196,6 +196,7 @@ pub fn recommended_with<'w, E: Element>(
     ws: &'w mut Workspace<'_>,
     executor: &mut dyn Executor,
 ) -> Result<SelectionView<'w>, Error> {
+    ws.require(crate::scratch::ScratchKind::Centroid)?;
     let rec = recommend(input, budget, policy, ws)?;
     let input = input.with_relevance(input.relevance.unit_free());
     pursuit_with(&input, budget, &rec.options(), ws, executor)

@@ -1,12 +1,93 @@
 //! The result of a selector: picks in entry order, weights, one record per
-//! step, and why the selection stopped.
+//! step, and why the selection stopped; and the per-candidate state a
+//! selection keeps ([`CandidateState`]).
 
-use crate::workspace::{Workspace, EXCLUDED, SKIPPED};
+/// What a candidate is during and after one selection (one byte per
+/// candidate in the workspace, see [`States`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub(crate) enum CandidateState {
+    /// Usable and not picked yet.
+    #[default]
+    Available = 0,
+    /// Picked.
+    Selected = 1,
+    /// Unusable row excluded by the input policy
+    /// ([`InvalidCandidates::Exclude`](crate::InvalidCandidates::Exclude)).
+    Excluded = 2,
+    /// Skipped as already represented by the free set
+    /// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)).
+    Skipped = 3,
+}
+
+impl CandidateState {
+    #[inline(always)]
+    fn from_byte(b: u8) -> CandidateState {
+        match b {
+            0 => CandidateState::Available,
+            1 => CandidateState::Selected,
+            2 => CandidateState::Excluded,
+            _ => CandidateState::Skipped,
+        }
+    }
+}
+
+/// The candidates' states, one byte each (the workspace's byte buffer),
+/// read and written only as [`CandidateState`]s.
+pub(crate) struct States<'a>(&'a mut [u8]);
+
+impl<'a> States<'a> {
+    pub(crate) fn new(bytes: &'a mut [u8]) -> Self {
+        States(bytes)
+    }
+
+    /// The state of candidate `i`.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> CandidateState {
+        CandidateState::from_byte(self.0[i])
+    }
+
+    /// Sets the state of candidate `i`.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, i: usize, s: CandidateState) {
+        self.0[i] = s as u8;
+    }
+
+    /// Whether candidate `i` can still be picked.
+    #[inline(always)]
+    pub(crate) fn is_available(&self, i: usize) -> bool {
+        self.0[i] == CandidateState::Available as u8
+    }
+
+    /// The states of candidates `0..n`, read-only (for a result view).
+    pub(crate) fn view(&self, n: usize) -> StatesView<'_> {
+        StatesView(&self.0[..n])
+    }
+}
+
+/// Read-only candidate states (a result's view of [`States`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StatesView<'a>(&'a [u8]);
+
+impl<'a> StatesView<'a> {
+    /// The candidates in state `s`, ascending.
+    fn with(self, s: CandidateState) -> impl Iterator<Item = usize> + 'a {
+        self.0
+            .iter()
+            .enumerate()
+            .filter(move |(_, &b)| b == s as u8)
+            .map(|(i, _)| i)
+    }
+}
 
 /// Why a selection ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum StopReason {
     /// `min(K, P)` memories were selected (also for K = 0).
     #[default]
@@ -22,13 +103,44 @@ pub enum StopReason {
     PoolOptimum,
 }
 
+impl StopReason {
+    /// Every stop reason, in declaration order.
+    pub const ALL: [StopReason; 4] = [
+        StopReason::Budget,
+        StopReason::Adaptive,
+        StopReason::PoolExhausted,
+        StopReason::PoolOptimum,
+    ];
+
+    /// The one spelling of this stop reason in every binding and in JSON:
+    /// `"budget"`, `"adaptive"`, `"pool_exhausted"` or `"pool_optimum"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Budget => "budget",
+            StopReason::Adaptive => "adaptive",
+            StopReason::PoolExhausted => "pool_exhausted",
+            StopReason::PoolOptimum => "pool_optimum",
+        }
+    }
+}
+
+impl core::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How the refit of one pursuit step ended (Eq. 6). Every status leaves α
 /// on the simplex (α ≥ 0, Σα = 1, no NaN); only [`RefitStatus::Optimal`]
 /// guarantees that it is the minimizer. The Frank–Wolfe gap of the step
 /// ([`Step::fw_gap`]) is a valid bound for the α returned whatever the status.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[non_exhaustive]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum RefitStatus {
     /// The KKT conditions (Eq. 15) hold on the selected set to the solver's
     /// tolerance (also every closed-form refit: the first pick, centroid
@@ -56,6 +168,30 @@ pub enum RefitStatus {
         /// Largest KKT violation of the α returned.
         violation: f64,
     },
+}
+
+impl RefitStatus {
+    /// The one spelling of this status in every binding and in JSON:
+    /// `"optimal"`, `"iteration_cap"`, `"blocked"` or `"numerical_failure"`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            RefitStatus::Optimal => "optimal",
+            RefitStatus::IterationCap { .. } => "iteration_cap",
+            RefitStatus::Blocked { .. } => "blocked",
+            RefitStatus::NumericalFailure { .. } => "numerical_failure",
+        }
+    }
+
+    /// The largest KKT violation this status reports (0 for
+    /// [`RefitStatus::Optimal`]).
+    pub const fn violation(&self) -> f64 {
+        match *self {
+            RefitStatus::Optimal => 0.0,
+            RefitStatus::IterationCap { violation }
+            | RefitStatus::Blocked { violation, .. }
+            | RefitStatus::NumericalFailure { violation } => violation,
+        }
+    }
 }
 
 /// The record of one pursuit step (paper Eqs. 5, 7, 14, 25).
@@ -122,7 +258,7 @@ pub struct Step {
     pub verified: u32,
 }
 
-/// A view of the result, borrowed from the [`Workspace`] that computed it.
+/// A view of the result, borrowed from the [`Workspace`](crate::Workspace) that computed it.
 ///
 /// Copy what you need out of it before the next call on the same workspace
 /// (the `mempursuit` crate's owned `Selection` does this).
@@ -132,29 +268,13 @@ pub struct SelectionView<'w> {
     pub(crate) picks: &'w [usize],
     pub(crate) weights: &'w [f64],
     pub(crate) steps: &'w [Step],
-    pub(crate) state: &'w [usize],
+    pub(crate) states: StatesView<'w>,
     pub(crate) excluded: usize,
     pub(crate) skipped: usize,
     pub(crate) stop: StopReason,
 }
 
 impl<'w> SelectionView<'w> {
-    pub(crate) fn from_workspace(ws: &'w Workspace<'_>, len: usize, with_weights: bool) -> Self {
-        SelectionView {
-            picks: &ws.picks[..len],
-            weights: if with_weights {
-                &ws.solver.alpha[..len]
-            } else {
-                &[]
-            },
-            steps: &ws.steps[..len],
-            state: &ws.state[..ws.pool],
-            excluded: ws.excluded,
-            skipped: ws.skipped,
-            stop: ws.stop,
-        }
-    }
-
     /// Selected pool indices in entry order (never re-sorted by weight; every
     /// prefix is the selection for that smaller budget).
     pub fn picks(&self) -> &'w [usize] {
@@ -196,12 +316,7 @@ impl<'w> SelectionView<'w> {
 
     /// The excluded candidate rows, ascending.
     pub fn excluded(&self) -> impl Iterator<Item = usize> + 'w {
-        let state = self.state;
-        state
-            .iter()
-            .enumerate()
-            .filter(|(_, &s)| s == EXCLUDED)
-            .map(|(i, _)| i)
+        self.states.with(CandidateState::Excluded)
     }
 
     /// Number of candidates skipped as already represented by the free set
@@ -214,11 +329,6 @@ impl<'w> SelectionView<'w> {
     /// [`DependentPicks::Skip`](crate::DependentPicks::Skip)): none of them
     /// is a pick.
     pub fn skipped(&self) -> impl Iterator<Item = usize> + 'w {
-        let state = self.state;
-        state
-            .iter()
-            .enumerate()
-            .filter(|(_, &s)| s == SKIPPED)
-            .map(|(i, _)| i)
+        self.states.with(CandidateState::Skipped)
     }
 }

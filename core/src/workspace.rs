@@ -1,197 +1,120 @@
-//! Caller-owned, fixed-capacity scratch memory.
+//! Caller-owned, fixed-capacity scratch memory, sized per selector.
 //!
 //! The core never allocates. Every selector works in a [`Workspace`], a view
-//! over buffers the caller owns, sized for a maximum pool size P_max and a
-//! maximum budget K_max. Two ways to get one:
+//! over buffers the caller owns, sized for a maximum pool size P_max, a
+//! maximum budget K_max and a [`ScratchKind`]: the scratch of the
+//! selectors it will run (in the spirit of faer's `StackReq`: a
+//! selector's requirement, not the union of all). Top-K needs O(P) scratch,
+//! centroid pursuit and MMR O(P) more, the paper's pursuit adds K Gram rows
+//! and the refit's K × K state, and the certified int8 pursuit a second
+//! K × P cache and its per-row radii. Two ways to get a workspace:
 //!
-//! * [`FixedWorkspace<P, K>`]: a plain struct of arrays (const generics), for
-//!   a `static`, the stack or a `Box`;
-//! * [`Workspace::from_buffers`]: four caller slices, sized by
-//!   [`ScratchSize::for_capacity`] (the `mempursuit` crate does this with
-//!   `Vec`s).
+//! * a fixed-size struct of arrays (const generics), for a `static`, the
+//!   stack or a `Box`: [`TopKWorkspace`], [`CentroidWorkspace`],
+//!   [`PursuitWorkspace`] or [`FixedWorkspace`] (every selector);
+//! * [`Workspace::from_buffers`]: five caller slices, sized by
+//!   [`ScratchSize::for_kind`] or [`ScratchSize::for_method`] (the
+//!   `mempursuit` crate does this with `Vec`s).
 //!
 //! A call whose pool or effective budget exceeds the capacity fails with
-//! [`Error::CapacityExceeded`]; the workspace is reusable across calls of
-//! any shape within its capacity.
+//! [`Error::CapacityExceeded`], a selector that needs more than the
+//! workspace's kind with [`Error::WorkspaceKind`]; the workspace is
+//! reusable across calls of any shape within its capacity.
 
 use crate::error::{Capacity, Error, ScratchBuffer};
-use crate::selection::{Step, StopReason};
-use crate::solver::SolverState;
+use crate::scratch::{gram_rows, ScratchKind, ScratchSize};
+use crate::selection::{RefitStatus, SelectionView, States, Step, StopReason};
+use crate::solver::{ActiveSet, SolverState};
 
-pub(crate) const AVAILABLE: usize = 0;
-pub(crate) const SELECTED: usize = 1;
-pub(crate) const EXCLUDED: usize = 2;
-/// Skipped as already represented by the free set
-/// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)).
-pub(crate) const SKIPPED: usize = 3;
-
-/// How many elements of each type a workspace of a given capacity needs
-/// (in the spirit of faer's `*_scratch` functions).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScratchSize {
-    /// f32 elements: 7·P_max (similarities, relevance, scores, scales,
-    /// squared norms, sorted similarities, the Gram-row accumulator) + K_max
-    /// (refresh coefficients) + 2·K_max·P_max (the Gram rows of the picks,
-    /// and the f32 Gram entries of the candidates the certified int8
-    /// pursuit verifies).
-    pub f32s: usize,
-    /// f64 elements: 2·K_max² (G_SS and its Cholesky factor) + 10·K_max
-    /// (α, ρ_S, b_S, U_S, G_SS α, the trial point, two forward-substituted
-    /// right-hand sides, two solve vectors) + 4·P_max (the per-row error
-    /// radii, int8 scales and score upper bounds of the certified int8
-    /// pursuit).
-    pub f64s: usize,
-    /// usize elements: P_max (candidate states) + 3·K_max (picks, free set,
-    /// blocked flags).
-    pub indices: usize,
-    /// [`Step`] records: K_max.
-    pub steps: usize,
+/// The five caller buffers of [`Workspace::from_buffers`], each at least
+/// as long as the corresponding count of [`ScratchSize`] (longer is fine:
+/// the excess is unused).
+#[derive(Debug)]
+pub struct ScratchBuffers<'a> {
+    /// [`ScratchSize::f32s`] elements.
+    pub f32s: &'a mut [f32],
+    /// [`ScratchSize::f64s`] elements.
+    pub f64s: &'a mut [f64],
+    /// [`ScratchSize::indices`] elements.
+    pub indices: &'a mut [usize],
+    /// [`ScratchSize::flags`] elements.
+    pub flags: &'a mut [u8],
+    /// [`ScratchSize::steps`] elements.
+    pub steps: &'a mut [Step],
 }
 
-impl ScratchSize {
-    /// Scratch needed for pools of up to `max_pool` candidates and budgets of
-    /// up to `max_budget` picks. Returns `None` if a count or the total byte
-    /// size ([`ScratchSize::checked_bytes`]) overflows `usize`.
-    #[must_use]
-    pub const fn for_capacity(max_pool: usize, max_budget: usize) -> Option<ScratchSize> {
-        let Some(gram) = max_pool.checked_mul(max_budget) else {
-            return None;
-        };
-        let Some(p4) = max_pool.checked_mul(4) else {
-            return None;
-        };
-        let Some(p7) = max_pool.checked_mul(7) else {
-            return None;
-        };
-        let Some(gram2) = gram.checked_mul(2) else {
-            return None;
-        };
-        let Some(f32s) = (match gram2.checked_add(p7) {
-            Some(v) => v.checked_add(max_budget),
-            None => None,
-        }) else {
-            return None;
-        };
-        let Some(k2) = max_budget.checked_mul(max_budget) else {
-            return None;
-        };
-        let Some(f64s) = (match k2.checked_mul(2) {
-            Some(v) => match v.checked_add(10 * max_budget) {
-                Some(v) => v.checked_add(p4),
-                None => None,
-            },
-            None => None,
-        }) else {
-            return None;
-        };
-        let Some(indices) = max_pool.checked_add(3 * max_budget) else {
-            return None;
-        };
-        let size = ScratchSize {
-            f32s,
-            f64s,
-            indices,
-            steps: max_budget,
-        };
-        // The counts can fit while the byte total does not (on 32-bit
-        // targets already at P·K ≈ 2^30): reject that too, so `bytes` of a
-        // size from here is always exact.
-        match size.checked_bytes() {
-            Some(_) => Some(size),
-            None => None,
-        }
-    }
-
-    /// Total bytes of the four buffers, or `None` if it overflows `usize`.
-    /// Depends on the target: `usize` is 4 or 8 bytes and so is the `usize`
-    /// part of a [`Step`].
-    pub const fn checked_bytes(&self) -> Option<usize> {
-        let parts = [
-            self.f32s.checked_mul(4),
-            self.f64s.checked_mul(8),
-            self.indices.checked_mul(core::mem::size_of::<usize>()),
-            self.steps.checked_mul(core::mem::size_of::<Step>()),
-        ];
-        let mut total = 0usize;
-        let mut i = 0;
-        while i < parts.len() {
-            let Some(part) = parts[i] else {
-                return None;
-            };
-            let Some(sum) = total.checked_add(part) else {
-                return None;
-            };
-            total = sum;
-            i += 1;
-        }
-        Some(total)
-    }
-
-    /// Total bytes of the four buffers (exact for every size returned by
-    /// [`ScratchSize::for_capacity`]; saturates at `usize::MAX` for a
-    /// hand-made size whose total overflows, see
-    /// [`checked_bytes`](Self::checked_bytes)).
-    pub const fn bytes(&self) -> usize {
-        match self.checked_bytes() {
-            Some(b) => b,
-            None => usize::MAX,
-        }
-    }
-}
-
-/// A view over caller-owned scratch memory of fixed capacity (P_max, K_max).
+/// A view over caller-owned scratch memory of fixed capacity (P_max, K_max)
+/// and [`ScratchKind`]. Every buffer has one meaning; a buffer that the
+/// kind does not hold is empty.
 ///
 /// Results of a selector borrow from it (see [`SelectionView`](crate::SelectionView)).
 ///
-/// Its `Debug` output shows the capacity and the shape of the last call,
-/// not the buffers' contents.
+/// Its `Debug` output shows the capacity, the kind and the shape of the
+/// last call, not the buffers' contents.
 pub struct Workspace<'a> {
     pub(crate) max_pool: usize,
     pub(crate) max_budget: usize,
-    // f32, length P_max each
+    pub(crate) kind: ScratchKind,
+    // The input phase (every kind), f32, P_max each.
     /// Query similarities b_i (cosines, the f32 query pass).
     pub(crate) b: &'a mut [f32],
-    /// Relevance ρ_i (−∞ for an excluded row in the QP and int8 loops).
+    /// Relevance ρ_i; the loops set it to −∞ for a candidate that can no
+    /// longer be picked (excluded, skipped).
     pub(crate) rho: &'a mut [f32],
-    /// Scores U_i of the next pick (−∞ for unavailable rows).
-    pub(crate) u: &'a mut [f32],
     /// Normalization scales s_i (1 = used as given; 0 = excluded).
     pub(crate) scale: &'a mut [f32],
     /// Squared norms ‖m_i‖² from the query pass.
     pub(crate) nsq: &'a mut [f32],
-    /// The pool's similarities sorted descending (ρ of `Relevance::PoolOrder`).
+    /// Sort scratch of the input phase and the recommended rule: the
+    /// usable candidates' similarities (or relevances) sorted descending.
     pub(crate) sorted: &'a mut [f32],
-    /// Per candidate, the picks' Gram rows accumulated: their sum (centroid
-    /// pursuit) or their maximum (MMR).
-    pub(crate) row_acc: &'a mut [f32],
-    // f32, K_max
+    /// Sort scratch of the input phase: the usable candidates in the order
+    /// of the caller's scores of
+    /// [`Relevance::RankedScores`](crate::Relevance::RankedScores) (ties
+    /// by cosine), P_max.
+    pub(crate) order: &'a mut [usize],
+    /// Each candidate's [`CandidateState`](crate::selection::CandidateState).
+    pub(crate) states: States<'a>,
+    /// The picks, pool indices in entry order (K_max).
+    pub(crate) picks: &'a mut [usize],
+    /// One record per pick (K_max).
+    pub(crate) steps: &'a mut [Step],
+    // ≥ Centroid.
+    /// Scores U_i of the next pick (−∞ for a candidate that cannot be
+    /// picked); MMR's scores for MMR.
+    pub(crate) u: &'a mut [f32],
+    /// Σ of the picks' Gram rows (centroid pursuit), in pick order.
+    pub(crate) gram_sum: &'a mut [f32],
+    /// max of the picks' Gram rows (MMR).
+    pub(crate) gram_max: &'a mut [f32],
+    /// Gram rows of the picks, stride P_max: row t = pick t in the paper's
+    /// pursuit (K_max rows, ≥ Pursuit), row 0 = the newest pick in
+    /// centroid pursuit and MMR (one row, ≥ Centroid). f32 passes, or the
+    /// int8 pass's approximations in the int8 pursuit.
+    pub(crate) gram: &'a mut [f32],
+    /// The refit's state: G_SS, the factor, α and the solver's vectors
+    /// (only α, the weights, below Pursuit).
+    pub(crate) solver: SolverState<'a>,
+    // ≥ Pursuit.
     /// Coefficients fl32(γ α_j) of the score refresh, by free index.
     pub(crate) coef: &'a mut [f32],
-    // f32, K_max rows of stride P_max
-    /// Gram rows of the picks, row t = pick t (f32 pass or int8 pass).
-    pub(crate) gram: &'a mut [f32],
-    /// The refit's state: G_SS, the factor, α and the solver's vectors.
-    pub(crate) solver: SolverState<'a>,
+    // Int8.
     /// The certified int8 pursuit's cache of f32 Gram entries (K_max rows
     /// of stride P_max): row `pos` holds G_{picks[pos], i} as the f32 pass
     /// computes it, for the candidates i verified so far; NaN = not
     /// computed.
     pub(crate) verified_gram: &'a mut [f32],
-    // f64, P_max each: the certified int8 pursuit's per-row data
-    /// Upper bound of ‖s_i m_i − w_i c_i‖ (int8 pursuit).
+    /// Upper bound of ‖s_i m_i − w_i c_i‖ (int8 pursuit), P_max.
     pub(crate) err_bound: &'a mut [f64],
-    /// Upper bound of ‖w_i c_i‖ (int8 pursuit).
+    /// Upper bound of ‖w_i c_i‖ (int8 pursuit), P_max.
     pub(crate) norm_bound: &'a mut [f64],
-    /// w_i = s_i · scale_i rounded to f32: the approximate row is w_i c_i.
+    /// w_i = s_i · scale_i rounded to f32: the approximate row is w_i c_i
+    /// (int8 pursuit), P_max.
     pub(crate) wscale: &'a mut [f64],
     /// Upper bounds Ũ_i + B_i of the candidates still to verify in one
-    /// certified argmax (int8 pursuit); −∞ for the others.
+    /// certified argmax (int8 pursuit); −∞ for the others. P_max.
     pub(crate) upper: &'a mut [f64],
-    // usize
-    pub(crate) state: &'a mut [usize],
-    pub(crate) picks: &'a mut [usize],
-    pub(crate) steps: &'a mut [Step],
-    // result metadata of the last call
+    // Result metadata of the last call.
     pub(crate) pool: usize,
     pub(crate) excluded: usize,
     pub(crate) skipped: usize,
@@ -203,6 +126,7 @@ impl core::fmt::Debug for Workspace<'_> {
         f.debug_struct("Workspace")
             .field("max_pool", &self.max_pool)
             .field("max_budget", &self.max_budget)
+            .field("kind", &self.kind)
             .field("pool", &self.pool)
             .finish_non_exhaustive()
     }
@@ -216,32 +140,38 @@ fn take<'a, T>(buf: &mut &'a mut [T], n: usize) -> &'a mut [T] {
 }
 
 impl<'a> Workspace<'a> {
-    /// Builds a workspace of capacity (`max_pool`, `max_budget`) over caller
-    /// buffers. Each buffer must hold at least the corresponding count of
-    /// [`ScratchSize::for_capacity`]; longer buffers are fine (the excess is
-    /// unused). Contents are overwritten by every call.
+    /// Builds a workspace of capacity (`max_pool`, `max_budget`) for the
+    /// selectors of `kind` over caller buffers, each at least as long as
+    /// the corresponding count of [`ScratchSize::for_kind`] (longer is
+    /// fine; the excess is unused). Contents are overwritten by every call.
     ///
     /// # Errors
     /// [`Error::BufferTooShort`] naming the first buffer that is shorter
     /// than its count (with its length and the length it needs), or
     /// [`Error::ScratchOverflow`] if the sizes overflow `usize`.
     pub fn from_buffers(
+        kind: ScratchKind,
         max_pool: usize,
         max_budget: usize,
-        mut f32s: &'a mut [f32],
-        mut f64s: &'a mut [f64],
-        mut indices: &'a mut [usize],
-        steps: &'a mut [Step],
+        buffers: ScratchBuffers<'a>,
     ) -> Result<Self, Error> {
         let need =
-            ScratchSize::for_capacity(max_pool, max_budget).ok_or(Error::ScratchOverflow {
+            ScratchSize::for_kind(kind, max_pool, max_budget).ok_or(Error::ScratchOverflow {
                 max_pool,
                 max_budget,
             })?;
+        let ScratchBuffers {
+            mut f32s,
+            mut f64s,
+            mut indices,
+            mut flags,
+            steps,
+        } = buffers;
         for (buffer, needed, len) in [
             (ScratchBuffer::F32s, need.f32s, f32s.len()),
             (ScratchBuffer::F64s, need.f64s, f64s.len()),
             (ScratchBuffer::Indices, need.indices, indices.len()),
+            (ScratchBuffer::Flags, need.flags, flags.len()),
             (ScratchBuffer::Steps, need.steps, steps.len()),
         ] {
             if len < needed {
@@ -253,51 +183,109 @@ impl<'a> Workspace<'a> {
             }
         }
         let (p, k) = (max_pool, max_budget);
-        Ok(Workspace {
+        let on = |part: ScratchKind, n: usize| if kind >= part { n } else { 0 };
+        let mut f32s = |n: usize| take(&mut f32s, n);
+        let input = [(); 5].map(|()| f32s(p));
+        let loop_p = [(); 3].map(|()| f32s(on(ScratchKind::Centroid, p)));
+        let gram = f32s(gram_rows(kind, k) * p);
+        let coef = f32s(on(ScratchKind::Pursuit, k));
+        let verified_gram = f32s(on(ScratchKind::Int8, k * p));
+        let mut f64s = |n: usize| take(&mut f64s, n);
+        let alpha = f64s(on(ScratchKind::Centroid, k));
+        let qp_k = [(); 9].map(|()| f64s(on(ScratchKind::Pursuit, k)));
+        let qp_kk = [(); 2].map(|()| f64s(on(ScratchKind::Pursuit, k * k)));
+        let int8_p = [(); 4].map(|()| f64s(on(ScratchKind::Int8, p)));
+        let picks = take(&mut indices, k);
+        let order = take(&mut indices, p);
+        let free = take(&mut indices, on(ScratchKind::Pursuit, k));
+        let states = take(&mut flags, p);
+        let memberships = take(&mut flags, on(ScratchKind::Pursuit, k));
+        Ok(Workspace::assemble(
+            kind,
+            (p, k),
+            Parts {
+                input,
+                loop_p,
+                gram,
+                coef,
+                verified_gram,
+                alpha,
+                qp_k,
+                qp_kk,
+                int8_p,
+                picks,
+                order,
+                free,
+                states,
+                memberships,
+                steps: &mut steps[..k],
+            },
+        ))
+    }
+
+    /// The workspace of `kind` and capacity (P, K) over `parts`, each of
+    /// exactly the length that kind needs (0 for a part it does not hold).
+    fn assemble(kind: ScratchKind, (p, k): (usize, usize), parts: Parts<'a>) -> Self {
+        let Parts {
+            input: [b, rho, scale, nsq, sorted],
+            loop_p: [u, gram_sum, gram_max],
+            gram,
+            coef,
+            verified_gram,
+            alpha,
+            qp_k: [rho_s, b_s, u_s, g_alpha, trial, solve_a, solve_b, w_rho, w_one],
+            qp_kk: [gss, chol],
+            int8_p: [err_bound, norm_bound, wscale, upper],
+            picks,
+            order,
+            free,
+            states,
+            memberships,
+            steps,
+        } = parts;
+        Workspace {
             max_pool: p,
             max_budget: k,
-            b: take(&mut f32s, p),
-            rho: take(&mut f32s, p),
-            u: take(&mut f32s, p),
-            scale: take(&mut f32s, p),
-            nsq: take(&mut f32s, p),
-            sorted: take(&mut f32s, p),
-            row_acc: take(&mut f32s, p),
-            coef: take(&mut f32s, k),
-            gram: take(&mut f32s, k * p),
-            verified_gram: take(&mut f32s, k * p),
+            kind,
+            b,
+            rho,
+            scale,
+            nsq,
+            sorted,
+            order,
+            states: States::new(states),
+            picks,
+            steps,
+            u,
+            gram_sum,
+            gram_max,
+            gram,
+            coef,
             solver: SolverState {
                 k,
-                gss: take(&mut f64s, k * k),
-                chol: take(&mut f64s, k * k),
-                alpha: take(&mut f64s, k),
-                rho_s: take(&mut f64s, k),
-                b_s: take(&mut f64s, k),
-                u_s: take(&mut f64s, k),
-                g_alpha: take(&mut f64s, k),
-                trial: take(&mut f64s, k),
-                w_rho: take(&mut f64s, k),
-                w_one: take(&mut f64s, k),
-                solve_a: take(&mut f64s, k),
-                solve_b: take(&mut f64s, k),
-                free: take(&mut indices, k),
-                blocked: take(&mut indices, k),
-                nfree: 0,
-                nu: 0.0,
-                pending: None,
+                alpha,
+                gss,
+                rho_s,
+                b_s,
+                u_s,
+                g_alpha,
+                trial,
+                solve_a,
+                solve_b,
+                active: ActiveSet::new(k, chol, free, memberships, w_rho, w_one),
+                warm_nu: None,
+                staged: None,
             },
-            err_bound: take(&mut f64s, p),
-            norm_bound: take(&mut f64s, p),
-            wscale: take(&mut f64s, p),
-            upper: take(&mut f64s, p),
-            state: take(&mut indices, p),
-            picks: take(&mut indices, k),
-            steps: &mut steps[..k],
+            verified_gram,
+            err_bound,
+            norm_bound,
+            wscale,
+            upper,
             pool: 0,
             excluded: 0,
             skipped: 0,
             stop: StopReason::Budget,
-        })
+        }
     }
 
     /// Maximum pool size P_max.
@@ -308,6 +296,23 @@ impl<'a> Workspace<'a> {
     /// Maximum budget K_max.
     pub fn max_budget(&self) -> usize {
         self.max_budget
+    }
+
+    /// The selectors this workspace has the scratch for.
+    pub fn kind(&self) -> ScratchKind {
+        self.kind
+    }
+
+    /// Checks that this workspace holds the scratch of `needed` (before
+    /// any work).
+    pub(crate) fn require(&self, needed: ScratchKind) -> Result<(), Error> {
+        if self.kind < needed {
+            return Err(Error::WorkspaceKind {
+                needed,
+                found: self.kind,
+            });
+        }
+        Ok(())
     }
 
     /// Checks a call's shape against the capacity.
@@ -328,69 +333,132 @@ impl<'a> Workspace<'a> {
         }
         Ok(())
     }
-}
 
-/// A workspace that owns its buffers as arrays: capacity `P` candidates and
-/// budget `K`, no allocation. [`FixedWorkspace::view`] gives the
-/// [`Workspace`] the selectors take.
-///
-/// Its size is [`ScratchSize::bytes`] rounded up to a multiple of 8 (the
-/// same arrays, no extra fields): `FixedWorkspace<64, 16>` is 19,904 bytes on
-/// 64-bit targets and 19,200 on 32-bit ones, `FixedWorkspace<200, 20>` is
-/// 56,080 / 54,720 (table in `docs/PORTABILITY.md`). For small devices put
-/// it in a `static` (or a `static mut` behind a critical section) rather than
-/// on a small stack. Its `Debug` output shows the capacity only.
-#[derive(Clone)]
-pub struct FixedWorkspace<const P: usize, const K: usize> {
-    vec_p: [[f32; P]; 7],
-    coef: [f32; K],
-    gram: [[f32; P]; K],
-    verified_gram: [[f32; P]; K],
-    mats: [[[f64; K]; K]; 2],
-    vec_k: [[f64; K]; 10],
-    vec_p64: [[f64; P]; 4],
-    state: [usize; P],
-    idx_k: [[usize; K]; 3],
-    steps: [Step; K],
-}
-
-impl<const P: usize, const K: usize> core::fmt::Debug for FixedWorkspace<P, K> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("FixedWorkspace")
-            .field("max_pool", &P)
-            .field("max_budget", &K)
-            .finish_non_exhaustive()
+    /// The result of the last call: its first `len` picks, with the weights
+    /// (the pursuit family) or without (the baselines).
+    pub(crate) fn selection(&self, len: usize, with_weights: bool) -> SelectionView<'_> {
+        SelectionView {
+            picks: &self.picks[..len],
+            weights: if with_weights {
+                &self.solver.alpha[..len]
+            } else {
+                &[]
+            },
+            steps: &self.steps[..len],
+            states: self.states.view(self.pool),
+            excluded: self.excluded,
+            skipped: self.skipped,
+            stop: self.stop,
+        }
     }
 }
 
-impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
+/// The slices of one workspace, each exactly as long as its kind needs (0
+/// for a part the kind does not hold), in the order
+/// [`Workspace::from_buffers`] carves them.
+struct Parts<'a> {
+    /// b, ρ, scales, squared norms, the sorted cosines (P each).
+    input: [&'a mut [f32]; 5],
+    /// u, the Gram-row sum, the Gram-row maximum (P each, ≥ Centroid).
+    loop_p: [&'a mut [f32]; 3],
+    /// The Gram rows ([`gram_rows`] × P).
+    gram: &'a mut [f32],
+    /// The refresh coefficients (K, ≥ Pursuit).
+    coef: &'a mut [f32],
+    /// The int8 pursuit's f32 entries (K·P, Int8).
+    verified_gram: &'a mut [f32],
+    /// α (K, ≥ Centroid).
+    alpha: &'a mut [f64],
+    /// ρ_S, b_S, U_S, G_SS α, the trial point, two solve vectors, w_ρ, w₁
+    /// (K each, ≥ Pursuit).
+    qp_k: [&'a mut [f64]; 9],
+    /// G_SS and its Cholesky factor (K² each, ≥ Pursuit).
+    qp_kk: [&'a mut [f64]; 2],
+    /// The int8 radii, norm bounds, scales and upper bounds (P each, Int8).
+    int8_p: [&'a mut [f64]; 4],
+    /// The picks (K).
+    picks: &'a mut [usize],
+    /// The ranking order (P).
+    order: &'a mut [usize],
+    /// The free set (K, ≥ Pursuit).
+    free: &'a mut [usize],
+    /// The candidates' states (P).
+    states: &'a mut [u8],
+    /// The positions' memberships (K, ≥ Pursuit).
+    memberships: &'a mut [u8],
+    /// The step records (K).
+    steps: &'a mut [Step],
+}
+
+/// A zeroed [`Step`] (for the `const` constructors).
+const ZERO_STEP: Step = Step {
+    index: 0,
+    score: 0.0,
+    residual_sq: 0.0,
+    improvement: 0.0,
+    fw_gap: 0.0,
+    nu: 0.0,
+    free_size: 0,
+    solver_iterations: 0,
+    filled: false,
+    dependent: false,
+    refit: RefitStatus::Optimal,
+    verified: 0,
+};
+
+/// Rows of a `[[T; N]; M]` as M slices.
+fn rows<T, const N: usize, const M: usize>(a: &mut [[T; N]; M]) -> [&mut [T]; M] {
+    a.each_mut().map(|r| &mut r[..])
+}
+
+/// M empty slices.
+fn none<'a, T, const M: usize>() -> [&'a mut [T]; M] {
+    core::array::from_fn(|_| Default::default())
+}
+
+/// `Debug` (capacity only) and `Default` (= `new`) of a fixed workspace.
+macro_rules! fixed_common {
+    ($name:ident) => {
+        impl<const P: usize, const K: usize> core::fmt::Debug for $name<P, K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("max_pool", &P)
+                    .field("max_budget", &K)
+                    .finish_non_exhaustive()
+            }
+        }
+
+        impl<const P: usize, const K: usize> Default for $name<P, K> {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+    };
+}
+
+/// A workspace that owns its buffers as arrays, for [`top_k`](crate::top_k)
+/// only ([`ScratchKind::TopK`]): capacity `P` candidates and budget `K`,
+/// no allocation. Its size is [`ScratchSize::bytes`] of
+/// `ScratchSize::for_kind(ScratchKind::TopK, P, K)` rounded up to a
+/// multiple of 8 (table in `docs/PORTABILITY.md`).
+#[derive(Clone)]
+pub struct TopKWorkspace<const P: usize, const K: usize> {
+    input: [[f32; P]; 5],
+    picks: [usize; K],
+    order: [usize; P],
+    states: [u8; P],
+    steps: [Step; K],
+}
+
+impl<const P: usize, const K: usize> TopKWorkspace<P, K> {
     /// A zeroed workspace (usable in a `static`).
     #[must_use]
     pub const fn new() -> Self {
-        const ZERO_STEP: Step = Step {
-            index: 0,
-            score: 0.0,
-            residual_sq: 0.0,
-            improvement: 0.0,
-            fw_gap: 0.0,
-            nu: 0.0,
-            free_size: 0,
-            solver_iterations: 0,
-            filled: false,
-            dependent: false,
-            refit: crate::selection::RefitStatus::Optimal,
-            verified: 0,
-        };
-        FixedWorkspace {
-            vec_p: [[0.0; P]; 7],
-            coef: [0.0; K],
-            gram: [[0.0; P]; K],
-            verified_gram: [[0.0; P]; K],
-            mats: [[[0.0; K]; K]; 2],
-            vec_k: [[0.0; K]; 10],
-            vec_p64: [[0.0; P]; 4],
-            state: [0; P],
-            idx_k: [[0; K]; 3],
+        TopKWorkspace {
+            input: [[0.0; P]; 5],
+            picks: [0; K],
+            order: [0; P],
+            states: [0; P],
             steps: [ZERO_STEP; K],
         }
     }
@@ -398,62 +466,203 @@ impl<const P: usize, const K: usize> FixedWorkspace<P, K> {
     /// The [`Workspace`] view over these buffers.
     #[must_use]
     pub fn view(&mut self) -> Workspace<'_> {
-        let [b, rho, u, scale, nsq, sorted, row_acc] = &mut self.vec_p;
-        let [gss, chol] = &mut self.mats;
-        let [alpha, rho_s, b_s, u_s, g_alpha, trial, w_rho, w_one, solve_a, solve_b] =
-            &mut self.vec_k;
-        let [picks, free, blocked] = &mut self.idx_k;
-        let [err_bound, norm_bound, wscale, upper] = &mut self.vec_p64;
-        Workspace {
-            max_pool: P,
-            max_budget: K,
-            b,
-            rho,
-            u,
-            scale,
-            nsq,
-            sorted,
-            row_acc,
-            coef: &mut self.coef,
-            gram: self.gram.as_flattened_mut(),
-            verified_gram: self.verified_gram.as_flattened_mut(),
-            solver: SolverState {
-                k: K,
-                gss: gss.as_flattened_mut(),
-                chol: chol.as_flattened_mut(),
-                alpha,
-                rho_s,
-                b_s,
-                u_s,
-                g_alpha,
-                trial,
-                w_rho,
-                w_one,
-                solve_a,
-                solve_b,
-                free,
-                blocked,
-                nfree: 0,
-                nu: 0.0,
-                pending: None,
+        Workspace::assemble(
+            ScratchKind::TopK,
+            (P, K),
+            Parts {
+                input: rows(&mut self.input),
+                loop_p: none(),
+                gram: &mut [],
+                coef: &mut [],
+                verified_gram: &mut [],
+                alpha: &mut [],
+                qp_k: none(),
+                qp_kk: none(),
+                int8_p: none(),
+                picks: &mut self.picks,
+                order: &mut self.order,
+                free: &mut [],
+                states: &mut self.states,
+                memberships: &mut [],
+                steps: &mut self.steps,
             },
-            err_bound,
-            norm_bound,
-            wscale,
-            upper,
-            state: &mut self.state,
-            picks,
-            steps: &mut self.steps,
-            pool: 0,
-            excluded: 0,
-            skipped: 0,
-            stop: StopReason::Budget,
-        }
+        )
     }
 }
 
-impl<const P: usize, const K: usize> Default for FixedWorkspace<P, K> {
-    fn default() -> Self {
-        Self::new()
+fixed_common!(TopKWorkspace);
+
+/// A workspace that owns its buffers as arrays, for centroid pursuit, the
+/// [`recommended`](crate::recommended) setting, [`mmr`](crate::mmr) and
+/// [`top_k`](crate::top_k) ([`ScratchKind::Centroid`]): capacity `P`
+/// candidates and budget `K`, no allocation, O(P + K) bytes. Its size is
+/// [`ScratchSize::bytes`] of `ScratchSize::for_kind(ScratchKind::Centroid,
+/// P, K)` rounded up to a multiple of 8 (table in `docs/PORTABILITY.md`).
+#[derive(Clone)]
+pub struct CentroidWorkspace<const P: usize, const K: usize> {
+    input: [[f32; P]; 5],
+    loop_p: [[f32; P]; 3],
+    gram: [f32; P],
+    alpha: [f64; K],
+    picks: [usize; K],
+    order: [usize; P],
+    states: [u8; P],
+    steps: [Step; K],
+}
+
+impl<const P: usize, const K: usize> CentroidWorkspace<P, K> {
+    /// A zeroed workspace (usable in a `static`).
+    #[must_use]
+    pub const fn new() -> Self {
+        CentroidWorkspace {
+            input: [[0.0; P]; 5],
+            loop_p: [[0.0; P]; 3],
+            gram: [0.0; P],
+            alpha: [0.0; K],
+            picks: [0; K],
+            order: [0; P],
+            states: [0; P],
+            steps: [ZERO_STEP; K],
+        }
+    }
+
+    /// The [`Workspace`] view over these buffers.
+    #[must_use]
+    pub fn view(&mut self) -> Workspace<'_> {
+        Workspace::assemble(
+            ScratchKind::Centroid,
+            (P, K),
+            Parts {
+                input: rows(&mut self.input),
+                loop_p: rows(&mut self.loop_p),
+                gram: &mut self.gram,
+                coef: &mut [],
+                verified_gram: &mut [],
+                alpha: &mut self.alpha,
+                qp_k: none(),
+                qp_kk: none(),
+                int8_p: none(),
+                picks: &mut self.picks,
+                order: &mut self.order,
+                free: &mut [],
+                states: &mut self.states,
+                memberships: &mut [],
+                steps: &mut self.steps,
+            },
+        )
     }
 }
+
+fixed_common!(CentroidWorkspace);
+
+/// Declares a fixed workspace with the pursuit's arrays (and the int8
+/// pursuit's, for [`FixedWorkspace`]).
+macro_rules! pursuit_workspace {
+    ($(#[$doc:meta])* $name:ident, $kind:expr, { $($extra:ident: $ty:ty = $zero:expr),* }) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name<const P: usize, const K: usize> {
+            input: [[f32; P]; 5],
+            loop_p: [[f32; P]; 3],
+            gram: [[f32; P]; K],
+            coef: [f32; K],
+            alpha: [f64; K],
+            qp_k: [[f64; K]; 9],
+            qp_kk: [[[f64; K]; K]; 2],
+            picks: [usize; K],
+            order: [usize; P],
+            free: [usize; K],
+            states: [u8; P],
+            memberships: [u8; K],
+            steps: [Step; K],
+            $($extra: $ty,)*
+        }
+
+        impl<const P: usize, const K: usize> $name<P, K> {
+            /// A zeroed workspace (usable in a `static`).
+            #[must_use]
+            pub const fn new() -> Self {
+                $name {
+                    input: [[0.0; P]; 5],
+                    loop_p: [[0.0; P]; 3],
+                    gram: [[0.0; P]; K],
+                    coef: [0.0; K],
+                    alpha: [0.0; K],
+                    qp_k: [[0.0; K]; 9],
+                    qp_kk: [[[0.0; K]; K]; 2],
+                    picks: [0; K],
+                    order: [0; P],
+                    free: [0; K],
+                    states: [0; P],
+                    memberships: [0; K],
+                    steps: [ZERO_STEP; K],
+                    $($extra: $zero,)*
+                }
+            }
+
+            /// The [`Workspace`] view over these buffers.
+            #[must_use]
+            pub fn view(&mut self) -> Workspace<'_> {
+                let [gss, chol] = &mut self.qp_kk;
+                #[allow(unused_mut)]
+                let mut parts = Parts {
+                    input: rows(&mut self.input),
+                    loop_p: rows(&mut self.loop_p),
+                    gram: self.gram.as_flattened_mut(),
+                    coef: &mut self.coef,
+                    verified_gram: &mut [],
+                    alpha: &mut self.alpha,
+                    qp_k: rows(&mut self.qp_k),
+                    qp_kk: [gss.as_flattened_mut(), chol.as_flattened_mut()],
+                    int8_p: none(),
+                    picks: &mut self.picks,
+                    order: &mut self.order,
+                    free: &mut self.free,
+                    states: &mut self.states,
+                    memberships: &mut self.memberships,
+                    steps: &mut self.steps,
+                };
+                $(parts.$extra = pursuit_workspace!(@view self.$extra, $extra);)*
+                Workspace::assemble($kind, (P, K), parts)
+            }
+        }
+
+        fixed_common!($name);
+    };
+    (@view $e:expr, verified_gram) => { $e.as_flattened_mut() };
+    (@view $e:expr, int8_p) => { rows(&mut $e) };
+}
+
+pursuit_workspace!(
+    /// A workspace that owns its buffers as arrays, for every selector but
+    /// the certified int8 pursuit ([`ScratchKind::Pursuit`]: the paper's
+    /// pursuit and its family on f32, f16 or bf16 storage, centroid
+    /// pursuit, the recommended setting, MMR and top-K): capacity `P`
+    /// candidates and budget `K`, no allocation. Its size is
+    /// [`ScratchSize::bytes`] of `ScratchSize::for_kind(ScratchKind::Pursuit,
+    /// P, K)` rounded up to a multiple of 8 (table in
+    /// `docs/PORTABILITY.md`). For small devices put it in a `static` (or a
+    /// `static mut` behind a critical section) rather than on a small
+    /// stack. Its `Debug` output shows the capacity only.
+    PursuitWorkspace, ScratchKind::Pursuit, {}
+);
+
+pursuit_workspace!(
+    /// A workspace that owns its buffers as arrays, for every selector
+    /// ([`ScratchKind::Int8`], the general case): capacity `P` candidates
+    /// and budget `K`, no allocation. [`FixedWorkspace::view`] gives the
+    /// [`Workspace`] the selectors take. For fewer selectors the smaller
+    /// [`PursuitWorkspace`], [`CentroidWorkspace`] and [`TopKWorkspace`]
+    /// hold only what those need.
+    ///
+    /// Its size is [`ScratchSize::bytes`] of [`ScratchSize::for_capacity`]
+    /// rounded up to a multiple of 8 (the same arrays, no extra fields):
+    /// the table in `docs/PORTABILITY.md` gives it for typical capacities.
+    /// For small devices put it in a `static` (or a `static mut` behind a
+    /// critical section) rather than on a small stack. Its `Debug` output
+    /// shows the capacity only.
+    FixedWorkspace, ScratchKind::Int8, {
+        verified_gram: [[f32; P]; K] = [[0.0; P]; K],
+        int8_p: [[f64; P]; 4] = [[0.0; P]; 4]
+    }
+);

@@ -28,7 +28,10 @@
 use core::mem::size_of;
 use core::panic::PanicInfo;
 use cortex_m_rt::entry;
-use mempursuit_core::{pursuit, top_k, FixedWorkspace, Input, InputPolicy, PursuitOptions, Step};
+use mempursuit_core::{
+    pursuit, top_k, CentroidWorkspace, FixedWorkspace, Input, InputPolicy, PursuitOptions,
+    PursuitWorkspace, Step, TopKWorkspace,
+};
 
 /// Pool capacity, budget and embedding dimension of this firmware.
 const P: usize = 64;
@@ -39,12 +42,19 @@ const D: usize = 384;
 // target (tests/tests/sizes.rs computes it by formula on the host).
 const _: () = assert!(size_of::<usize>() == 4);
 const _: () = assert!(size_of::<Step>() == 80);
-const _: () = assert!(size_of::<FixedWorkspace<32, 8>>() == 6_528);
-const _: () = assert!(size_of::<FixedWorkspace<64, 16>>() == 19_200);
-const _: () = assert!(size_of::<FixedWorkspace<128, 16>>() == 31_488);
-const _: () = assert!(size_of::<FixedWorkspace<200, 20>>() == 54_720);
-const _: () = assert!(size_of::<FixedWorkspace<500, 50>>() == 280_800);
-const _: () = assert!(size_of::<FixedWorkspace<1000, 100>>() == 1_041_600);
+const _: () = assert!(size_of::<FixedWorkspace<32, 8>>() == 6_664);
+const _: () = assert!(size_of::<FixedWorkspace<64, 16>>() == 19_472);
+const _: () = assert!(size_of::<FixedWorkspace<128, 16>>() == 32_080);
+const _: () = assert!(size_of::<FixedWorkspace<200, 20>>() == 55_664);
+const _: () = assert!(size_of::<FixedWorkspace<500, 50>>() == 283_152);
+const _: () = assert!(size_of::<FixedWorkspace<1000, 100>>() == 1_046_304);
+// The per-kind table (64-bit / 32-bit columns; here the 32-bit ones).
+const _: () = assert!(size_of::<TopKWorkspace<64, 16>>() == 2_944);
+const _: () = assert!(size_of::<CentroidWorkspace<64, 16>>() == 4_096);
+const _: () = assert!(size_of::<PursuitWorkspace<64, 16>>() == 13_328);
+const _: () = assert!(size_of::<TopKWorkspace<200, 20>>() == 6_680);
+const _: () = assert!(size_of::<CentroidWorkspace<200, 20>>() == 10_040);
+const _: () = assert!(size_of::<PursuitWorkspace<200, 20>>() == 33_264);
 
 /// xorshift32: deterministic stand-in embeddings in [-1, 1) (not unit norm;
 /// the default cosine policy normalizes on the fly).
@@ -64,8 +74,9 @@ static mut PICKS: [u32; 2 * K] = [u32::MAX; 2 * K];
 #[entry]
 fn main() -> ! {
     // `#[entry]` turns these into `&'static mut` references: the workspace
-    // (25.5 KiB) and the pool (96 KiB) live in .bss, not on the stack.
-    static mut WORKSPACE: FixedWorkspace<P, K> = FixedWorkspace::new();
+    // (13.0 KiB: the pursuit's scratch, none of the int8 pursuit's) and the
+    // pool (96 KiB) live in .bss, not on the stack.
+    static mut WORKSPACE: PursuitWorkspace<P, K> = PursuitWorkspace::new();
     static mut POOL: [f32; P * D] = [0.0; P * D];
     static mut QUERY: [f32; D] = [0.0; D];
 

@@ -9,16 +9,17 @@ result" is its pool (all sentences of its 10 paragraphs).
 1. Scores every question's selection at K = 3, 5, 10 against the gold
    evidence and prints the same table rows as `mempursuit demo` (evidence
    recall, complete coverage, group coverage, in percent; overall and per
-   question type). The rows of each method the demo shows (`--method`:
-   pursuit, the default, is the demo's "MemPursuit" row; recommended,
-   topk, mmr) equal the demo's.
+   question type). The rows of each method the demo shows equal the
+   demo's (named by the specification's text form): with no `--method`,
+   the library's default (the recommended setting, the demo's
+   `recommended` row); `--method pursuit` (paper mode), `topk`, `mmr`.
 2. Builds the prompt context for one question (the first where the kept
    memories cover both gold paragraphs and the nearest neighbours do not;
-   with --method recommended, the demo's worked example): the K = 5
-   memories the method keeps, next to the 5 nearest neighbours.
+   with the default, the demo's worked example): the K = 5 memories the
+   method keeps, next to the 5 nearest neighbours.
 
     python python/examples/rerank.py [--fixture cli/data/hotpotqa-mini]
-        [--method pursuit|recommended|centroid|topk|mmr] [--gamma G] [--k 5]
+        [--method recommended|pursuit|centroid|topk|mmr] [--gamma G] [--k 5]
 """
 
 import argparse
@@ -30,14 +31,15 @@ import numpy as np
 import mempursuit
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-METHODS = ["pursuit", "recommended", "centroid", "topk", "mmr"]
 
 
 def display_name(method, gamma):
-    """The method's name in `mempursuit demo`'s table."""
-    if method == "centroid":
-        return f"centroid({0.5 if gamma is None else gamma:g})"
-    return {"pursuit": "MemPursuit", "recommended": "recommended", "topk": "top-K", "mmr": "MMR(0.5)"}[method]
+    """The method's name in `mempursuit demo`'s table: the text form of its
+    specification (`pursuit`, `mmr`, `centroid,gamma=0.3`); None is the
+    library's default, the recommended setting."""
+    if method is None:
+        return "recommended"
+    return method if gamma is None else f"{method},gamma={gamma:g}"
 
 
 def load(folder):
@@ -95,14 +97,15 @@ def table_rows(name, specs, picks, ks):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fixture", type=pathlib.Path, default=REPO / "cli" / "data" / "hotpotqa-mini")
-    ap.add_argument("--method", default="pursuit", choices=METHODS)
-    ap.add_argument("--gamma", type=float, default=None, help="pursuit / centroid only (centroid: 0.5)")
+    ap.add_argument(
+        "--method", default=None, choices=mempursuit.METHODS, help="default: the library's (recommended)"
+    )
+    ap.add_argument("--gamma", type=float, default=None, help="pursuit / centroid only")
     ap.add_argument("--k", type=int, default=5, help="memories kept for the prompt")
     args = ap.parse_args()
-    options = {"method": args.method}
+    # Only the options the user gave: the library supplies every default.
+    options = {key: value for key, value in [("method", args.method), ("gamma", args.gamma)] if value is not None}
     name = display_name(args.method, args.gamma)
-    if args.gamma is not None:
-        options["gamma"] = args.gamma
 
     memories, queries, texts, specs = load(args.fixture)
     ks = [3, 5, 10]

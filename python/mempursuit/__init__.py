@@ -7,20 +7,31 @@ the residual of a sparse convex reconstruction of the query from the memories
 already picked, and all weights are refit on the simplex after each pick. A
 paraphrase of a fact already picked scores low; the missing fact scores high.
 
-* :func:`select` -- one query and its pool, a :class:`Selection` back;
+* :func:`select` -- one query and its pool, a :class:`Selection` back (by
+  default the recommended setting; ``method="pursuit"`` is the paper's
+  method);
 * :class:`Selector` -- the same, reusing its buffers across calls;
 * :func:`select_batch` -- many (query, pool) pairs on native threads, with
   the GIL released.
 
+The three take the same keyword options (:data:`OPTIONS`, from the Rust
+crate's one specification of a call; :data:`METHODS` are the method names).
+Errors the library reports are :class:`MemPursuitError` (a ``ValueError``
+with ``kind`` ``"input"``, ``"option"`` or ``"capacity"``; the last also a
+``MemoryError``, :class:`CapacityError`); an argument of the wrong type is a
+``TypeError`` naming it.
+
 Shapes: ``query`` (d,), ``candidates`` (P, d) row-major (row i = pool index
-i). float32 C-contiguous arrays are used without copying and never modified;
-other real dtypes are converted once (see :func:`select`). All similarities are
-cosines. The compiled part is ``mempursuit._mempursuit`` (Rust, PyO3); its
-type stubs are ``_mempursuit.pyi``.
+i). float32 (and float16) C-contiguous arrays are used without copying and
+never modified; other real dtypes are converted once (see :func:`select`). All
+similarities are cosines. The compiled part is ``mempursuit._mempursuit``
+(Rust, PyO3); its type stubs are ``_mempursuit.pyi``.
 """
 
+from ._errors import CapacityError, MemPursuitError
 from ._mempursuit import (
     METHODS,
+    OPTIONS,
     STEP_FIELDS,
     Selection,
     Selector,
@@ -31,7 +42,10 @@ from ._mempursuit import (
 
 __all__ = [
     "METHODS",
+    "OPTIONS",
     "STEP_FIELDS",
+    "CapacityError",
+    "MemPursuitError",
     "Selection",
     "Selector",
     "__version__",

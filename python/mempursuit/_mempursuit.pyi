@@ -2,28 +2,51 @@
 
 Shapes use d (embedding dimension), P (pool size), n (number of picks, or of
 pairs in a batch). Similarities and scores are cosines (the encoder's units).
+
+Every option keyword defaults to ``None``: the library's default (the
+recommended setting, with the defaults listed in ``OPTIONS``).
 """
 
-from typing import Literal, Optional, Sequence, Tuple, Union, final
+from typing import Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import TypeAlias
 
-__all__ = ["METHODS", "STEP_FIELDS", "Selection", "Selector", "__version__", "select", "select_batch"]
+__all__ = [
+    "METHODS",
+    "OPTIONS",
+    "STEP_FIELDS",
+    "Selection",
+    "Selector",
+    "__version__",
+    "select",
+    "select_batch",
+]
 
 __version__: str
 
-_MethodName: TypeAlias = Literal["pursuit", "centroid", "topk", "mmr", "recommended"]
-_StorageName: TypeAlias = Literal["f32", "f16", "bf16", "float32", "float16", "bfloat16"]
+_MethodName: TypeAlias = Literal["recommended", "pursuit", "centroid", "topk", "mmr"]
+_StorageName: TypeAlias = Literal["f32", "f16", "bf16", "int8"]
 _AtPoolOptimum: TypeAlias = Literal["continue", "stop", "fill"]
 _NormalizationName: TypeAlias = Literal["cosine", "require_unit"]
 _DependentPicks: TypeAlias = Literal["keep", "skip"]
 _InvalidName: TypeAlias = Literal["reject", "exclude"]
 _StopReason: TypeAlias = Literal["budget", "adaptive", "pool_exhausted", "pool_optimum"]
 
-#: The accepted values of ``method=``.
+class _OptionInfo(TypedDict):
+    type: Literal["method", "number", "bool", "name", "text"]
+    values: Optional[Tuple[str, ...]]
+    applies_to: str
+    doc: str
+
+#: The method names, the default (``"recommended"``) first.
 METHODS: Tuple[str, ...]
+#: Every option keyword of ``select``, ``Selector.select`` and
+#: ``select_batch`` (the Rust crate's ``mempursuit::spec::OPTIONS``): its
+#: value type, its names (for ``type`` ``"method"`` and ``"name"``), the
+#: methods it applies to and what it does, with its default.
+OPTIONS: Mapping[str, _OptionInfo]
 #: (name, NumPy dtype) of each field of ``Selection.steps``, in order.
 STEP_FIELDS: Tuple[Tuple[str, str], ...]
 
@@ -34,8 +57,9 @@ class Selection:
     @property
     def picks(self) -> npt.NDArray[np.int64]:
         """int64, shape (n,): selected pool rows in entry order (never
-        re-sorted; with a fixed budget every prefix is the selection for that
-        smaller budget, not so for adaptive stopping or "recommended")."""
+        re-sorted; with a fixed budget and a method whose parameters do not
+        depend on k, every prefix is the selection for that smaller budget;
+        not so for the recommended setting or adaptive stopping)."""
     @property
     def weights(self) -> npt.NDArray[np.float64]:
         """float64, shape (n,): simplex weights α aligned with ``picks``
@@ -46,13 +70,15 @@ class Selection:
         score (U at pick time, Eq. 9), residual_sq (L_t, cosine units
         squared), improvement (Δ_t, Eq. 7), fw_gap (Frank–Wolfe gap g_S),
         nu (ν_S, Eq. 14), free_size (|F|), solver_iterations (int64),
-        filled (bool), dependent (bool: already represented by the picks)."""
+        filled (bool), dependent (bool: already represented by the picks),
+        refit (str: "optimal", "iteration_cap", "blocked" or
+        "numerical_failure"), verified (int64: int8 certificate checks)."""
     @property
     def stop_reason(self) -> _StopReason:
         """Why the selection ended."""
     @property
     def excluded(self) -> npt.NDArray[np.int64]:
-        """int64: rows skipped as unusable under ``invalid="exclude"``."""
+        """int64: rows left out as unusable under ``invalid="exclude"``."""
     @property
     def skipped(self) -> npt.NDArray[np.int64]:
         """int64: candidates skipped as already represented by the picks
@@ -64,49 +90,50 @@ def select(
     candidates: npt.ArrayLike,
     k: int,
     *,
-    method: _MethodName = "pursuit",
+    relevance: Optional[npt.ArrayLike] = None,
+    method: Optional[_MethodName] = None,
     gamma: Optional[float] = None,
     ridge: Optional[float] = None,
     mmr_lambda: Optional[float] = None,
-    relevance: Optional[npt.ArrayLike] = None,
-    raw_relevance: bool = False,
-    pool_order: bool = False,
-    adaptive: bool = False,
-    at_pool_optimum: _AtPoolOptimum = "continue",
+    raw_relevance: Optional[bool] = None,
+    pool_order: Optional[bool] = None,
+    adaptive: Optional[bool] = None,
+    at_pool_optimum: Optional[_AtPoolOptimum] = None,
     optimum_tolerance: Optional[float] = None,
-    dependent_picks: _DependentPicks = "keep",
-    normalization: _NormalizationName = "cosine",
-    invalid: _InvalidName = "reject",
-    storage: _StorageName = "f32",
+    dependent_picks: Optional[_DependentPicks] = None,
+    normalization: Optional[_NormalizationName] = None,
+    invalid: Optional[_InvalidName] = None,
+    storage: Optional[_StorageName] = None,
 ) -> Selection:
     """Selects up to ``k`` memories from ``candidates`` (P, d) for ``query``
-    (d,) or (1, d). ``relevance`` (P,): the retriever's scores, used by rank
-    on the pool's cosine scale (as given with ``raw_relevance=True``).
-    float32 C-contiguous input is used without copying; other real
-    dtypes/orders are converted once with
-    ``numpy.ascontiguousarray(x, dtype=numpy.float32)``. Raises ValueError
-    (naming the row and element) or TypeError. See ``help(select)``."""
+    (d,) or (1, d); by default with the recommended setting
+    (``method="pursuit"`` is the paper's method). ``relevance`` (P,): the
+    retriever's scores, used by rank on the pool's cosine scale (as given
+    with ``raw_relevance=True``). float32 (and float16) C-contiguous input
+    is used without copying; other real dtypes/orders are converted once to
+    float32. Raises MemPursuitError (a ValueError with ``kind``; naming the
+    row and element or the option) or TypeError. See ``help(select)``."""
 
 def select_batch(
     queries: Union[npt.ArrayLike, Sequence[npt.ArrayLike]],
     pools: Union[npt.ArrayLike, Sequence[npt.ArrayLike]],
     k: int,
     *,
-    method: _MethodName = "pursuit",
+    relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
+    threads: Optional[int] = None,
+    method: Optional[_MethodName] = None,
     gamma: Optional[float] = None,
     ridge: Optional[float] = None,
     mmr_lambda: Optional[float] = None,
-    relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
-    raw_relevance: bool = False,
-    pool_order: bool = False,
-    adaptive: bool = False,
-    at_pool_optimum: _AtPoolOptimum = "continue",
+    raw_relevance: Optional[bool] = None,
+    pool_order: Optional[bool] = None,
+    adaptive: Optional[bool] = None,
+    at_pool_optimum: Optional[_AtPoolOptimum] = None,
     optimum_tolerance: Optional[float] = None,
-    dependent_picks: _DependentPicks = "keep",
-    normalization: _NormalizationName = "cosine",
-    invalid: _InvalidName = "reject",
-    storage: _StorageName = "f32",
-    threads: Optional[int] = None,
+    dependent_picks: Optional[_DependentPicks] = None,
+    normalization: Optional[_NormalizationName] = None,
+    invalid: Optional[_InvalidName] = None,
+    storage: Optional[_StorageName] = None,
 ) -> list[Selection]:
     """``select`` for each (queries[i], pools[i]): queries (n, d) or n arrays
     (d,); pools (n, P, d) or n arrays (P_i, d). Runs on ``threads`` native
@@ -126,19 +153,19 @@ class Selector:
         candidates: npt.ArrayLike,
         k: int,
         *,
-        method: _MethodName = "pursuit",
+        relevance: Optional[npt.ArrayLike] = None,
+        method: Optional[_MethodName] = None,
         gamma: Optional[float] = None,
         ridge: Optional[float] = None,
         mmr_lambda: Optional[float] = None,
-        relevance: Optional[npt.ArrayLike] = None,
-        raw_relevance: bool = False,
-        pool_order: bool = False,
-        adaptive: bool = False,
-        at_pool_optimum: _AtPoolOptimum = "continue",
+        raw_relevance: Optional[bool] = None,
+        pool_order: Optional[bool] = None,
+        adaptive: Optional[bool] = None,
+        at_pool_optimum: Optional[_AtPoolOptimum] = None,
         optimum_tolerance: Optional[float] = None,
-        dependent_picks: _DependentPicks = "keep",
-        normalization: _NormalizationName = "cosine",
-        invalid: _InvalidName = "reject",
-        storage: _StorageName = "f32",
+        dependent_picks: Optional[_DependentPicks] = None,
+        normalization: Optional[_NormalizationName] = None,
+        invalid: Optional[_InvalidName] = None,
+        storage: Optional[_StorageName] = None,
     ) -> Selection:
         """Same as ``mempursuit.select``, reusing this selector's buffers."""

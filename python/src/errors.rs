@@ -1,17 +1,110 @@
-//! The core's [`Error`] as Python exceptions.
+//! The library's errors as Python exceptions: `mempursuit.MemPursuitError`
+//! (a `ValueError`) with the error's `kind` (`"input"`, `"option"`,
+//! `"capacity"`: [`ErrorKind`]), and `mempursuit.CapacityError` (also a
+//! `MemoryError`) for kind capacity. The classes are defined in Python
+//! (`mempursuit/_errors.py`); this module raises them. A Rust panic never
+//! reaches Python: [`guard`] turns one into an ordinary exception.
 
-use mempursuit::Error;
-use pyo3::exceptions::PyValueError;
-use pyo3::PyErr;
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// A `ValueError` with the core's message, which names the offending row
-/// and element (`candidate 3: element 7 is not finite (NaN)`), the
-/// parameter (`gamma 2 must be in (0, 1]`) or the shapes.
-pub(crate) fn to_py(e: Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
+use mempursuit::{CallError, ErrorKind, SpecError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+
+/// `(MemPursuitError, CapacityError)`, imported once.
+static CLASSES: PyOnceLock<(Py<PyType>, Py<PyType>)> = PyOnceLock::new();
+
+fn classes(py: Python<'_>) -> PyResult<&(Py<PyType>, Py<PyType>)> {
+    CLASSES.get_or_try_init(py, || {
+        let m = py.import("mempursuit._errors")?;
+        let base = m.getattr("MemPursuitError")?.cast_into::<PyType>()?;
+        let capacity = m.getattr("CapacityError")?.cast_into::<PyType>()?;
+        Ok((base.unbind(), capacity.unbind()))
+    })
 }
 
-/// [`to_py`] for pair `index` of a batch: `pair 4: candidate 3: ...`.
-pub(crate) fn to_py_at(index: usize, e: Error) -> PyErr {
-    PyValueError::new_err(format!("pair {index}: {e}"))
+/// A `MemPursuitError` (a `CapacityError` for [`ErrorKind::Capacity`])
+/// with `message` and `kind`.
+pub(crate) fn error(py: Python<'_>, message: impl Into<String>, kind: ErrorKind) -> PyErr {
+    let message = message.into();
+    let made = classes(py).and_then(|(base, capacity)| {
+        let class = if kind == ErrorKind::Capacity {
+            capacity
+        } else {
+            base
+        };
+        class.bind(py).call1((message.as_str(), kind.as_str()))
+    });
+    match made {
+        Ok(instance) => PyErr::from_value(instance),
+        // Only if the package's Python part is missing: the closest
+        // built-in type, same message.
+        Err(_) if kind == ErrorKind::Capacity => PyMemoryError::new_err(message),
+        Err(_) => PyValueError::new_err(message),
+    }
+}
+
+/// An error of the data (`kind = "input"`).
+pub(crate) fn input(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    error(py, message, ErrorKind::Input)
+}
+
+/// An error of a keyword argument, `k` or `threads` (`kind = "option"`).
+pub(crate) fn option(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    error(py, message, ErrorKind::Option)
+}
+
+/// A memory limit (`kind = "capacity"`, a `CapacityError`).
+pub(crate) fn capacity(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    error(py, message, ErrorKind::Capacity)
+}
+
+/// A specification error (always kind option).
+pub(crate) fn spec(py: Python<'_>, e: SpecError) -> PyErr {
+    error(py, e.to_string(), e.kind())
+}
+
+/// A call's error, with its kind, the message prefixed with `prefix`
+/// (`"pair 4: "` in a batch).
+pub(crate) fn call(py: Python<'_>, e: &CallError, prefix: &str) -> PyErr {
+    error(py, format!("{prefix}{e}"), e.kind())
+}
+
+/// The message of a panic's payload.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a Rust panic without a message".to_owned()
+    }
+}
+
+/// The exception for a caught panic: a `CapacityError` for the scratch
+/// allocation messages of `mempursuit::ReserveError` (a panicking
+/// allocation path of the Rust crate), else a `RuntimeError` that says it
+/// is a bug.
+/// `prefix` goes in front of the message (`"pair 4: "` in a batch).
+pub(crate) fn from_panic(py: Python<'_>, prefix: &str, message: &str) -> PyErr {
+    if message.starts_with("cannot allocate ") || message.starts_with("the scratch for ") {
+        capacity(py, format!("{prefix}{message}"))
+    } else {
+        PyRuntimeError::new_err(format!(
+            "internal error in mempursuit (please report it): {prefix}{message}"
+        ))
+    }
+}
+
+/// Runs `f`, turning a Rust panic into an ordinary exception
+/// ([`from_panic`]) instead of PyO3's `PanicException` (a
+/// `BaseException`, which `except Exception` does not catch).
+pub(crate) fn guard<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => Err(from_panic(py, "", &panic_message(payload.as_ref()))),
+    }
 }

@@ -1,7 +1,9 @@
-"""The Python API: results, batch = single, Selector reuse, relevance modes,
-storage types, conversions, and that the caller's arrays are neither copied
-(float32 C-contiguous) nor modified."""
+"""The Python API: the default (the recommended setting), the options (the
+Rust crate's table), results, batch = single, Selector reuse, relevance
+modes, storage types, conversions, and that the caller's arrays are neither
+copied (float32 / float16 C-contiguous) nor modified."""
 
+import inspect
 import subprocess
 import sys
 import textwrap
@@ -19,11 +21,15 @@ QUERY = np.array([S, S], np.float32)
 POOL = np.array([[0.9950, 0.0998], [0.9998, 0.0200], [0.0, 1.0]], np.float32)
 
 
-def same(a, b):
-    """Two Selections are identical in every field."""
+def same(a, b, verified=True):
+    """Two Selections are identical in every field (but the int8
+    certificate's count `verified` when verified=False)."""
     assert a.picks.tolist() == b.picks.tolist()
     assert a.weights.tolist() == b.weights.tolist()
-    assert a.steps.tobytes() == b.steps.tobytes()
+    assert a.steps.dtype == b.steps.dtype
+    for name in a.steps.dtype.names:
+        if verified or name != "verified":
+            assert a.steps[name].tobytes() == b.steps[name].tobytes(), name
     assert a.stop_reason == b.stop_reason
     assert a.excluded.tolist() == b.excluded.tolist()
     assert a.skipped.tolist() == b.skipped.tolist()
@@ -32,20 +38,140 @@ def same(a, b):
 def test_readme_example():
     sel = mempursuit.select(QUERY, POOL, 2)
     assert sel.picks.tolist() == [0, 2]  # A, then the missing fact B
+    assert mempursuit.select(QUERY, POOL, 2, method="pursuit").picks.tolist() == [0, 2]
     assert mempursuit.select(QUERY, POOL, 2, method="topk").picks.tolist() == [0, 1]
     assert len(sel) == 2
     assert repr(sel) == "Selection(picks=[0, 2], stop_reason='budget')"
 
 
+OPTION_KEYS = [
+    "method",
+    "gamma",
+    "ridge",
+    "mmr_lambda",
+    "raw_relevance",
+    "pool_order",
+    "adaptive",
+    "at_pool_optimum",
+    "optimum_tolerance",
+    "dependent_picks",
+    "normalization",
+    "invalid",
+    "storage",
+]
+
+
+def keyword_names(f):
+    params = inspect.signature(f).parameters.values()
+    return [p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
+
+def test_keywords_are_the_rust_options():
+    """The keyword options of select, Selector.select and select_batch are
+    the Rust crate's OPTIONS keys, in its order, each defaulting to None
+    (the library's default)."""
+    assert list(mempursuit.OPTIONS) == OPTION_KEYS
+    for f, extra in [
+        (mempursuit.select, ["relevance"]),
+        (mempursuit.Selector.select, ["relevance"]),
+        (mempursuit.select_batch, ["relevance", "threads"]),
+    ]:
+        assert keyword_names(f) == extra + list(mempursuit.OPTIONS), f
+        params = inspect.signature(f).parameters
+        assert all(params[name].default is None for name in keyword_names(f))
+    for key, info in mempursuit.OPTIONS.items():
+        assert set(info) == {"type", "values", "applies_to", "doc"}, key
+        assert info["type"] in ("method", "number", "bool", "name"), key
+        assert info["doc"] and info["applies_to"], key
+    assert mempursuit.OPTIONS["method"]["values"] == mempursuit.METHODS
+    assert mempursuit.OPTIONS["storage"]["values"] == ("f32", "f16", "bf16", "int8")
+    assert mempursuit.OPTIONS["dependent_picks"]["values"] == ("keep", "skip")
+    assert mempursuit.OPTIONS["gamma"]["type"] == "number"
+    assert mempursuit.OPTIONS["adaptive"]["type"] == "bool"
+    with pytest.raises(TypeError):
+        mempursuit.OPTIONS["gamma"] = {}  # read-only
+
+
+def test_methods():
+    # MethodName::ALL: the default first.
+    assert mempursuit.METHODS == ("recommended", "pursuit", "centroid", "topk", "mmr")
+
+
+def test_every_option_reaches_the_spec():
+    """Each keyword changes the call as the Rust option does: a value of the
+    wrong kind is the spec's error naming that keyword."""
+    for key in mempursuit.OPTIONS:
+        named = "^unknown method 'no such value'" if key == "method" else f"^option '{key}' must be "
+        with pytest.raises(mempursuit.MemPursuitError, match=named) as e:
+            mempursuit.select(QUERY, POOL, 2, **{key: "no such value"})
+        assert e.value.kind == "option"
+
+
+def test_default_is_the_recommended_setting(fixture):
+    """method=None, no method and method="recommended" are one call."""
+    for i in (0, 5, 17):
+        q, pool = fixture.queries[i], fixture.pool(i)
+        rel = np.linspace(2, -1, pool.shape[0], dtype=np.float32)
+        for k in (3, 5, 10):
+            for kw in ({}, dict(relevance=rel), dict(pool_order=True)):
+                rec = mempursuit.select(q, pool, k, method="recommended", **kw)
+                same(mempursuit.select(q, pool, k, **kw), rec)
+                same(mempursuit.select(q, pool, k, method=None, **kw), rec)
+                same(mempursuit.Selector().select(q, pool, k, **kw), rec)
+                batch_kw = {**kw, "relevance": [rel]} if "relevance" in kw else kw
+                same(mempursuit.select_batch([q], [pool], k, **batch_kw)[0], rec)
+
+
+# Issue 19's textbook case (tests/tests/conformance.rs, textbook()):
+# q = (e0 + e1)/sqrt(2); rows A, A', A'' paraphrase fact A ~ e0 (cosines
+# 0.75-0.76 to q), row B ~ e1 (cosine 0.71) is the other half of the query.
+def unit(v):
+    v = np.asarray(v, np.float64)
+    return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+TEXTBOOK_Q = unit([1, 1, 0, 0])
+TEXTBOOK_POOL = np.stack(
+    [unit([1, 0.07, 0, 0]), unit([1, 0.08, 0.05, 0]), unit([1, 0.075, 0, 0.04]), unit([0, 1, 0, 0.05])]
+)
+
+
+def test_textbook_default_call_composes():
+    """At K = 2 the default call returns fact A and fact B (row 3), where
+    top-K returns two paraphrases of A."""
+    sel = mempursuit.select(TEXTBOOK_Q, TEXTBOOK_POOL, 2)
+    assert 3 in sel.picks.tolist()
+    assert sel.picks.tolist() == [1, 3]
+    assert mempursuit.select(TEXTBOOK_Q, TEXTBOOK_POOL, 2, method="topk").picks.tolist() == [1, 2]
+
+
 def test_result_fields(fixture):
     q, pool = fixture.queries[3], fixture.pool(3)
-    sel = mempursuit.select(q, pool, 10)
+    sel = mempursuit.select(q, pool, 10, method="pursuit")
     assert sel.picks.dtype == np.int64 and sel.picks.shape == (10,)
     assert sel.weights.dtype == np.float64 and sel.weights.shape == (10,)
     assert np.all(sel.weights >= 0) and abs(sel.weights.sum() - 1) < 1e-12
     steps = sel.steps
     assert steps.dtype.names == tuple(name for name, _ in mempursuit.STEP_FIELDS)
+    # The Rust crate's STEP_FIELDS: every field of a step.
+    assert steps.dtype.names == (
+        "index",
+        "score",
+        "residual_sq",
+        "improvement",
+        "fw_gap",
+        "nu",
+        "free_size",
+        "solver_iterations",
+        "filled",
+        "dependent",
+        "refit",
+        "verified",
+    )
+    assert dict(mempursuit.STEP_FIELDS)["refit"] == "<U17"
     assert steps.shape == (10,)
+    assert set(steps["refit"].tolist()) == {"optimal"}
+    assert steps["verified"].tolist() == [0] * 10
     assert steps["index"].tolist() == sel.picks.tolist()
     assert np.all(steps["fw_gap"] >= 0)
     assert np.all((steps["residual_sq"] > 0) & (steps["residual_sq"] <= 1))
@@ -55,8 +181,9 @@ def test_result_fields(fixture):
     assert sel.picks[0] == np.argmax(cos)
     assert abs(steps["score"][0] - cos.max()) < 1e-6
     assert sel.stop_reason == "budget" and sel.excluded.shape == (0,)
+    assert sel.skipped.shape == (0,) and sel.skipped.dtype == np.int64
     # Results are immutable.
-    for arr in (sel.picks, sel.weights, sel.steps, sel.excluded):
+    for arr in (sel.picks, sel.weights, sel.steps, sel.excluded, sel.skipped):
         assert not arr.flags.writeable
     with pytest.raises(AttributeError):
         sel.picks = None
@@ -65,6 +192,15 @@ def test_result_fields(fixture):
     top = mempursuit.select(q, pool, 10, method="topk")
     assert top.weights.shape == (0,)
     assert top.picks.tolist() == np.argsort(-cos, kind="stable")[:10].tolist()
+    assert top.steps["residual_sq"].tolist() == [0.0] * 10
+    # The int8 storage: the f32 selection; `verified` counts the candidates
+    # its certificate checked in f32 (0 where the int8 passes would not be
+    # faster and the f32 passes run: a small pool, or no int8 dot product
+    # instruction).
+    int8 = mempursuit.select(q, pool, 10, method="pursuit", storage="int8")
+    assert int8.picks.tolist() == sel.picks.tolist()
+    assert int8.weights.tolist() == sel.weights.tolist()
+    assert np.all(int8.steps["verified"] >= 0)
 
 
 def test_stop_reasons():
@@ -74,11 +210,12 @@ def test_stop_reasons():
     # is raised above it.)
     pool = np.eye(5, dtype=np.float32)
     q = pool[1].copy()
-    sel = mempursuit.select(q, pool, 5, at_pool_optimum="stop", optimum_tolerance=1e-9)
+    paper = dict(method="pursuit")
+    sel = mempursuit.select(q, pool, 5, at_pool_optimum="stop", optimum_tolerance=1e-9, **paper)
     assert sel.picks.tolist() == [1] and sel.stop_reason == "pool_optimum"
-    sel = mempursuit.select(q, pool, 5, adaptive=True)
+    sel = mempursuit.select(q, pool, 5, adaptive=True, **paper)
     assert sel.stop_reason == "adaptive" and sel.picks.tolist() == [1, 0, 2]
-    sel = mempursuit.select(q, pool, 4, at_pool_optimum="fill", optimum_tolerance=1e-9)
+    sel = mempursuit.select(q, pool, 4, at_pool_optimum="fill", optimum_tolerance=1e-9, **paper)
     assert sel.stop_reason == "budget" and sel.steps["filled"].tolist() == [False, True, True, True]
 
 
@@ -91,16 +228,24 @@ def test_dependent_picks():
     base /= np.linalg.norm(base, axis=1, keepdims=True)
     pool = np.vstack([base[:1], base[:1], base[1:]])
     q = (pool[0] + pool[2] + pool[3]).astype(np.float32)
-    keep = mempursuit.select(q, pool, 5)
+    keep = mempursuit.select(q, pool, 5, method="pursuit")
     assert sorted(keep.picks.tolist()) == [0, 1, 2, 3, 4]
     dep = keep.steps["dependent"]
     assert dep.sum() == 1 and keep.picks[dep].item() in (0, 1)
     assert keep.skipped.shape == (0,)
-    skip = mempursuit.select(q, pool, 5, dependent_picks="skip")
+    skip = mempursuit.select(q, pool, 5, method="pursuit", dependent_picks="skip")
     assert not skip.steps["dependent"].any()
     assert len(set(skip.picks.tolist()) & {0, 1}) == 1
     assert skip.skipped.tolist() == [keep.picks[dep].item()]
     assert skip.stop_reason == "pool_exhausted" and len(skip) == 4
+
+
+BATCH_METHODS = [
+    ("default", {}),
+    ("pursuit", dict(method="pursuit")),
+    ("centroid", dict(method="centroid")),
+    ("mmr", dict(method="mmr")),
+]
 
 
 def test_batch_equals_single(fixture):
@@ -109,16 +254,16 @@ def test_batch_equals_single(fixture):
     pools = [fixture.pool(i) for i in range(n)]  # pool sizes differ
     singles = {
         name: [mempursuit.select(queries[i], pools[i], 10, **kw) for i in range(n)]
-        for name, kw in [("pursuit", {}), ("centroid", dict(method="centroid")), ("mmr", dict(method="mmr"))]
+        for name, kw in BATCH_METHODS
     }
     for threads in (None, 1, 2, 3):
-        for name, kw in [("pursuit", {}), ("centroid", dict(method="centroid")), ("mmr", dict(method="mmr"))]:
+        for name, kw in BATCH_METHODS:
             batch = mempursuit.select_batch(queries, pools, 10, threads=threads, **kw)
             assert len(batch) == n
             for a, b in zip(batch, singles[name]):
                 same(a, b)
     # A sequence of queries works as well as a stacked array.
-    for a, b in zip(mempursuit.select_batch(list(queries), pools, 10), singles["pursuit"]):
+    for a, b in zip(mempursuit.select_batch(list(queries), pools, 10), singles["default"]):
         same(a, b)
     assert mempursuit.select_batch([], [], 5) == []
 
@@ -129,18 +274,24 @@ def test_batch_equals_single_stacked_relevance_and_storage(fixture):
     pools = np.stack([fixture.pool(i)[:p] for i in range(n)])
     rel = np.stack([np.linspace(1, 0, p, dtype=np.float32) ** (i + 1) for i in range(n)])
     for kw in [
-        dict(relevance=rel, gamma=0.3),
+        dict(relevance=rel),
+        dict(relevance=rel, method="pursuit", gamma=0.3),
         dict(relevance=rel, raw_relevance=True, method="centroid", gamma=0.2),
         dict(pool_order=True, method="recommended"),
         dict(storage="f16"),
         dict(storage="bf16"),
+        dict(storage="int8"),
+        dict(storage="int8", method="pursuit"),
+        dict(storage="int8", method="mmr"),
+        dict(method="pursuit", dependent_picks="skip", adaptive=True),
     ]:
-        batch = mempursuit.select_batch(fixture.queries[:n], pools, 8, threads=2, **kw)
-        for i in range(n):
-            single_kw = dict(kw)
-            if "relevance" in kw:
-                single_kw["relevance"] = rel[i]
-            same(batch[i], mempursuit.select(fixture.queries[i], pools[i], 8, **single_kw))
+        for stack in (pools, pools.astype(np.float16)):
+            batch = mempursuit.select_batch(fixture.queries[:n], stack, 8, threads=2, **kw)
+            for i in range(n):
+                single_kw = dict(kw)
+                if "relevance" in kw:
+                    single_kw["relevance"] = rel[i]
+                same(batch[i], mempursuit.select(fixture.queries[i], stack[i], 8, **single_kw))
 
 
 def test_selector_reuse(fixture):
@@ -165,6 +316,9 @@ def test_relevance_modes(fixture):
     cos = np.sort(pool @ q)[::-1].astype(np.float32)
     opts = dict(method="centroid", gamma=0.3)
     a = mempursuit.select(q, pool, 8, pool_order=True, **opts)
+    # Scores by rank are the default for every method but the recommended
+    # setting, which always uses them by rank.
+    same(mempursuit.select(q, pool, 8, relevance=scores), mempursuit.select(q, pool, 8, pool_order=True))
     for kw in (dict(relevance=scores), dict(relevance=scores * 1000 - 7)):
         same(mempursuit.select(q, pool, 8, **opts, **kw), a)
     # (NumPy's cosines differ from the core's in the last bits: picks only.)
@@ -208,7 +362,7 @@ def bf16_round(x):
 def test_storage_equals_f32_on_rounded_values(fixture):
     for i in range(0, 24, 4):
         q, pool = fixture.queries[i], fixture.pool(i)
-        for method in ("pursuit", "centroid", "topk", "mmr"):
+        for method in mempursuit.METHODS:
             f16 = mempursuit.select(q, pool, 10, method=method, storage="f16")
             ref = mempursuit.select(q, pool.astype(np.float16).astype(np.float32), 10, method=method)
             same(f16, ref)
@@ -216,6 +370,12 @@ def test_storage_equals_f32_on_rounded_values(fixture):
             same(mempursuit.select(q, pool.astype(np.float16), 10, method=method, storage="f16"), ref)
             bf = mempursuit.select(q, pool, 10, method=method, storage="bf16")
             same(bf, mempursuit.select(q, bf16_round(pool), 10, method=method))
+            # float16 input under f32 storage: widened exactly.
+            same(mempursuit.select(q, pool.astype(np.float16), 10, method=method), ref)
+            # int8: the f32 selection (but for the certificate's count).
+            int8 = mempursuit.select(q, pool, 10, method=method, storage="int8")
+            f32 = mempursuit.select(q, pool, 10, method=method)
+            same(int8, f32, verified=False)
 
 
 def test_non_unit_inputs_are_cosines(fixture):
@@ -241,9 +401,10 @@ def test_input_not_modified(fixture, make):
     before_pool, before_q = pool.copy(), q.copy()
     rel = np.linspace(1, 0, pool.shape[0], dtype=np.float32)
     before_rel = rel.copy()
-    mempursuit.select(q, pool, 10, relevance=rel, gamma=0.5)
-    mempursuit.select_batch([q], [pool], 10, relevance=[rel], gamma=0.5)
-    mempursuit.select(q, pool, 10, storage="f16")
+    mempursuit.select(q, pool, 10, relevance=rel, method="centroid", gamma=0.5)
+    mempursuit.select_batch([q], [pool], 10, relevance=[rel], method="centroid", gamma=0.5)
+    for storage in ("f16", "bf16", "int8"):
+        mempursuit.select(q, pool, 10, relevance=rel, storage=storage)
     np.testing.assert_array_equal(pool, before_pool)
     np.testing.assert_array_equal(q, before_q)
     np.testing.assert_array_equal(rel, before_rel)
@@ -272,14 +433,15 @@ NO_COPY_SCRIPT = textwrap.dedent(
 
     P, d = 32768, 1024  # 128 MiB of float32
     dtype = np.dtype(sys.argv[1])
+    storage = sys.argv[2]
     rng = np.random.default_rng(0)
     pool = np.empty((P, d), dtype)
     for i in range(0, P, 4096):  # fill in blocks: no full-size temporary
         pool[i:i + 4096] = rng.standard_normal((4096, d), dtype=np.float32)
     q = rng.standard_normal(d).astype(np.float32)
-    mempursuit.select(q, pool[:8], 2)  # load everything once
+    mempursuit.select(q, pool[:8], 2, storage=storage)  # load everything once
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    sel = mempursuit.select(q, pool, 4)
+    sel = mempursuit.select(q, pool, 4, storage=storage)
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print((after - before) * 1024)  # ru_maxrss is in KiB on Linux
     """
@@ -287,17 +449,23 @@ NO_COPY_SCRIPT = textwrap.dedent(
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB is Linux's")
-def test_float32_input_is_not_copied():
-    def growth(dtype):
+def test_float32_and_float16_input_is_not_copied():
+    def growth(dtype, storage):
         out = subprocess.run(
-            [sys.executable, "-c", NO_COPY_SCRIPT, dtype], capture_output=True, text=True, check=True
+            [sys.executable, "-c", NO_COPY_SCRIPT, dtype, storage], capture_output=True, text=True, check=True
         )
         return int(out.stdout.strip())
 
     mib = 1 << 20
-    borrowed = growth("float32")
+    borrowed = growth("float32", "f32")
     assert borrowed < 16 * mib, f"float32 input raised peak memory by {borrowed / mib:.1f} MiB"
-    converted = growth("float64")  # 256 MiB pool -> one 128 MiB float32 copy
+    borrowed = growth("float16", "f16")  # a 64 MiB float16 pool, used as is
+    assert borrowed < 16 * mib, f"float16 input under storage f16 raised peak memory by {borrowed / mib:.1f} MiB"
+    # The control: the measurement sees the one documented copy. (Not the
+    # 64 MiB float16 copy of a float32 pool under storage f16: measured at
+    # 67 MiB alone but as little as 8 MiB after the framework tests ran in
+    # the same session, so it is no reliable control.)
+    converted = growth("float64", "f32")  # 256 MiB pool -> one 128 MiB float32 copy
     assert converted > 100 * mib, f"float64 input raised peak memory by only {converted / mib:.1f} MiB"
 
 

@@ -61,7 +61,7 @@ def test_embedded_check_orders_equal_rust(native_orders):
     query, state = xorshift_fill(0x2545F491, ref["d"])
     pool, _ = xorshift_fill(state, ref["p"] * ref["d"])
     pool = pool.reshape(ref["p"], ref["d"])
-    assert mempursuit.select(query, pool, ref["k"]).picks.tolist() == ref["pursuit"]
+    assert mempursuit.select(query, pool, ref["k"], method="pursuit").picks.tolist() == ref["pursuit"]
     assert mempursuit.select(query, pool, ref["k"], method="topk").picks.tolist() == ref["topk"]
 
 
@@ -71,14 +71,15 @@ def test_fixture_orders_equal_rust_from_float64_and_fortran(fixture, native_orde
     entry = native_orders["fixture"]["queries"][0]
     q, pool = fixture.queries[0], fixture.pool(0)
     for p in (pool.astype(np.float64), np.asfortranarray(pool), pool.tolist()):
-        assert mempursuit.select(q, p, 10).picks.tolist() == entry["pursuit"]
-    assert mempursuit.select(q.astype(np.float64), pool, 10).picks.tolist() == entry["pursuit"]
+        assert mempursuit.select(q, p, 10, method="pursuit").picks.tolist() == entry["pursuit"]
+    assert mempursuit.select(q.astype(np.float64), pool, 10, method="pursuit").picks.tolist() == entry["pursuit"]
 
 
 @pytest.mark.parametrize("k", [0, 1, 3, 5])
 def test_prefixes(fixture, native_orders, k):
-    """Every prefix is the selection for that smaller budget (fixed budget)."""
+    """Every prefix of paper mode's picks is the selection for that smaller
+    budget (fixed budget)."""
     for entry in native_orders["fixture"]["queries"][:6]:
         i = entry["row"]
-        sel = mempursuit.select(fixture.queries[i], fixture.pool(i), k)
+        sel = mempursuit.select(fixture.queries[i], fixture.pool(i), k, method="pursuit")
         assert sel.picks.tolist() == entry["pursuit"][:k]

@@ -20,13 +20,25 @@ USAGE = textwrap.dedent(
 
     q = np.ones(4, np.float32)
     pool = np.eye(4, dtype=np.float32)
+    sel = mempursuit.select(q, pool, 2)
     sel = mempursuit.select(q, pool, 2, method="centroid", gamma=0.5, relevance=[1, 2, 3, 4])
     picks: npt.NDArray[np.int64] = sel.picks
     weights: npt.NDArray[np.float64] = sel.weights
+    skipped: npt.NDArray[np.int64] = sel.skipped
     reason: str = sel.stop_reason
-    batch: list[mempursuit.Selection] = mempursuit.select_batch([q], [pool], 2, threads=2)
+    batch: list[mempursuit.Selection] = mempursuit.select_batch([q], [pool], 2, threads=2, storage="int8")
     selector = mempursuit.Selector(max_pool=16, max_budget=4)
-    n: int = len(selector.select(q, pool, 1, storage="f16", adaptive=True))
+    n: int = len(selector.select(q, pool, 1, method="pursuit", storage="f16", adaptive=True))
+    options: dict[str, object] = {"method": "mmr", "mmr_lambda": 0.3}
+    mempursuit.select(q, pool, 2, method=None, dependent_picks=None)
+    kinds: list[str] = [info["type"] for info in mempursuit.OPTIONS.values()]
+    names: tuple[str, ...] = mempursuit.METHODS
+    try:
+        mempursuit.select(q, pool, 2, method="pursuit", gamma=2.0)
+    except mempursuit.CapacityError as e:
+        kind: str = e.kind
+    except mempursuit.MemPursuitError as e:
+        kind = e.kind
     """
 )
 
@@ -40,7 +52,10 @@ def run(args, tmp_path):
 
 
 def test_stubtest(tmp_path):
-    out = run(["mypy.stubtest", "mempursuit"], tmp_path)
+    # The compiled module, whose stubs these are. Not "mempursuit": stubtest
+    # walks every submodule, and mempursuit.integrations.* import optional
+    # frameworks (and would make mypy analyse their sources, about a minute).
+    out = run(["mypy.stubtest", "mempursuit._mempursuit"], tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
 
 

@@ -20,9 +20,14 @@
 //!
 //!     let mut selector = Selector::new(); // reuse it across queries
 //!     let input = Input::new(&query, &pool);
-//!     let sel = selector.select(&input, 2, &Method::Pursuit(PursuitOptions::default()))?;
+//!     // The recommended setting (the default): no tuning.
+//!     let sel = selector.select(&input, 2, &Method::default())?;
 //!     assert_eq!(sel.picks, [0, 2]); // A, then the missing fact B
 //!     assert!((sel.weights.iter().sum::<f64>() - 1.0).abs() < 1e-9); // on the simplex
+//!
+//!     // The paper's method, by name: the same picks here.
+//!     let paper = selector.select(&input, 2, &Method::Pursuit(PursuitOptions::PAPER))?;
+//!     assert_eq!(paper.picks, [0, 2]);
 //!
 //!     let top = selector.select(&input, 2, &Method::TopK(Default::default()))?;
 //!     assert_eq!(top.picks, [0, 1]); // A and its paraphrase
@@ -70,12 +75,16 @@
 
 pub use mempursuit_core::*;
 
+mod call;
 mod int8;
 #[cfg(feature = "npy")]
 pub mod npy;
 mod selector;
+pub mod spec;
 
-pub use selector::{ReserveError, Selection, Selector};
+pub use call::{CallError, Pool, StorageError};
+pub use selector::{ReserveError, Selection, Selector, STEP_FIELDS};
+pub use spec::{MethodName, SelectSpec, SpecError, Storage};
 
 pub use int8::Int8Candidates;
 pub mod parallel;
@@ -86,3 +95,15 @@ pub mod synth;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The examples of the documents under docs/ that have Rust blocks, compiled
+/// and run as doctests (`tests/readme.rs` checks that none is left out).
+#[cfg(doctest)]
+pub mod docs_doctests {
+    /// docs/METHODS.md.
+    #[doc = include_str!("../../docs/METHODS.md")]
+    pub struct Methods;
+    /// docs/RUST.md.
+    #[doc = include_str!("../../docs/RUST.md")]
+    pub struct Rust;
+}

@@ -1,9 +1,28 @@
 //! A heap-backed, reusable workspace and owned results.
 
 use mempursuit_core::{
-    Element, Error, Executor, Input, Method, ScratchSize, SelectionView, Serial, Step, StopReason,
-    Workspace,
+    Element, Error, Executor, Input, Int8Passes, Method, ScratchBuffers, ScratchKind, ScratchSize,
+    SelectionView, Serial, Step, StopReason, Workspace,
 };
+
+/// The fields of one step ([`Step`]) as every binding exposes them, in
+/// order: snake_case in Rust, Python and JSON, the same words in camelCase
+/// in JavaScript (`residualSq`). `refit` is the status's name
+/// ([`RefitStatus::as_str`](mempursuit_core::RefitStatus::as_str)).
+pub const STEP_FIELDS: [&str; 12] = [
+    "index",
+    "score",
+    "residual_sq",
+    "improvement",
+    "fw_gap",
+    "nu",
+    "free_size",
+    "solver_iterations",
+    "filled",
+    "dependent",
+    "refit",
+    "verified",
+];
 
 /// An owned selection: picks in entry order, weights (empty for the
 /// baselines), one [`Step`] per pick, the stop reason, excluded rows and
@@ -140,6 +159,7 @@ pub struct Selector {
     f32s: Vec<f32>,
     f64s: Vec<f64>,
     indices: Vec<usize>,
+    flags: Vec<u8>,
     steps: Vec<Step>,
     max_pool: usize,
     max_budget: usize,
@@ -150,6 +170,7 @@ impl std::fmt::Debug for Selector {
         let bytes = std::mem::size_of_val(self.f32s.as_slice())
             + std::mem::size_of_val(self.f64s.as_slice())
             + std::mem::size_of_val(self.indices.as_slice())
+            + self.flags.len()
             + std::mem::size_of_val(self.steps.as_slice());
         f.debug_struct("Selector")
             .field("max_pool", &self.max_pool)
@@ -215,6 +236,7 @@ impl Selector {
         grow(&mut self.f32s, need.f32s, 0.0).map_err(|()| error(bytes))?;
         grow(&mut self.f64s, need.f64s, 0.0).map_err(|()| error(bytes))?;
         grow(&mut self.indices, need.indices, 0).map_err(|()| error(bytes))?;
+        grow(&mut self.flags, need.flags, 0).map_err(|()| error(bytes))?;
         grow(&mut self.steps, need.steps.max(1), Step::default()).map_err(|()| error(bytes))?;
         self.max_pool = pool;
         self.max_budget = budget;
@@ -249,12 +271,16 @@ impl Selector {
 
     fn view(&mut self) -> Workspace<'_> {
         Workspace::from_buffers(
+            ScratchKind::Int8,
             self.max_pool,
             self.max_budget,
-            &mut self.f32s,
-            &mut self.f64s,
-            &mut self.indices,
-            &mut self.steps,
+            ScratchBuffers {
+                f32s: &mut self.f32s,
+                f64s: &mut self.f64s,
+                indices: &mut self.indices,
+                flags: &mut self.flags,
+                steps: &mut self.steps,
+            },
         )
         .expect("buffers sized by ScratchSize::for_capacity")
     }
@@ -319,17 +345,18 @@ impl Selector {
     /// on `input` with the int8 copy `pool` of its candidates: the f32
     /// pursuit's selection ([`Method::Pursuit`] with the same `options`), bit
     /// for bit but for [`Step::verified`](mempursuit_core::Step::verified),
-    /// with every pick's pass reading int8 codes.
+    /// with every pick's pass reading int8 codes where that is faster.
     ///
     /// # When it pays
-    /// The passes read a quarter of the bytes, but verifying the candidates
-    /// that might win costs extra f32 dot products. It pays when the f32
-    /// candidates do not fit in the core's L2 cache together with the int8
-    /// ones (P = 500, d = 1536, 3 MiB of f32: about a quarter to 0.3 of the
-    /// f32 pursuit's time); with a pool that fits (P = 200, d = 384) it
-    /// gains little or nothing, and on small pools (P ≈ 40) it is slower.
-    /// The measurements and their commands: BENCHMARKS.md, "Certified int8
-    /// pursuit".
+    /// The int8 passes read a quarter of the bytes, but verifying the
+    /// candidates that might win costs extra f32 dot products, and only an
+    /// int8 dot-product instruction (AVX-512 VNNI, AVX-VNNI) makes the int8
+    /// pass cheaper per byte. So this runs them only on a CPU with VNNI and
+    /// f32 rows that do not fit in its L2 cache (P = 500, d = 1536, 3 MiB
+    /// of f32: about a quarter to 0.3 of the f32 pursuit's time), and the
+    /// f32 pursuit elsewhere ([`Int8Passes::uses_int8`](mempursuit_core::Int8Passes::uses_int8));
+    /// [`Selector::select_int8_using`] chooses. The measurements and their
+    /// commands: BENCHMARKS.md, "Certified int8 pursuit".
     ///
     /// # Errors
     /// The core's input errors, and [`Error::Int8Length`] when `pool` does
@@ -341,9 +368,35 @@ impl Selector {
         budget: usize,
         options: &mempursuit_core::PursuitOptions,
     ) -> Result<Selection, Error> {
+        self.select_int8_using(input, pool, budget, options, Int8Passes::Auto)
+    }
+
+    /// [`Selector::select_int8`] with the passes chosen by the caller
+    /// (`Int8Passes::Int8` always streams the int8 codes).
+    ///
+    /// # Errors
+    /// As [`Selector::select_int8`].
+    pub fn select_int8_using(
+        &mut self,
+        input: &Input<'_>,
+        pool: &crate::Int8Candidates,
+        budget: usize,
+        options: &mempursuit_core::PursuitOptions,
+        passes: Int8Passes,
+    ) -> Result<Selection, Error> {
         let p = input.pool_size().unwrap_or(0);
         let mut ws = self.workspace(p, budget.min(p));
-        Ok(mempursuit_core::pursuit_int8(input, &pool.view(), budget, options, &mut ws)?.into())
+        let view = pool.view();
+        Ok(mempursuit_core::pursuit_int8_using(
+            input,
+            &view,
+            budget,
+            options,
+            passes,
+            &mut ws,
+            &mut mempursuit_core::Serial,
+        )?
+        .into())
     }
 }
 
@@ -368,6 +421,13 @@ pub struct ReserveError {
     /// The scratch size in bytes ([`ScratchSize::bytes`]), or `None` if it
     /// overflows `usize` (the shape cannot exist on this target).
     pub bytes: Option<usize>,
+}
+
+impl ReserveError {
+    /// [`ErrorKind::Capacity`](mempursuit_core::ErrorKind::Capacity).
+    pub const fn kind(&self) -> mempursuit_core::ErrorKind {
+        mempursuit_core::ErrorKind::Capacity
+    }
 }
 
 impl std::fmt::Display for ReserveError {

@@ -783,7 +783,9 @@ pub fn check_differential_int8(
         relevance,
         fam,
         tol,
-        &mut |input, k| selector.select_int8(input, codes, k, &options),
+        &mut |input, k| {
+            selector.select_int8_using(input, codes, k, &options, mempursuit::Int8Passes::Int8)
+        },
     )
 }
 
@@ -810,7 +812,7 @@ pub fn check_int8_certified(
     let mut selector = Selector::new();
     let int8 = |selector: &mut Selector, k: usize| {
         selector
-            .select_int8(&input, codes, k, &options)
+            .select_int8_using(&input, codes, k, &options, mempursuit::Int8Passes::Int8)
             .map_err(|e| format!("core error: {e}"))
     };
     let full = int8(&mut selector, budget)?;

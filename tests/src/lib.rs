@@ -13,3 +13,4 @@ pub mod checks;
 pub mod fixture;
 pub mod random;
 pub mod reference;
+pub mod scratch;

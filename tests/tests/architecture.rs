@@ -138,3 +138,191 @@ fn architecture_md_names_only_what_exists() {
         missing.join("\n")
     );
 }
+
+/// The modules of `core/src` import each other without a circle, so each
+/// can be read (and changed) after the ones it uses.
+///
+/// The graph: one node per module file (`core/src/x.rs` is `x`,
+/// `core/src/kernels/mod.rs` is `kernels`, `core/src/kernels/y.rs` is
+/// `kernels::y`); an edge for every `crate::path` (resolved to the longest
+/// module prefix, or through the crate root's `pub use` to the defining
+/// module), every `super::sibling` and every `child::` path in a `mod.rs`,
+/// outside comments and `#[cfg(test)]` modules. A child module's use of its
+/// parent's own items (`super::Item`) is the module tree itself, not an
+/// import, and is not an edge.
+#[test]
+fn core_modules_import_no_circle() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let src = repo_root().join("core/src");
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).expect("core/src").flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let rel = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let module = rel
+                .trim_end_matches(".rs")
+                .trim_end_matches("/mod")
+                .replace('/', "::");
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Leave out the unit tests and every comment line.
+            let text = text.split("#[cfg(test)]\nmod tests").next().unwrap();
+            let code: String = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .map(|l| l.split(" // ").next().unwrap())
+                .collect::<Vec<_>>()
+                .join("\n");
+            files.insert(module, code);
+        }
+    }
+    files.remove("lib");
+    let modules: BTreeSet<String> = files.keys().cloned().collect();
+    // The crate root's re-exports: name → defining module.
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let mut reexport: BTreeMap<String, String> = BTreeMap::new();
+    for stmt in lib.split(';') {
+        let Some(rest) = stmt.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let (module, names) = match rest.split_once("::{") {
+            Some((m, n)) => (m.to_string(), n.trim_end_matches('}').to_string()),
+            None => match rest.rsplit_once("::") {
+                Some((m, n)) => (m.to_string(), n.to_string()),
+                None => continue,
+            },
+        };
+        for name in names.split(',') {
+            let name = name.trim();
+            if !name.is_empty() {
+                reexport.insert(name.to_string(), module.clone());
+            }
+        }
+    }
+    // The longest module named by a path of `::` segments.
+    let resolve = |segments: &[&str]| -> Option<String> {
+        for n in (1..=segments.len()).rev() {
+            let m = segments[..n].join("::");
+            if modules.contains(&m) {
+                return Some(m);
+            }
+        }
+        reexport
+            .get(segments[0])
+            .map(|m| m.split("::").take(2).collect::<Vec<_>>().join("::"))
+            .and_then(|m| {
+                let parts: Vec<&str> = m.split("::").collect();
+                (1..=parts.len())
+                    .rev()
+                    .map(|n| parts[..n].join("::"))
+                    .find(|m| modules.contains(m))
+            })
+    };
+    let path_after = |code: &str, at: usize| -> Vec<String> {
+        code[at..]
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .next()
+            .unwrap_or("")
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code) in &files {
+        let parent = module.rsplit_once("::").map(|(p, _)| p.to_string());
+        let mut add = |to: Option<String>| {
+            if let Some(to) = to.filter(|t| t != module) {
+                edges.entry(module.clone()).or_default().insert(to);
+            }
+        };
+        for (at, _) in code.match_indices("crate::") {
+            let segs = path_after(code, at + "crate::".len());
+            let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+            if !segs.is_empty() {
+                add(resolve(&segs));
+            }
+        }
+        for (at, _) in code.match_indices("super::") {
+            let segs = path_after(code, at + "super::".len());
+            let base = parent.clone().unwrap_or_default();
+            if let Some(first) = segs.first() {
+                let sibling = if base.is_empty() {
+                    first.clone()
+                } else {
+                    format!("{base}::{first}")
+                };
+                if modules.contains(&sibling) {
+                    add(Some(sibling));
+                }
+            }
+        }
+        // A parent module's paths into its children.
+        for child in modules
+            .iter()
+            .filter(|m| m.rsplit_once("::").map(|(p, _)| p) == Some(module.as_str()))
+        {
+            let name = child.rsplit("::").next().unwrap();
+            let pat = format!("{name}::");
+            let used = code.match_indices(&pat).any(|(at, _)| {
+                at == 0
+                    || !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':')
+            });
+            if used {
+                add(Some(child.clone()));
+            }
+        }
+    }
+    // Depth-first search for a circle.
+    fn visit(
+        m: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match state.get(m) {
+            Some(1) => {
+                let start = path.iter().position(|x| x == m).unwrap();
+                let mut circle = path[start..].to_vec();
+                circle.push(m.to_string());
+                return Some(circle);
+            }
+            Some(_) => return None,
+            None => {}
+        }
+        state.insert(m.to_string(), 1);
+        path.push(m.to_string());
+        for to in edges.get(m).into_iter().flatten() {
+            if let Some(c) = visit(to, edges, state, path) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        state.insert(m.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for m in &modules {
+        if let Some(circle) = visit(m, &edges, &mut state, &mut Vec::new()) {
+            panic!("import circle in core/src: {}", circle.join(" → "));
+        }
+    }
+    // The graph really was read: the pursuit imports the solver, and the
+    // int8 dispatch its x86 kernels.
+    assert!(edges["pursuit"].contains("solver"), "{edges:?}");
+    assert!(
+        edges["kernels::int8"].contains("kernels::int8_x86"),
+        "{edges:?}"
+    );
+}

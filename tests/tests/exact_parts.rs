@@ -76,7 +76,13 @@ fn residual_is_accurate_at_a_residual_norm_of_1e_4() {
         .select(&Input::new(&q, &pool), 3, &Method::Pursuit(o))
         .unwrap();
     let i8sel = sel
-        .select_int8(&Input::new(&q, &pool), &i8pool, 3, &o)
+        .select_int8_using(
+            &Input::new(&q, &pool),
+            &i8pool,
+            3,
+            &o,
+            mempursuit::Int8Passes::Int8,
+        )
         .unwrap();
     for s in [&f32sel, &i8sel] {
         let mut picks = s.picks.clone();
@@ -157,7 +163,9 @@ fn int8_equals_f32_on_scaled_excluded_and_duplicate_rows() {
         for o in option_sets() {
             let mut sel = Selector::new();
             let a = sel.select(&input, 15, &Method::Pursuit(o)).unwrap();
-            let b = sel.select_int8(&input, &i8pool, 15, &o).unwrap();
+            let b = sel
+                .select_int8_using(&input, &i8pool, 15, &o, mempursuit::Int8Passes::Int8)
+                .unwrap();
             assert_eq!(a.picks, b.picks, "seed {seed} {o:?}");
             assert_eq!(b.excluded, vec![7]);
             assert!(!b.picks.contains(&7));
@@ -285,7 +293,9 @@ fn int8_selection_is_the_f32_selection_bit_for_bit() {
                 let mut sel = Selector::new();
                 let k = 20.min(p);
                 let a = sel.select(&input, k, &Method::Pursuit(o)).unwrap();
-                let b = sel.select_int8(&input, &i8pool, k, &o).unwrap();
+                let b = sel
+                    .select_int8_using(&input, &i8pool, k, &o, mempursuit::Int8Passes::Int8)
+                    .unwrap();
                 same_selection(&b, &a).unwrap_or_else(|e| panic!("seed {seed} {o:?}: {e}"));
                 verified += b.steps.iter().map(|s| s.verified as u64).sum::<u64>();
                 skipped += b.skipped.len();
@@ -298,4 +308,98 @@ fn int8_selection_is_the_f32_selection_bit_for_bit() {
     assert_eq!(compared, 24 * 3 * 6);
     // Every branch ran.
     assert!(verified > 0 && skipped > 0 && filled > 0 && dependent > 0);
+}
+
+/// The certificate holds for every finite code and scale the constructor
+/// accepts: codes ±127 and 0 with scales from 1e-30 to f32::MAX (so that
+/// s·c and the int8 Gram entries would overflow f32), beside well-coded
+/// rows. Such a row is approximated by 0 instead (its approximation is no
+/// closer than that), so the int8 pursuit still makes every pick of the f32
+/// pursuit, bit for bit, under every option set (before, an overflowed
+/// entry made the row unavailable: fewer picks than f32).
+#[test]
+fn int8_certificate_holds_for_every_finite_code_and_scale() {
+    use mempursuit_tests::checks::same_selection;
+    let (p, d) = (24, 16);
+    let mut wild_rows = 0;
+    for seed in 0..6u64 {
+        let (q, pool) = random::clustered_pool(900 + seed, p, d, 4, 0.3);
+        let good = Int8Candidates::quantize(&pool, d).unwrap();
+        let mut codes = good.view().codes().to_vec();
+        let mut scales = good.view().scales().to_vec();
+        for i in 0..p {
+            let (c, s) = match (i + seed as usize) % 6 {
+                0 => (127i8, f32::MAX),
+                1 => (-127, 1e30),
+                2 => (0, f32::MAX),
+                3 => (127, 1e-30),
+                _ => continue,
+            };
+            codes[i * d..(i + 1) * d]
+                .iter_mut()
+                .enumerate()
+                .for_each(|(k, x)| *x = if k % 3 == 0 { c } else { -c });
+            scales[i] = s;
+            wild_rows += 1;
+        }
+        let wild = Int8Candidates::from_codes(&pool, d, codes, scales).unwrap();
+        for o in option_sets() {
+            let input = Input::new(&q, &pool);
+            let mut sel = Selector::new();
+            let a = sel.select(&input, p, &Method::Pursuit(o)).unwrap();
+            let b = sel
+                .select_int8_using(&input, &wild, p, &o, mempursuit::Int8Passes::Int8)
+                .unwrap();
+            assert_eq!(b.picks.len(), a.picks.len(), "seed {seed} {o:?}");
+            same_selection(&b, &a).unwrap_or_else(|e| panic!("seed {seed} {o:?}: {e}"));
+            assert!(b.steps.iter().skip(1).any(|s| s.verified > 0));
+        }
+    }
+    assert!(wild_rows >= 6 * 16);
+}
+
+/// `Int8Passes`: `Int8` always streams the int8 codes (certified argmax:
+/// some pick verifies candidates), `F32` never (every `verified` is 0),
+/// and `Auto` follows its documented rule (a CPU with VNNI and f32 rows
+/// beyond L2); all three give the f32 pursuit's selection.
+#[test]
+fn int8_passes_choose_the_path_and_never_the_result() {
+    use mempursuit::kernels::int8::{has_int8_dot_instruction, l2_cache_bytes};
+    use mempursuit::Int8Passes;
+    use mempursuit_tests::checks::same_selection;
+    assert!(
+        l2_cache_bytes() >= 64 << 10,
+        "{} bytes of L2",
+        l2_cache_bytes()
+    );
+    for (p, d) in [(40, 24), (10, 40_000)] {
+        let (q, pool) = random::clustered_pool(77, p, d, 4, 0.3);
+        let codes = Int8Candidates::quantize(&pool, d).unwrap();
+        let input = Input::new(&q, &pool);
+        let o = PursuitOptions::default();
+        let mut sel = Selector::new();
+        let want = sel.select(&input, 8, &Method::Pursuit(o)).unwrap();
+        let fits = p * d * 4 <= l2_cache_bytes();
+        assert_eq!(
+            Int8Passes::Auto.uses_int8(p, d),
+            has_int8_dot_instruction() && !fits
+        );
+        assert!(Int8Passes::Int8.uses_int8(p, d) && !Int8Passes::F32.uses_int8(p, d));
+        for passes in [Int8Passes::Auto, Int8Passes::Int8, Int8Passes::F32] {
+            let got = sel
+                .select_int8_using(&input, &codes, 8, &o, passes)
+                .unwrap();
+            same_selection(&got, &want).unwrap_or_else(|e| panic!("{passes:?}: {e}"));
+            let verified: u32 = got.steps.iter().map(|s| s.verified).sum();
+            assert_eq!(
+                verified > 0,
+                passes.uses_int8(p, d),
+                "{passes:?} P={p} d={d}"
+            );
+        }
+        // The default entry point is Auto.
+        let auto = sel.select_int8(&input, &codes, 8, &o).unwrap();
+        let verified: u32 = auto.steps.iter().map(|s| s.verified).sum();
+        assert_eq!(verified > 0, Int8Passes::Auto.uses_int8(p, d));
+    }
 }

@@ -18,7 +18,7 @@ use mempursuit::{
 use mempursuit_tests::checks::cases::{
     decode, BadInputCase, CoverageCase, DifferentialCase, KktCase,
 };
-use mempursuit_tests::checks::parsers::{check_dataset, check_npy, split_dataset};
+use mempursuit_tests::checks::parsers::{check_dataset, check_npy, check_spec, split_dataset};
 use mempursuit_tests::checks::RelevanceSpec;
 
 fn fuzz_dir() -> PathBuf {
@@ -78,6 +78,30 @@ fn replay_npy() {
 fn replay_dataset() {
     let n = replay("dataset", |b| Some(check_dataset(b)));
     assert!(n >= 5, "only {n} dataset inputs replayed");
+}
+
+#[test]
+fn replay_spec() {
+    let n = replay("spec", |b| Some(check_spec(b)));
+    assert!(n >= 8, "only {n} spec inputs replayed");
+}
+
+/// The `spec` seeds mean what they say: the text and JSON forms parse, and
+/// the one that names an option of another method is refused when built.
+#[test]
+fn spec_seeds_mean_what_they_say() {
+    use mempursuit::SelectSpec;
+    let read =
+        |name: &str| std::fs::read_to_string(fuzz_dir().join("corpus/spec").join(name)).unwrap();
+    let mmr: SelectSpec = read("seed-2-mmr").parse().unwrap();
+    assert_eq!(mmr.mmr_lambda(), Some(0.3));
+    let json: SelectSpec = serde_json::from_str(&read("seed-5-json")).unwrap();
+    assert_eq!(
+        json.to_string(),
+        "centroid,gamma=0.2,raw_relevance=true,storage=f16"
+    );
+    let bad: SelectSpec = read("seed-6-not-applicable").parse().unwrap();
+    assert!(bad.method().is_err());
 }
 
 /// The `dataset` seeds are real datasets (so the fuzzer starts from inputs

@@ -26,16 +26,23 @@ fn cosines(q: &[f32], pool: &[f32], d: usize) -> Vec<f64> {
 }
 
 /// The rank map, written independently: the candidate with the k-th
-/// largest score gets the k-th largest cosine; equal scores share the mean
-/// of their ranks' cosines.
+/// largest score gets the k-th largest cosine; equal scores are ordered by
+/// cosine, and candidates equal in both share the mean of their ranks'
+/// cosines.
 fn rank_map(scores: &[f32], b: &[f64]) -> Vec<f64> {
     let mut sorted_b = b.to_vec();
     sorted_b.sort_by(|x, y| y.total_cmp(x));
-    scores
-        .iter()
-        .map(|&s| {
-            let above = scores.iter().filter(|&&t| t > s).count();
-            let equal = scores.iter().filter(|&&t| t == s).count();
+    // Rank by score, ties by cosine; equal in both: the mean of the ranks'
+    // cosines.
+    (0..scores.len())
+        .map(|i| {
+            let (s, c) = (scores[i], b[i]);
+            let above = (0..scores.len())
+                .filter(|&j| scores[j] > s || (scores[j] == s && b[j] > c))
+                .count();
+            let equal = (0..scores.len())
+                .filter(|&j| scores[j] == s && b[j] == c)
+                .count();
             sorted_b[above..above + equal].iter().sum::<f64>() / equal as f64
         })
         .collect()
@@ -132,19 +139,49 @@ fn ranked_scores_agree_with_the_reference_on_the_mapped_relevance() {
     }
 }
 
+/// Equal scores carry no order: the query cosine orders them, so all-equal
+/// scores give exactly the cosine relevance (ρ = b) and every method picks
+/// as it does without scores.
 #[test]
-fn equal_scores_give_equal_relevance_and_the_lowest_index_wins() {
+fn equal_scores_follow_the_query() {
     let (q, pool) = random::uniform_pool(9, 8, 4);
     let flat = [2.5f32; 8];
     let mut storage = FixedWorkspace::<8, 8>::new();
     let mut ws = storage.view();
     let input = Input::new(&q, &pool).with_relevance(Relevance::RankedScores(&flat));
     let sel = top_k(&input, 8, &InputPolicy::default(), &mut ws).unwrap();
-    assert_eq!(sel.picks(), &[0, 1, 2, 3, 4, 5, 6, 7]);
-    let mean = cosines(&q, &pool, 4).iter().sum::<f64>() / 8.0;
+    let b = cosines(&q, &pool, 4);
+    let mut by_cosine: Vec<usize> = (0..8).collect();
+    by_cosine.sort_by(|&i, &j| b[j].total_cmp(&b[i]));
+    assert_eq!(sel.picks(), &by_cosine[..]);
     for s in sel.steps() {
-        assert!((s.score - mean).abs() < 1e-6, "{} vs {mean}", s.score);
+        assert!(
+            (s.score - b[s.index]).abs() < 1e-6,
+            "{} vs {}",
+            s.score,
+            b[s.index]
+        );
     }
+    // Every method: the same picks as with ρ = b.
+    let plain = Input::new(&q, &pool);
+    for m in [
+        Method::recommended(),
+        Method::Pursuit(PursuitOptions::default()),
+        Method::Pursuit(PursuitOptions::centroid(0.5)),
+        Method::TopK(InputPolicy::default()),
+        Method::Mmr(mempursuit::MmrOptions::PAPER),
+    ] {
+        let mut sel = Selector::new();
+        let a = sel.select(&input, 5, &m).unwrap();
+        let c = sel.select(&plain, 5, &m).unwrap();
+        assert_eq!(a.picks, c.picks, "{m:?}");
+    }
+    // Raw equal scores: top-K still follows the query.
+    let raw = Input::new(&q, &pool).with_relevance(Relevance::Scores(&flat));
+    let sel = Selector::new()
+        .select(&raw, 8, &Method::TopK(InputPolicy::default()))
+        .unwrap();
+    assert_eq!(sel.picks, by_cosine);
 }
 
 #[test]
@@ -323,9 +360,15 @@ fn ranked_scores_with_signed_zeros_extremes_and_excluded_rows() {
     let mut storage = FixedWorkspace::<16, 16>::new();
     let mut ws = storage.view();
     let sel = top_k(&input, 9, &policy, &mut ws).unwrap();
-    // Order: MAX, 3, 2, MIN_POSITIVE, then the three zeros by index, -1, -MAX.
-    assert_eq!(sel.picks(), &[2, 8, 9, 6, 0, 1, 5, 7, 3]);
+    // Order: MAX, 3, 2, MIN_POSITIVE, then the three zeros (signed zeros are
+    // equal) by cosine, -1, -MAX.
     let b = cosines(&q, &pool, d);
+    let mut zeros = vec![0usize, 1, 5];
+    zeros.sort_by(|&i, &j| b[j].total_cmp(&b[i]));
+    let mut want_picks = vec![2, 8, 9, 6];
+    want_picks.extend(&zeros);
+    want_picks.extend([7, 3]);
+    assert_eq!(sel.picks(), &want_picks[..]);
     let valid: Vec<usize> = (0..10).filter(|&i| i != 4).collect();
     let vs: Vec<f32> = valid.iter().map(|&i| scores[i]).collect();
     let vb: Vec<f64> = valid.iter().map(|&i| b[i]).collect();
@@ -334,9 +377,9 @@ fn ranked_scores_with_signed_zeros_extremes_and_excluded_rows() {
         let pos = valid.iter().position(|&i| i == s.index).unwrap();
         assert!((s.score - want[pos]).abs() < 1e-6, "row {}", s.index);
     }
-    // The three zeros share one value.
+    // The three zeros take three ranks, closest to the query first.
     let z: Vec<f64> = sel.steps()[4..7].iter().map(|s| s.score).collect();
-    assert!(z[0] == z[1] && z[1] == z[2]);
+    assert!(z[0] > z[1] && z[1] > z[2], "{z:?}");
     let got = Selector::new()
         .select(&input, 9, &Method::Recommended(policy))
         .unwrap();

@@ -164,7 +164,13 @@ fn run_on(
         Storage::I8 => {
             let i8pool = Int8Candidates::quantize(pool, q.len()).expect("quantizes");
             let got = sel
-                .select_int8(&Input::new(q, pool), &i8pool, k, &o)
+                .select_int8_using(
+                    &Input::new(q, pool),
+                    &i8pool,
+                    k,
+                    &o,
+                    mempursuit::Int8Passes::Int8,
+                )
                 .expect("valid input");
             // The first pick and fill picks are ρ's argmax (nothing to
             // verify); every other pick verified at least itself.
@@ -315,7 +321,9 @@ fn pursuit_with_caller_relevance_agrees_with_reference() {
             assert!((a - b).abs() <= TOL);
         }
         let i8pool = Int8Candidates::quantize(&pool, 12).unwrap();
-        let got = sel.select_int8(&input, &i8pool, 10, &o).unwrap();
+        let got = sel
+            .select_int8_using(&input, &i8pool, 10, &o, mempursuit::Int8Passes::Int8)
+            .unwrap();
         assert_eq!(got.picks, reference.picks, "int8 seed {seed}");
         for (a, b) in got.weights.iter().zip(&last.weights) {
             assert!((a - b).abs() <= TOL);

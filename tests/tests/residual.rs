@@ -9,8 +9,8 @@
 //!
 //! Step 1 is the exception: S_0 = ∅ has no simplex (q̂_0 = 0, L_0 = 1), and
 //! L_1 = ‖q − m_1‖² = 2 − 2·cos(q, m_1) exceeds 1 whenever the best cosine is
-//! below 0.5. This is what README's library example asserts, and why it
-//! does not assert L_t ≤ 1.
+//! below 0.5. This is what the library example of docs/RUST.md asserts, and
+//! why it does not assert L_t ≤ 1.
 
 use mempursuit::{Input, Method, PursuitOptions, Selection, Selector};
 use mempursuit_tests::fixture::{find, mini_candidates, Fixture};

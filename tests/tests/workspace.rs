@@ -3,10 +3,12 @@
 //! small, and reuse across calls of different shapes and methods.
 
 use mempursuit::{
-    Capacity, Error, FixedWorkspace, Input, InputPolicy, Method, MmrOptions, PursuitOptions,
-    ReserveError, ScratchBuffer, ScratchSize, Selection, Selector, Step, Workspace,
+    Capacity, CentroidWorkspace, Error, FixedWorkspace, Input, InputPolicy, Method, MmrOptions,
+    PursuitOptions, PursuitWorkspace, ReserveError, ScratchBuffer, ScratchBuffers, ScratchKind,
+    ScratchSize, Selection, Selector, TopKWorkspace, Workspace,
 };
 use mempursuit_tests::random;
+use mempursuit_tests::scratch::ScratchVecs;
 
 fn fresh(q: &[f32], pool: &[f32], k: usize, m: &Method) -> Selection {
     Selector::new().select(&Input::new(q, pool), k, m).unwrap()
@@ -79,17 +81,16 @@ fn fixed_workspace_capacity() {
 fn buffers_sized_by_scratch_size() {
     let (q, pool) = random::clustered_pool(2, 20, 8, 3, 0.3);
     let need = ScratchSize::for_capacity(20, 6).unwrap();
-    assert_eq!(need.f32s, 7 * 20 + 6 + 2 * 6 * 20);
+    // Int8 (every selector): 8P + K·P + K + K·P f32, 2K² + 10K + 4P f64,
+    // P + 2K usize.
+    assert_eq!(need.f32s, 8 * 20 + 6 * 20 + 6 + 6 * 20);
     assert_eq!(need.f64s, 2 * 6 * 6 + 10 * 6 + 4 * 20);
-    assert_eq!(need.indices, 20 + 3 * 6);
+    assert_eq!(need.indices, 20 + 2 * 6);
+    assert_eq!(need.flags, 20 + 6);
     assert_eq!(need.steps, 6);
     assert!(need.bytes() > 0);
-    let mut f32s = vec![0.0f32; need.f32s];
-    let mut f64s = vec![0.0f64; need.f64s];
-    let mut idx = vec![0usize; need.indices];
-    let mut steps = vec![Step::default(); need.steps];
-    let mut ws =
-        Workspace::from_buffers(20, 6, &mut f32s, &mut f64s, &mut idx, &mut steps).unwrap();
+    let mut bufs = ScratchVecs::new(need);
+    let mut ws = bufs.workspace(ScratchKind::Int8, 20, 6).unwrap();
     for m in methods() {
         let s = run_on(&mut ws, &q, &pool, 6, &m).unwrap();
         assert_eq!(s, fresh(&q, &pool, 6, &m));
@@ -103,32 +104,124 @@ fn buffers_sized_by_scratch_size() {
         );
     }
     // Longer buffers are fine.
-    let mut f32s = vec![0.0f32; need.f32s + 5];
-    let mut f64s = vec![0.0f64; need.f64s + 5];
-    let mut idx = vec![0usize; need.indices + 5];
-    let mut steps = vec![Step::default(); need.steps + 5];
-    let mut ws =
-        Workspace::from_buffers(20, 6, &mut f32s, &mut f64s, &mut idx, &mut steps).unwrap();
+    let mut long = ScratchVecs::new(ScratchSize {
+        f32s: need.f32s + 5,
+        f64s: need.f64s + 5,
+        indices: need.indices + 5,
+        flags: need.flags + 5,
+        steps: need.steps + 5,
+    });
+    let mut ws = long.workspace(ScratchKind::Int8, 20, 6).unwrap();
     let s = run_on(&mut ws, &q, &pool, 6, &methods()[0]).unwrap();
     assert_eq!(s, fresh(&q, &pool, 6, &methods()[0]));
+}
+
+/// Each method runs in a workspace of exactly its own kind
+/// (`ScratchSize::for_method`) with the results of a full one, and a
+/// workspace of a smaller kind refuses it before any work with an error
+/// naming both kinds.
+#[test]
+fn every_method_runs_in_its_own_kind() {
+    let (q, pool) = random::clustered_pool(4, 20, 8, 3, 0.3);
+    let all = [
+        methods().to_vec(),
+        vec![Method::recommended(), Method::default()],
+    ]
+    .concat();
+    for m in &all {
+        let kind = ScratchKind::of(m);
+        let mut bufs = ScratchVecs::new(ScratchSize::for_method(m, 20, 6).unwrap());
+        let mut ws = bufs.workspace(kind, 20, 6).unwrap();
+        assert_eq!(ws.kind(), kind);
+        assert_eq!(
+            run_on(&mut ws, &q, &pool, 6, m).unwrap(),
+            fresh(&q, &pool, 6, m)
+        );
+        for smaller in [
+            ScratchKind::TopK,
+            ScratchKind::Centroid,
+            ScratchKind::Pursuit,
+        ] {
+            if smaller >= kind {
+                continue;
+            }
+            let mut bufs = ScratchVecs::for_kind(smaller, 20, 6);
+            let mut ws = bufs.workspace(smaller, 20, 6).unwrap();
+            let e = run_on(&mut ws, &q, &pool, 6, m).unwrap_err();
+            assert_eq!(
+                e,
+                Error::WorkspaceKind {
+                    needed: kind,
+                    found: smaller
+                }
+            );
+            assert!(e.to_string().contains(kind.name()), "{e}");
+        }
+    }
+    // The certified int8 pursuit needs the int8 kind.
+    let codes = mempursuit::Int8Candidates::quantize(&pool, 8).unwrap();
+    let mut bufs = ScratchVecs::for_kind(ScratchKind::Pursuit, 20, 6);
+    let mut ws = bufs.workspace(ScratchKind::Pursuit, 20, 6).unwrap();
+    let got = mempursuit::pursuit_int8(
+        &Input::new(&q, &pool),
+        &codes.view(),
+        6,
+        &PursuitOptions::default(),
+        &mut ws,
+    );
+    assert_eq!(
+        got.unwrap_err(),
+        Error::WorkspaceKind {
+            needed: ScratchKind::Int8,
+            found: ScratchKind::Pursuit
+        }
+    );
+}
+
+/// The fixed workspaces of each kind run their methods with the results of
+/// a full one.
+#[test]
+fn fixed_workspaces_of_each_kind() {
+    let (q, pool) = random::clustered_pool(6, 30, 8, 3, 0.3);
+    let m = methods();
+    let mut topk = TopKWorkspace::<32, 8>::new();
+    assert_eq!(topk.view().kind(), ScratchKind::TopK);
+    assert_eq!(
+        run_on(&mut topk.view(), &q, &pool, 8, &m[2]).unwrap(),
+        fresh(&q, &pool, 8, &m[2])
+    );
+    let mut centroid = CentroidWorkspace::<32, 8>::new();
+    for x in [&m[1], &m[2], &m[3], &Method::recommended()] {
+        let got = run_on(&mut centroid.view(), &q, &pool, 8, x).unwrap();
+        assert_eq!(got, fresh(&q, &pool, 8, x), "{x:?}");
+    }
+    let mut qp = Box::new(PursuitWorkspace::<32, 8>::new());
+    for x in &m {
+        let got = run_on(&mut qp.view(), &q, &pool, 8, x).unwrap();
+        assert_eq!(got, fresh(&q, &pool, 8, x), "{x:?}");
+    }
 }
 
 #[test]
 fn buffers_too_small() {
     let need = ScratchSize::for_capacity(10, 4).unwrap();
-    let sizes = [need.f32s, need.f64s, need.indices, need.steps];
-    for short in 0..4 {
+    let sizes = [need.f32s, need.f64s, need.indices, need.flags, need.steps];
+    for short in 0..5 {
         let mut s = sizes;
         s[short] -= 1;
-        let mut f32s = vec![0.0f32; s[0]];
-        let mut f64s = vec![0.0f64; s[1]];
-        let mut idx = vec![0usize; s[2]];
-        let mut steps = vec![Step::default(); s[3]];
-        let got = Workspace::from_buffers(10, 4, &mut f32s, &mut f64s, &mut idx, &mut steps);
+        let mut bufs = ScratchVecs::new(ScratchSize {
+            f32s: s[0],
+            f64s: s[1],
+            indices: s[2],
+            flags: s[3],
+            steps: s[4],
+        });
+        let got = bufs.workspace(ScratchKind::Int8, 10, 4);
         let buffer = [
             ScratchBuffer::F32s,
             ScratchBuffer::F64s,
             ScratchBuffer::Indices,
+            ScratchBuffer::Flags,
             ScratchBuffer::Steps,
         ][short];
         let e = got.unwrap_err();
@@ -155,7 +248,14 @@ fn buffers_too_small() {
     // Overflowing capacities.
     assert_eq!(ScratchSize::for_capacity(usize::MAX, 2), None);
     assert_eq!(ScratchSize::for_capacity(2, usize::MAX), None);
-    let got = Workspace::from_buffers(usize::MAX, 2, &mut [], &mut [], &mut [], &mut []);
+    let empty = || ScratchBuffers {
+        f32s: &mut [],
+        f64s: &mut [],
+        indices: &mut [],
+        flags: &mut [],
+        steps: &mut [],
+    };
+    let got = Workspace::from_buffers(ScratchKind::Int8, usize::MAX, 2, empty());
     assert_eq!(
         got.unwrap_err(),
         Error::ScratchOverflow {
@@ -164,7 +264,7 @@ fn buffers_too_small() {
         }
     );
     // A zero-capacity workspace handles the empty pool.
-    let mut ws = Workspace::from_buffers(0, 0, &mut [], &mut [], &mut [], &mut []).unwrap();
+    let mut ws = Workspace::from_buffers(ScratchKind::Int8, 0, 0, empty()).unwrap();
     let q = [1.0f32, 0.0];
     let s = run_on(&mut ws, &q, &[], 3, &methods()[0]).unwrap();
     assert!(s.picks.is_empty());
@@ -242,7 +342,7 @@ fn debug_shows_shape_and_capacity_only() {
         .unwrap();
     assert_eq!(
         format!("{ws:?}"),
-        "Workspace { max_pool: 64, max_budget: 16, pool: 40, .. }"
+        "Workspace { max_pool: 64, max_budget: 16, kind: Int8, pool: 40, .. }"
     );
     let mut selector = Selector::with_capacity(200, 20);
     let bytes = ScratchSize::for_capacity(200, 20).unwrap().bytes();
@@ -253,7 +353,7 @@ fn debug_shows_shape_and_capacity_only() {
     let ws = selector.workspace(10, 3);
     assert_eq!(
         format!("{ws:?}"),
-        "Workspace { max_pool: 200, max_budget: 20, pool: 0, .. }"
+        "Workspace { max_pool: 200, max_budget: 20, kind: Int8, pool: 0, .. }"
     );
 }
 

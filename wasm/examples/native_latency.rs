@@ -14,7 +14,7 @@
 
 mod common;
 
-use mempursuit::{mmr, pursuit, top_k, Input, InputPolicy, MmrOptions, PursuitOptions, Selector};
+use mempursuit::{Input, MethodName, SelectSpec, Selector};
 use std::time::Instant;
 
 const SEED: u32 = 9000;
@@ -28,7 +28,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[i]
 }
 
-fn main() -> Result<(), mempursuit::Error> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rounds: usize = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
@@ -36,9 +36,6 @@ fn main() -> Result<(), mempursuit::Error> {
     let cases: Vec<(Vec<f32>, Vec<f32>)> =
         (0..CASES).map(|c| common::case(SEED, c, P, D)).collect();
     let mut selector = Selector::with_capacity(P, K);
-    let paper = PursuitOptions::default();
-    let centroid = PursuitOptions::centroid(0.5);
-    let policy = InputPolicy::default();
     println!(
         "native {} ({}), P = {P}, K = {K}, d = {D}, {CASES} cases x {rounds} rounds",
         std::env::consts::ARCH,
@@ -49,7 +46,15 @@ fn main() -> Result<(), mempursuit::Error> {
         }
     );
     println!("method      median_us    p10_us    p90_us   checksum");
-    for name in ["pursuit", "centroid", "topk", "mmr"] {
+    // Each method with the specification's defaults (paper mode for
+    // `pursuit`), through the core's one dispatch, as the npm package runs it.
+    for name in [
+        MethodName::Pursuit,
+        MethodName::Centroid,
+        MethodName::TopK,
+        MethodName::Mmr,
+    ] {
+        let method = SelectSpec::of(name).method()?;
         let mut times = Vec::with_capacity(rounds * CASES as usize);
         let mut checksum = 0u32;
         for round in 0..=rounds {
@@ -57,20 +62,7 @@ fn main() -> Result<(), mempursuit::Error> {
                 let input = Input::new(query, pool);
                 let mut ws = selector.workspace(P, K);
                 let start = Instant::now();
-                let sel = match name {
-                    "pursuit" => pursuit(&input, K, &paper, &mut ws)?,
-                    "centroid" => pursuit(&input, K, &centroid, &mut ws)?,
-                    "topk" => top_k(&input, K, &policy, &mut ws)?,
-                    _ => mmr(
-                        &input,
-                        K,
-                        &MmrOptions {
-                            lambda: 0.5,
-                            input: policy,
-                        },
-                        &mut ws,
-                    )?,
-                };
+                let sel = method.run(&input, K, &mut ws)?;
                 let elapsed = start.elapsed().as_secs_f64() * 1e6;
                 if round == 0 {
                     // Warm-up round: not timed, but checks the picks.
@@ -85,7 +77,8 @@ fn main() -> Result<(), mempursuit::Error> {
         }
         times.sort_by(f64::total_cmp);
         println!(
-            "{name:<10} {:>10.1} {:>9.1} {:>9.1}   {checksum}",
+            "{:<10} {:>10.1} {:>9.1} {:>9.1}   {checksum}",
+            name.as_str(),
             percentile(&times, 0.5),
             percentile(&times, 0.1),
             percentile(&times, 0.9),

@@ -2,18 +2,21 @@
 //! (`wasm/test/native.test.mjs`).
 //!
 //! Runs the selectors natively (the `mempursuit` crate's heap-backed
-//! `Selector`, default build) on
+//! `Selector` and its one specification of a call, `Selector::select_spec`)
+//! on
 //! 1. every query of a HotpotQA fixture folder (default: the committed
 //!    `cli/data/hotpotqa-mini`, 24 queries) at K = 10, and
 //! 2. eight seeded synthetic pools (P = 200, K = 20, d = 384, random unit
 //!    vectors that `wasm/synthetic.mjs` regenerates bit for bit),
 //!
-//! with paper-mode pursuit, centroid pursuit (γ = 0.5), top-K and MMR
-//! (λ = 0.5), and 3. the data of the `embedded-check/` firmware (pursuit and
-//! top-K), and prints the picks (pool-local indices, entry order) and the
-//! pursuit weights as JSON on stdout; 4. a list of invalid calls, each with
-//! its input, its options in the npm package's spelling and the native
-//! error message, which the package must throw word for word.
+//! with every method by name at its defaults (`recommended`, `pursuit`,
+//! `centroid`, `topk`, `mmr`), and 3. the data of the `embedded-check/`
+//! firmware (pursuit and top-K), and prints the picks (pool-local indices,
+//! entry order) and the weights as JSON on stdout; 4. a list of invalid
+//! calls, each with its input, its options in the npm package's spelling
+//! (camelCase keys, set through `SelectSpec::set` as the package sets them)
+//! and the native error kind and message, which the package must throw word
+//! for word.
 //!
 //! ```text
 //! cargo run -p mempursuit-wasm --example native_orders -- [FIXTURE_DIR] > target/native-orders.json
@@ -23,7 +26,8 @@
 
 mod common;
 
-use mempursuit::{npy, Input, InputPolicy, Method, MmrOptions, PursuitOptions, Selector};
+use mempursuit::spec::Value as SpecValue;
+use mempursuit::{npy, MethodName, Pool, SelectSpec, Selector};
 use serde_json::{json, Value};
 use std::error::Error;
 use std::path::PathBuf;
@@ -52,36 +56,21 @@ fn xorshift_fill(state: &mut u32, out: &mut [f32]) {
     }
 }
 
-fn methods() -> [(&'static str, Method); 4] {
-    [
-        ("pursuit", Method::Pursuit(PursuitOptions::default())),
-        ("centroid", Method::Pursuit(PursuitOptions::centroid(0.5))),
-        ("topk", Method::TopK(InputPolicy::default())),
-        (
-            "mmr",
-            Method::Mmr(MmrOptions {
-                lambda: 0.5,
-                input: InputPolicy::default(),
-            }),
-        ),
-    ]
-}
-
-/// Runs every method on one input and returns {method: picks, ...,
-/// "pursuit_weights": [...]}.
+/// Runs every method by name on one input and returns {method: picks,
+/// ..., "<method>_weights": [...] for the methods with weights}.
 fn run_all(
     sel: &mut Selector,
     query: &[f32],
     pool: &[f32],
     k: usize,
 ) -> Result<serde_json::Map<String, Value>, Box<dyn Error>> {
-    let input = Input::new(query, pool);
     let mut out = serde_json::Map::new();
-    for (name, method) in methods() {
-        let s = sel.select(&input, k, &method)?;
-        out.insert(name.into(), json!(s.picks));
-        if name == "pursuit" {
-            out.insert("pursuit_weights".into(), json!(s.weights));
+    for name in MethodName::ALL {
+        let spec = SelectSpec::of(name);
+        let s = sel.select_spec(&spec, query, Pool::F32(pool), None, k)?;
+        out.insert(name.as_str().into(), json!(s.picks));
+        if !s.weights.is_empty() {
+            out.insert(format!("{name}_weights"), json!(s.weights));
         }
     }
     Ok(out)
@@ -106,43 +95,23 @@ fn floats(v: &Value) -> Result<Vec<f32>, Box<dyn Error>> {
     items.iter().map(|x| Ok(number(x)? as f32)).collect()
 }
 
-/// The native [`Method`] for options in the npm package's spelling
-/// (`method`, `ridge`, `gamma`, `mmrLambda`, `requireUnit`), with the
-/// package's defaults.
-fn method_of(options: &Value) -> Result<Method, Box<dyn Error>> {
-    let get = |key: &str, default: f64| options.get(key).map_or(Ok(default), number);
-    let input = InputPolicy {
-        normalization: if options.get("requireUnit") == Some(&Value::Bool(true)) {
-            mempursuit::Normalization::RequireUnit
-        } else {
-            mempursuit::Normalization::Cosine
-        },
-        ..InputPolicy::default()
-    };
-    Ok(
-        match options
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or("pursuit")
-        {
-            "pursuit" => Method::Pursuit(PursuitOptions {
-                ridge: get("ridge", PursuitOptions::PAPER_RIDGE)?,
-                gamma: get("gamma", 1.0)?,
-                input,
-                ..PursuitOptions::PAPER
-            }),
-            "centroid" => Method::Pursuit(PursuitOptions {
-                input,
-                ..PursuitOptions::centroid(get("gamma", 0.5)?)
-            }),
-            "topk" => Method::TopK(input),
-            "mmr" => Method::Mmr(MmrOptions {
-                lambda: get("mmrLambda", 0.5)?,
-                input,
-            }),
-            other => return Err(format!("unknown method {other}").into()),
-        },
-    )
+/// The specification for options in the npm package's spelling, set as
+/// the package sets them: each entry by its key, numbers as numbers (the
+/// strings "NaN", "inf", "-inf" too), booleans as booleans, other strings
+/// as text.
+fn spec_of(options: &Value) -> Result<Result<SelectSpec, mempursuit::SpecError>, Box<dyn Error>> {
+    let mut spec = SelectSpec::default();
+    for (key, v) in options.as_object().ok_or("options: not an object")? {
+        let value = match v {
+            Value::Bool(b) => SpecValue::Bool(*b),
+            Value::String(s) if !matches!(s.as_str(), "NaN" | "inf" | "-inf") => SpecValue::Text(s),
+            other => SpecValue::Number(number(other)?),
+        };
+        if let Err(e) = spec.set(key, value) {
+            return Ok(Err(e));
+        }
+    }
+    Ok(Ok(spec))
 }
 
 /// Invalid calls with the native message of each.
@@ -183,7 +152,7 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             json!([2, 0]),
             unit.clone(),
             None,
-            json!({"requireUnit": true}),
+            json!({"normalization": "require_unit"}),
         ),
         (
             "shape",
@@ -218,14 +187,14 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             json!([1, 0]),
             unit.clone(),
             None,
-            json!({"gamma": 0}),
+            json!({"method": "pursuit", "gamma": 0}),
         ),
         (
             "gamma above 1",
             json!([1, 0]),
             unit.clone(),
             None,
-            json!({"gamma": 1.5}),
+            json!({"method": "pursuit", "gamma": 1.5}),
         ),
         (
             "centroid gamma NaN",
@@ -239,7 +208,7 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             json!([1, 0]),
             unit.clone(),
             None,
-            json!({"ridge": -1}),
+            json!({"method": "pursuit", "ridge": -1}),
         ),
         (
             "MMR lambda",
@@ -248,29 +217,72 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
             None,
             json!({"method": "mmr", "mmrLambda": 1.5}),
         ),
+        (
+            "unknown option",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"method": "mmr", "lambda": 0.5}),
+        ),
+        (
+            "unknown method",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"method": "bm25"}),
+        ),
+        (
+            "not applicable, camelCase",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"method": "topk", "mmrLambda": 0.3}),
+        ),
+        (
+            "a number for a name",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"storage": 16}),
+        ),
+        (
+            "text for a bool",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"method": "pursuit", "adaptive": "yes"}),
+        ),
+        (
+            "raw relevance without scores",
+            json!([1, 0]),
+            unit.clone(),
+            None,
+            json!({"method": "topk", "rawRelevance": true}),
+        ),
+        (
+            "f16 range",
+            json!([1, 0]),
+            json!([1, 0, 70000, 1]),
+            None,
+            json!({"storage": "f16"}),
+        ),
     ];
     let mut out = Vec::new();
     for (name, query, candidates, relevance, options) in cases {
         let (q, c) = (floats(&query)?, floats(&candidates)?);
         let rel = relevance.as_ref().map(floats).transpose()?;
-        let mut input = Input::new(&q, &c);
-        if let Some(r) = &rel {
-            input = input.with_relevance(mempursuit::Relevance::Scores(r));
-        }
-        let err = match sel.select(&input, 1, &method_of(&options)?) {
-            Ok(_) => return Err(format!("error case {name:?} selected without an error").into()),
-            Err(e) => e,
+        let outcome = match spec_of(&options)? {
+            Err(e) => Err((e.kind(), e.to_string())),
+            Ok(spec) => sel
+                .select_spec(&spec, &q, Pool::F32(&c), rel.as_deref(), 1)
+                .map_err(|e| (e.kind(), e.to_string())),
         };
-        let option_error = matches!(
-            err,
-            mempursuit::Error::InvalidRidge(_)
-                | mempursuit::Error::InvalidGamma(_)
-                | mempursuit::Error::InvalidMmrLambda(_)
-        );
+        let Err((kind, message)) = outcome else {
+            return Err(format!("error case {name:?} selected without an error").into());
+        };
         out.push(json!({
             "name": name, "query": query, "candidates": candidates, "relevance": relevance,
-            "k": 1, "options": options, "message": err.to_string(),
-            "code": if option_error { "option" } else { "input" },
+            "k": 1, "options": options, "message": message, "code": kind.as_str(),
         }));
     }
     Ok(out)
@@ -326,11 +338,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut pool = vec![0.0f32; EMB_P * EMB_D];
     xorshift_fill(&mut seed, &mut query);
     xorshift_fill(&mut seed, &mut pool);
-    let input = Input::new(&query, &pool);
+    let mut run = |spec: SelectSpec| sel.select_spec(&spec, &query, Pool::F32(&pool), None, EMB_K);
     let embedded = json!({
         "p": EMB_P, "d": EMB_D, "k": EMB_K,
-        "pursuit": sel.select(&input, EMB_K, &Method::Pursuit(PursuitOptions::default()))?.picks,
-        "topk": sel.select(&input, EMB_K, &Method::TopK(InputPolicy::default()))?.picks,
+        "pursuit": run(SelectSpec::paper())?.picks,
+        "topk": run(SelectSpec::top_k())?.picks,
     });
 
     let out = json!({

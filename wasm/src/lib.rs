@@ -6,46 +6,49 @@
 //! (`wasm/package.json`, `wasm/mempursuit.js`, `wasm/mempursuit.d.ts`) is
 //! the JavaScript API over it, for Node.js ≥ 18, browsers and bundlers.
 //!
-//! The selection itself is the core's single dispatch, [`Method::run`], on
-//! the workspace of a heap-backed [`mempursuit::Selector`] (grown to the
-//! largest shape seen, with allocation failures reported, not trapped):
-//! this crate only translates flags and pointers.
+//! The call is the one specification of a selector call: the options are
+//! set one by one with [`SelectSpec::set`] (keys and values as the caller
+//! wrote them, so unknown options, bad values and options that do not
+//! apply to the method are the library's own errors), and the selection is
+//! [`Selector::select_spec`]. This crate holds no method table, no default
+//! and no name of its own: the result's field names, the stop reason, the
+//! refit statuses and the error kinds reach JavaScript as text from the
+//! Rust types ([`mp_layout_ptr`]).
 //!
 //! ## Protocol
-//! 1. [`mp_selector_new`] creates a reusable selector.
-//! 2. The caller reserves input and output buffers in linear memory with
-//!    [`mp_alloc`] and writes the query (d f32) and the candidates
-//!    (row-major P × d f32) into them.
-//! 3. [`mp_select`] runs one [method](#methods) and writes the picks (u32
-//!    pool indices in entry order) and optionally the weights and per-step
-//!    records, and returns the number of picks, or a negative [error
-//!    code](#error-codes) with the message in [`mp_error_ptr`] /
-//!    [`mp_error_len`].
-//! 4. [`mp_stop_reason`], [`mp_excluded_count`] and [`mp_excluded_ptr`]
-//!    describe the last selection.
-//! 5. [`mp_free`] and [`mp_selector_free`] release the memory.
+//! 1. [`mp_layout_ptr`] / [`mp_layout_len`]: a JSON text describing the
+//!    result (see [Layout](#layout)), read once.
+//! 2. [`mp_selector_new`] creates a reusable selector.
+//! 3. [`mp_spec_reset`] and [`mp_spec_set`] (once per option) set the
+//!    specification; [`mp_alloc`] reserves buffers in linear memory for the
+//!    query (d f32), the candidates (row-major P × d f32) and the relevance
+//!    scores (P f32), which the caller writes.
+//! 4. [`mp_select`] runs the selection and returns the number of picks, or
+//!    −1 with the error's kind ([`mp_error_kind_ptr`]) and message
+//!    ([`mp_error_ptr`]).
+//! 5. [`mp_result_ptr`] / [`mp_result_len`] give field `i` of the layout's
+//!    `result` list; they stay valid until the next call on the selector.
+//! 6. [`mp_free`] and [`mp_selector_free`] release the memory.
 //!
 //! Linear memory can grow during any call that allocates ([`mp_alloc`],
-//! the first selection of a larger shape): JavaScript must re-create its
-//! typed-array views of `memory.buffer` after every call.
+//! [`mp_select`]): JavaScript must re-create its typed-array views of
+//! `memory.buffer` after every call.
 //!
-//! ## Methods
-//! | `method` | selector | parameters used |
-//! |---:|---|---|
-//! | [`METHOD_PURSUIT`] (0) | MemPursuit and its family (`ridge` = ∞: centroid pursuit) | `ridge`, `gamma`, [`FLAG_ADAPTIVE`], [`FLAG_STOP_AT_OPTIMUM`], [`FLAG_FILL_AT_OPTIMUM`] |
-//! | [`METHOD_TOP_K`] (1) | top-K by relevance | none |
-//! | [`METHOD_MMR`] (2) | maximal marginal relevance | `mmr_lambda` |
-//!
-//! ## Error codes
-//! | code | meaning |
-//! |---:|---|
-//! | [`ERR_ARGUMENT`] (−1) | a null or misaligned pointer, an output too small, a length that overflows, an unknown method or flag bits |
-//! | [`ERR_INPUT`] (−2) | an input error of the core: shape, non-finite value, zero or out-of-range norm, relevance |
-//! | [`ERR_OPTION`] (−3) | an invalid option: ridge, γ, MMR λ, stopping, tolerance |
-//! | [`ERR_CAPACITY`] (−4) | the scratch for this shape overflows the address space or cannot be allocated |
-//!
-//! The messages of [`ERR_INPUT`] and [`ERR_OPTION`] are the core's
-//! [`Error`] messages, word for word.
+//! ## Layout
+//! `{"abi": 3, "result": [{"name", "type"}...], "step_fields": [{"name",
+//! "type", "names"?}...], "error_kinds": [...], "options": [{"key", "type",
+//! "names"?}...]}`:
+//! * `result`: the fields of a selection in order, each of type `u32s`
+//!   (u32 array), `f64s` (f64 array), `steps` (f64 array, one record of
+//!   `step_fields.length` values per pick) or `name` (UTF-8 text);
+//! * `step_fields`: [`mempursuit::STEP_FIELDS`] with their types:
+//!   `integer`, `number`, `bool` (0 or 1) or `name` (an index into its
+//!   `names`);
+//! * `error_kinds`: the values [`mp_error_kind_ptr`] can take
+//!   ([`ErrorKind`] and `argument`, for a call this ABI rejects: a null or
+//!   misaligned pointer, a length that overflows, text that is not UTF-8);
+//! * `options`: [`mempursuit::spec::OPTIONS`] (key, value type, names), for
+//!   the bindings' consistency checks only.
 //!
 //! ## Determinism
 //! The core's SIMD kernels fix their reduction order and wasm `simd128` has
@@ -54,126 +57,272 @@
 //! compares them on the HotpotQA fixture).
 //!
 //! ## Versions
-//! ABI 2 replaced ABI 1's `mp_pursuit`, `mp_top_k` and `mp_mmr` (which took
-//! P instead of the candidates' length, so shape errors had to be
-//! reproduced in JavaScript) by [`mp_select`].
+//! ABI 3 replaced ABI 2's method codes, parameters and flags by the
+//! specification's options ([`mp_spec_set`]) and its caller-provided
+//! outputs by the selector's own result ([`mp_result_ptr`]). ABI 2 had
+//! replaced ABI 1's `mp_pursuit`, `mp_top_k` and `mp_mmr`.
 
 #![warn(missing_docs)]
 
+use std::sync::OnceLock;
+
+use mempursuit::spec::{OptionType, Value, OPTIONS};
 use mempursuit::{
-    AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, Method, MmrOptions, Normalization,
-    PursuitOptions, Relevance, ScratchSize, Selector, Step, StopReason, Stopping,
+    CallError, Error, ErrorKind, MethodName, Pool, RefitStatus, ScratchSize, SelectSpec, Selection,
+    Selector, Step, StopReason, STEP_FIELDS,
 };
 
 /// Version of this C ABI; bumped on every incompatible change.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
-/// A null or misaligned pointer, an output too small, a length that
-/// overflows, an unknown method or flag bits.
-pub const ERR_ARGUMENT: i32 = -1;
-/// An input error of the core (shape, non-finite value, norm, relevance).
-pub const ERR_INPUT: i32 = -2;
-/// An invalid option (ridge, γ, MMR λ, stopping, tolerance).
-pub const ERR_OPTION: i32 = -3;
-/// The scratch for this shape overflows the address space or cannot be
-/// allocated.
-pub const ERR_CAPACITY: i32 = -4;
-
-/// `method`: MemPursuit and its relevance-scaled family
-/// ([`Method::Pursuit`]); `ridge` = ∞ is centroid pursuit.
-pub const METHOD_PURSUIT: u32 = 0;
-/// `method`: top-K by relevance ([`Method::TopK`]).
-pub const METHOD_TOP_K: u32 = 1;
-/// `method`: maximal marginal relevance ([`Method::Mmr`]).
-pub const METHOD_MMR: u32 = 2;
-
-/// Flag: every vector must be unit norm ([`Normalization::RequireUnit`]);
-/// without it non-unit vectors are used through their direction
-/// ([`Normalization::Cosine`]).
-pub const FLAG_REQUIRE_UNIT: u32 = 1 << 0;
-/// Flag: unusable candidate rows are skipped and counted
-/// ([`InvalidCandidates::Exclude`]); without it they are an error.
-pub const FLAG_EXCLUDE_INVALID: u32 = 1 << 1;
-/// Flag (pursuit only): the paper's adaptive stopping
-/// ([`Stopping::PAPER_ADAPTIVE`]: τ = 1e-5, patience 2, ε = 1e-12, Eq. 7).
-pub const FLAG_ADAPTIVE: u32 = 1 << 2;
-/// Flag (pursuit only): stop at the pool optimum ([`AtPoolOptimum::Stop`]).
-pub const FLAG_STOP_AT_OPTIMUM: u32 = 1 << 3;
-/// Flag (pursuit only): fill by relevance after the pool optimum
-/// ([`AtPoolOptimum::FillByRelevance`]). Exclusive with
-/// [`FLAG_STOP_AT_OPTIMUM`].
-pub const FLAG_FILL_AT_OPTIMUM: u32 = 1 << 4;
-/// Flag: the pool is in first-stage order ([`Relevance::PoolOrder`]).
-/// Exclusive with [`FLAG_RELEVANCE`].
-pub const FLAG_POOL_ORDER: u32 = 1 << 5;
-/// Flag: `relevance` / `relevance_len` hold first-stage scores
-/// ([`Relevance::Scores`]; the core checks that there are P of them).
-/// Without it (and without [`FLAG_POOL_ORDER`]) ρ = b and `relevance` must
-/// be null with length 0.
-pub const FLAG_RELEVANCE: u32 = 1 << 6;
-const ALL_FLAGS: u32 = (1 << 7) - 1;
-const PURSUIT_FLAGS: u32 = FLAG_ADAPTIVE | FLAG_STOP_AT_OPTIMUM | FLAG_FILL_AT_OPTIMUM;
-
-/// f64 values per step record written to `out_steps`: score, residual_sq,
-/// improvement, fw_gap, nu (the fields of [`Step`] in that order).
-pub const STEP_FIELDS: usize = 5;
+/// The error kind of a call this ABI rejects before the library sees it
+/// (null or misaligned pointer, overflowing length, invalid UTF-8).
+pub const ARGUMENT: &str = "argument";
 
 /// Alignment of every [`mp_alloc`] block (enough for f64).
 const ALLOC_ALIGN: usize = 8;
 
+/// How a step field is encoded in the f64 step records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FieldType {
+    /// An integer (exact in f64).
+    Integer,
+    /// A number.
+    Number,
+    /// 0 or 1.
+    Bool,
+    /// An index into [`REFIT_NAMES`].
+    Refit,
+}
+
+/// The type of each of [`STEP_FIELDS`], in its order ([`step_values`]
+/// writes them in this order; a unit test checks the pairing by name).
+const STEP_TYPES: [FieldType; STEP_FIELDS.len()] = [
+    FieldType::Integer, // index
+    FieldType::Number,  // score
+    FieldType::Number,  // residual_sq
+    FieldType::Number,  // improvement
+    FieldType::Number,  // fw_gap
+    FieldType::Number,  // nu
+    FieldType::Integer, // free_size
+    FieldType::Integer, // solver_iterations
+    FieldType::Bool,    // filled
+    FieldType::Bool,    // dependent
+    FieldType::Refit,   // refit
+    FieldType::Integer, // verified
+];
+
+/// Every refit status, in the order of their index in the step records.
+const REFITS: [RefitStatus; 4] = [
+    RefitStatus::Optimal,
+    RefitStatus::IterationCap { violation: 0.0 },
+    RefitStatus::Blocked {
+        index: 0,
+        violation: 0.0,
+    },
+    RefitStatus::NumericalFailure { violation: 0.0 },
+];
+
+/// The index of `status` in [`REFITS`] (by name; a status added to the
+/// core later than this list gets `REFITS.len()`, which the layout's names
+/// do not cover: the unit test `every_refit_status_has_a_name` and the
+/// conformance vectors catch it).
+fn refit_index(status: &RefitStatus) -> usize {
+    REFITS
+        .iter()
+        .position(|r| r.as_str() == status.as_str())
+        .unwrap_or(REFITS.len())
+}
+
+/// One step as the f64 record of the layout (the order of
+/// [`STEP_FIELDS`]).
+fn step_values(st: &Step) -> [f64; STEP_FIELDS.len()] {
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    [
+        st.index as f64,
+        st.score,
+        st.residual_sq,
+        st.improvement,
+        st.fw_gap,
+        st.nu,
+        st.free_size as f64,
+        f64::from(st.solver_iterations),
+        flag(st.filled),
+        flag(st.dependent),
+        refit_index(&st.refit) as f64,
+        f64::from(st.verified),
+    ]
+}
+
+/// The fields of a selection, in the order [`mp_result_ptr`] numbers them:
+/// name and type.
+const RESULT_FIELDS: [(&str, &str); 6] = [
+    ("picks", "u32s"),
+    ("weights", "f64s"),
+    ("steps", "steps"),
+    ("stop_reason", "name"),
+    ("excluded", "u32s"),
+    ("skipped", "u32s"),
+];
+
+/// A JSON string literal.
+fn json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// A JSON array of string literals.
+fn json_strs<'a>(out: &mut String, items: impl IntoIterator<Item = &'a str>) {
+    out.push('[');
+    for (i, s) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_str(out, s);
+    }
+    out.push(']');
+}
+
+/// The layout text (see the crate docs), built from the library's types.
+fn layout() -> String {
+    let mut out = format!("{{\"abi\":{ABI_VERSION},\"result\":[");
+    for (i, (name, ty)) in RESULT_FIELDS.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"name\":");
+        json_str(&mut out, name);
+        out.push_str(",\"type\":");
+        json_str(&mut out, ty);
+        out.push('}');
+    }
+    out.push_str("],\"step_fields\":[");
+    for (i, (name, ty)) in STEP_FIELDS.iter().zip(STEP_TYPES).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"name\":");
+        json_str(&mut out, name);
+        out.push_str(",\"type\":");
+        match ty {
+            FieldType::Integer => out.push_str("\"integer\""),
+            FieldType::Number => out.push_str("\"number\""),
+            FieldType::Bool => out.push_str("\"bool\""),
+            FieldType::Refit => {
+                out.push_str("\"name\",\"names\":");
+                json_strs(&mut out, REFITS.iter().map(RefitStatus::as_str));
+            }
+        }
+        out.push('}');
+    }
+    out.push_str("],\"stop_reasons\":");
+    json_strs(&mut out, StopReason::ALL.iter().map(|s| s.as_str()));
+    out.push_str(",\"error_kinds\":");
+    let kinds = [ErrorKind::Input, ErrorKind::Option, ErrorKind::Capacity];
+    json_strs(&mut out, kinds.iter().map(|k| k.as_str()).chain([ARGUMENT]));
+    out.push_str(",\"options\":[");
+    for (i, o) in OPTIONS.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"key\":");
+        json_str(&mut out, o.key);
+        out.push_str(",\"type\":");
+        match o.ty {
+            OptionType::Method => {
+                out.push_str("\"name\",\"names\":");
+                json_strs(&mut out, MethodName::ALL.iter().map(|m| m.as_str()));
+            }
+            OptionType::Number => out.push_str("\"number\""),
+            OptionType::Bool => out.push_str("\"bool\""),
+            OptionType::Name(names) => {
+                out.push_str("\"name\",\"names\":");
+                json_strs(&mut out, names.iter().copied());
+            }
+            _ => out.push_str("\"other\""),
+        }
+        out.push_str(",\"applies_to\":");
+        json_str(&mut out, o.applies_to);
+        out.push('}');
+    }
+    out.push_str("]}");
+    out
+}
+
+fn layout_text() -> &'static str {
+    static LAYOUT: OnceLock<String> = OnceLock::new();
+    LAYOUT.get_or_init(layout)
+}
+
 /// A reusable selector: a [`mempursuit::Selector`] (scratch grown to the
-/// largest shape seen) plus the outcome of the last call.
+/// largest shape seen), the specification of the next call, and the
+/// outcome of the last one.
 #[derive(Debug, Default)]
 pub struct MpSelector {
     selector: Selector,
-    error: String,
-    stop: StopReason,
-    /// The rows the last selection excluded, ascending (capacity reused).
+    spec: SelectSpec,
+    /// The last selection (its `picks` are mirrored in `picks` as u32).
+    result: Selection,
+    picks: Vec<u32>,
+    steps: Vec<f64>,
     excluded: Vec<u32>,
+    skipped: Vec<u32>,
+    error_kind: &'static str,
+    error: String,
 }
 
-/// One failed call: its code and message.
-struct Failure(i32, String);
+/// One failed call: its kind and message.
+struct Failure(&'static str, String);
 
-impl From<Error> for Failure {
-    fn from(e: Error) -> Self {
-        let code = match e {
-            Error::InvalidRidge(_)
-            | Error::InvalidGamma(_)
-            | Error::InvalidMmrLambda(_)
-            | Error::InvalidStopping
-            | Error::InvalidOptimumTolerance(_) => ERR_OPTION,
-            Error::CapacityExceeded { .. }
-            | Error::BufferTooShort { .. }
-            | Error::ScratchOverflow { .. } => ERR_CAPACITY,
-            _ => ERR_INPUT,
-        };
-        Failure(code, e.to_string())
+impl From<CallError> for Failure {
+    fn from(e: CallError) -> Self {
+        Failure(e.kind().as_str(), e.to_string())
     }
 }
 
-fn argument(msg: &str) -> Failure {
-    Failure(ERR_ARGUMENT, msg.to_string())
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure(e.kind().as_str(), e.to_string())
+    }
 }
 
-/// The raw arguments of [`mp_select`].
-struct Call {
-    method: u32,
-    ridge: f64,
-    gamma: f64,
-    mmr_lambda: f64,
-    flags: u32,
-    query: *const f32,
-    query_len: usize,
-    candidates: *const f32,
-    candidates_len: usize,
-    relevance: *const f32,
-    relevance_len: usize,
-    budget: usize,
-    out_picks: *mut u32,
-    out_weights: *mut f64,
-    out_steps: *mut f64,
-    out_capacity: usize,
+fn argument(msg: String) -> Failure {
+    Failure(ARGUMENT, msg)
+}
+
+impl MpSelector {
+    /// Records the outcome of a call: `Ok(v)` clears the error, `Err` sets
+    /// it and returns −1.
+    fn finish(&mut self, outcome: Result<i32, Failure>) -> i32 {
+        match outcome {
+            Ok(v) => {
+                self.error_kind = "";
+                self.error.clear();
+                v
+            }
+            Err(Failure(kind, msg)) => {
+                self.error_kind = kind;
+                self.error = msg;
+                -1
+            }
+        }
+    }
+
+    fn clear_result(&mut self) {
+        self.result = Selection::default();
+        self.picks.clear();
+        self.steps.clear();
+        self.excluded.clear();
+        self.skipped.clear();
+    }
 }
 
 /// A slice over caller memory; `len` = 0 gives an empty slice whatever `ptr`.
@@ -186,221 +335,52 @@ unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T],
     if len == 0 {
         return Ok(&[]);
     }
-    check_ptr(ptr, len, what)?;
-    // SAFETY: non-null, aligned and in range (checked); readable and
-    // unaliased by the caller's contract.
-    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
-}
-
-/// A mutable slice over caller memory; see [`slice`].
-///
-/// # Safety
-/// As [`slice`], and the memory must be writable and not aliased by any
-/// other argument.
-unsafe fn slice_mut<'a, T>(ptr: *mut T, len: usize, what: &str) -> Result<&'a mut [T], Failure> {
-    if len == 0 {
-        return Ok(&mut []);
-    }
-    check_ptr(ptr.cast_const(), len, what)?;
-    // SAFETY: as in `slice`, plus writable and unaliased (caller contract).
-    Ok(unsafe { core::slice::from_raw_parts_mut(ptr, len) })
-}
-
-fn check_ptr<T>(ptr: *const T, len: usize, what: &str) -> Result<(), Failure> {
     if ptr.is_null() {
-        return Err(argument(&format!(
-            "{what}: null pointer for {len} elements"
-        )));
+        return Err(argument(format!("{what}: null pointer for {len} elements")));
     }
     if !ptr.is_aligned() {
-        return Err(argument(&format!("{what}: pointer is not aligned")));
+        return Err(argument(format!("{what}: pointer is not aligned")));
     }
     let fits = len
         .checked_mul(core::mem::size_of::<T>())
         .is_some_and(|b| b <= isize::MAX as usize);
     if !fits {
-        return Err(argument(&format!(
+        return Err(argument(format!(
             "{what}: {len} elements overflow the address space"
         )));
     }
-    Ok(())
+    // SAFETY: non-null, aligned and in range (checked above); readable,
+    // initialized and not mutated during the call by the caller's contract.
+    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
 }
 
-/// The [`Method`] of a call: the method code, its parameters and flags.
-fn method(c: &Call) -> Result<Method, Failure> {
-    let flags = c.flags;
-    if flags & !ALL_FLAGS != 0 {
-        return Err(argument(&format!(
-            "unknown flag bits {:#x}",
-            flags & !ALL_FLAGS
-        )));
-    }
-    if flags & FLAG_STOP_AT_OPTIMUM != 0 && flags & FLAG_FILL_AT_OPTIMUM != 0 {
-        return Err(argument(
-            "FLAG_STOP_AT_OPTIMUM and FLAG_FILL_AT_OPTIMUM exclude each other",
-        ));
-    }
-    if flags & FLAG_POOL_ORDER != 0 && flags & FLAG_RELEVANCE != 0 {
-        return Err(argument(
-            "FLAG_POOL_ORDER and FLAG_RELEVANCE exclude each other",
-        ));
-    }
-    let input = InputPolicy {
-        normalization: if flags & FLAG_REQUIRE_UNIT != 0 {
-            Normalization::RequireUnit
-        } else {
-            Normalization::Cosine
-        },
-        invalid_candidates: if flags & FLAG_EXCLUDE_INVALID != 0 {
-            InvalidCandidates::Exclude
-        } else {
-            InvalidCandidates::Reject
-        },
-    };
-    if c.method != METHOD_PURSUIT && flags & PURSUIT_FLAGS != 0 {
-        return Err(argument(
-            "FLAG_ADAPTIVE, FLAG_STOP_AT_OPTIMUM and FLAG_FILL_AT_OPTIMUM apply to METHOD_PURSUIT only",
-        ));
-    }
-    Ok(match c.method {
-        METHOD_PURSUIT => Method::Pursuit(PursuitOptions {
-            ridge: c.ridge,
-            gamma: c.gamma,
-            stopping: if flags & FLAG_ADAPTIVE != 0 {
-                Stopping::PAPER_ADAPTIVE
-            } else {
-                Stopping::FixedBudget
-            },
-            at_pool_optimum: if flags & FLAG_STOP_AT_OPTIMUM != 0 {
-                AtPoolOptimum::Stop
-            } else if flags & FLAG_FILL_AT_OPTIMUM != 0 {
-                AtPoolOptimum::FillByRelevance
-            } else {
-                AtPoolOptimum::Continue
-            },
-            input,
-            ..PursuitOptions::PAPER
-        }),
-        METHOD_TOP_K => Method::TopK(input),
-        METHOD_MMR => Method::Mmr(MmrOptions {
-            lambda: c.mmr_lambda,
-            input,
-        }),
-        other => {
-            return Err(argument(&format!(
-                "unknown method {other} (0 pursuit, 1 top-K, 2 MMR)"
-            )))
-        }
-    })
-}
-
-/// Validates the raw call, runs the selector and copies the result out.
+/// UTF-8 text over caller memory.
 ///
 /// # Safety
-/// The pointer contract of [`mp_select`].
-unsafe fn run(sel: *mut MpSelector, c: &Call) -> i32 {
-    // SAFETY: `sel` comes from `mp_selector_new` (caller contract).
-    let Some(sel) = (unsafe { sel.as_mut() }) else {
-        return ERR_ARGUMENT;
-    };
+/// As [`slice`].
+unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str) -> Result<&'a str, Failure> {
     // SAFETY: forwarded caller contract.
-    match unsafe { run_inner(sel, c) } {
-        Ok(n) => {
-            sel.error.clear();
-            n
-        }
-        Err(Failure(code, msg)) => {
-            sel.error = msg;
-            sel.stop = StopReason::Budget;
-            sel.excluded.clear();
-            code
-        }
-    }
-}
-
-/// # Safety
-/// The pointer contract of [`mp_select`].
-unsafe fn run_inner(sel: &mut MpSelector, c: &Call) -> Result<i32, Failure> {
-    let method = method(c)?;
-    // SAFETY (all slices below): caller contract of `mp_select`; checked
-    // for null, alignment and size by `slice`/`slice_mut`.
-    let query = unsafe { slice(c.query, c.query_len, "query") }?;
-    let candidates = unsafe { slice(c.candidates, c.candidates_len, "candidates") }?;
-    let relevance = if c.flags & FLAG_RELEVANCE != 0 {
-        Relevance::Scores(unsafe { slice(c.relevance, c.relevance_len, "relevance") }?)
-    } else if !c.relevance.is_null() || c.relevance_len != 0 {
-        return Err(argument("relevance given without FLAG_RELEVANCE"));
-    } else if c.flags & FLAG_POOL_ORDER != 0 {
-        Relevance::PoolOrder
-    } else {
-        Relevance::Similarity
-    };
-    let input = Input::new(query, candidates).with_relevance(relevance);
-    // An invalid shape gets P = 0 here and the core's own error from
-    // `Method::run` (the same rule as `Selector::select`).
-    let pool = input.pool_size().unwrap_or(0);
-    // Picks are written as u32 and the count returned as i32.
-    if pool > i32::MAX as usize {
-        return Err(argument("pool sizes above 2^31 - 1 are not supported"));
-    }
-    let n_max = c.budget.min(pool);
-    if n_max > c.out_capacity {
-        return Err(argument(&format!(
-            "out_capacity {} is below min(K, P) = {n_max}",
-            c.out_capacity
-        )));
-    }
-    let out_picks = unsafe { slice_mut(c.out_picks, n_max, "out_picks") }?;
-    let out_weights = if c.out_weights.is_null() {
-        None
-    } else {
-        Some(unsafe { slice_mut(c.out_weights, n_max, "out_weights") }?)
-    };
-    let out_steps = if c.out_steps.is_null() {
-        None
-    } else {
-        let len = n_max
-            .checked_mul(STEP_FIELDS)
-            .ok_or_else(|| argument("out_steps length overflows"))?;
-        Some(unsafe { slice_mut(c.out_steps, len, "out_steps") }?)
-    };
-    let mut ws = sel
-        .selector
-        .try_workspace(pool, n_max)
-        .map_err(|e| Failure(ERR_CAPACITY, e.to_string()))?;
-    let s = method.run(&input, c.budget, &mut ws)?;
-    let n = s.len();
-    for (out, &i) in out_picks.iter_mut().zip(s.picks()) {
-        // i < P ≤ i32::MAX (checked above).
-        *out = i as u32;
-    }
-    if let Some(out) = out_weights {
-        let weights = s.weights();
-        for (a, w) in out[..n].iter_mut().enumerate() {
-            // The baselines have no weights: write 0.
-            *w = weights.get(a).copied().unwrap_or(0.0);
-        }
-    }
-    if let Some(out) = out_steps {
-        for (chunk, st) in out.chunks_exact_mut(STEP_FIELDS).zip(s.steps()) {
-            chunk.copy_from_slice(&[st.score, st.residual_sq, st.improvement, st.fw_gap, st.nu]);
-        }
-    }
-    sel.stop = s.stop_reason();
-    sel.excluded.clear();
-    sel.excluded
-        .try_reserve(s.excluded_count())
-        .map_err(|_| Failure(ERR_CAPACITY, "cannot allocate the excluded rows".into()))?;
-    // Rows < P ≤ i32::MAX (checked above).
-    sel.excluded.extend(s.excluded().map(|i| i as u32));
-    // n ≤ P ≤ i32::MAX.
-    Ok(n as i32)
+    let bytes = unsafe { slice(ptr, len, what) }?;
+    core::str::from_utf8(bytes).map_err(|e| argument(format!("{what}: not UTF-8 ({e})")))
 }
 
 /// The version of this C ABI ([`ABI_VERSION`]).
 #[unsafe(no_mangle)]
 pub extern "C" fn mp_abi_version() -> u32 {
     ABI_VERSION
+}
+
+/// Pointer to the layout text (UTF-8 JSON, not NUL-terminated; see the
+/// crate docs), valid for the life of the module.
+#[unsafe(no_mangle)]
+pub extern "C" fn mp_layout_ptr() -> *const u8 {
+    layout_text().as_ptr()
+}
+
+/// Length in bytes of the layout text.
+#[unsafe(no_mangle)]
+pub extern "C" fn mp_layout_len() -> usize {
+    layout_text().len()
 }
 
 /// Allocates `bytes` bytes of linear memory, 8-aligned (room for f32, f64
@@ -432,8 +412,9 @@ pub unsafe extern "C" fn mp_free(ptr: *mut u8, bytes: usize) {
     }
 }
 
-/// A new selector with empty scratch (allocated on first use, then reused).
-/// Never null. Release with [`mp_selector_free`].
+/// A new selector with empty scratch (allocated on first use, then reused)
+/// and the default specification (the recommended setting). Never null.
+/// Release with [`mp_selector_free`].
 #[unsafe(no_mangle)]
 pub extern "C" fn mp_selector_new() -> *mut MpSelector {
     Box::into_raw(Box::default())
@@ -451,78 +432,262 @@ pub unsafe extern "C" fn mp_selector_free(sel: *mut MpSelector) {
     }
 }
 
-/// One selection ([`Method::run`]) with budget K = `budget`.
-///
-/// * `method`: [`METHOD_PURSUIT`] (parameters `ridge` = λ, κ of the family,
-///   paper 1e-10, `Infinity` = centroid pursuit; `gamma` = γ ∈ (0, 1], paper
-///   1), [`METHOD_TOP_K`], or [`METHOD_MMR`] (`mmr_lambda` ∈ [0, 1], paper
-///   0.5). Parameters of other methods are ignored.
-/// * `flags`: `FLAG_*` bits.
-/// * `query`: `query_len` = d f32; `candidates`: `candidates_len` = P × d
-///   f32, row-major. Shape errors (d = 0, a length not a multiple of d) are
-///   the core's ([`ERR_INPUT`]).
-/// * `relevance`: with [`FLAG_RELEVANCE`], `relevance_len` (= P) f32
-///   first-stage scores; otherwise null and 0.
-/// * `out_picks`, `out_weights`, `out_steps`: room for `out_capacity` ≥
-///   min(K, P) picks: u32 pool indices (entry order), null or f64 simplex
-///   weights (0 for top-K and MMR), null or [`STEP_FIELDS`] f64 per pick.
-///
-/// Returns the number of picks n (the first n entries of each output are
-/// written), or a negative error code (see the crate docs) with the message
-/// in [`mp_error_ptr`]. After success, [`mp_stop_reason`],
-/// [`mp_excluded_count`] and [`mp_excluded_ptr`] describe the result.
+/// Resets the specification of `sel` to the default (the recommended
+/// setting, every option at its default). Returns 0, or −1 for a null
+/// `sel`.
 ///
 /// # Safety
-/// `sel` from [`mp_selector_new`]; every non-null pointer must point to
-/// memory of the stated length (readable for inputs, writable for outputs)
-/// that no other argument overlaps. Null and misaligned pointers are
-/// reported as [`ERR_ARGUMENT`], not dereferenced.
+/// `sel` null or from [`mp_selector_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_spec_reset(sel: *mut MpSelector) -> i32 {
+    // SAFETY: caller contract.
+    let Some(sel) = (unsafe { sel.as_mut() }) else {
+        return -1;
+    };
+    sel.spec = SelectSpec::default();
+    sel.finish(Ok(0))
+}
+
+/// Sets option `key` (UTF-8, `key_len` bytes; snake_case or camelCase, see
+/// [`SelectSpec::set`]) of the specification of `sel` to a value of
+/// `kind`: 0 text (`text`, `text_len` UTF-8 bytes), 1 number (`number`),
+/// 2 boolean (`number` ≠ 0). Returns 0, or −1 with the library's error
+/// (an unknown option or method, a value of the wrong type or not one of
+/// the option's names: kind `option`) or an `argument` error (null `sel`,
+/// text that is not UTF-8, an unknown `kind`).
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`]; `key` and `text` point to
+/// `key_len` and `text_len` readable bytes (null is allowed for length 0).
+#[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_spec_set(
+    sel: *mut MpSelector,
+    key: *const u8,
+    key_len: usize,
+    kind: u32,
+    number: f64,
+    text: *const u8,
+    text_len: usize,
+) -> i32 {
+    // SAFETY: caller contract.
+    let Some(sel) = (unsafe { sel.as_mut() }) else {
+        return -1;
+    };
+    let outcome = (|| {
+        // SAFETY: caller contract (checked for null, alignment and size).
+        let key = unsafe { self::text(key, key_len, "option key") }?;
+        let value = match kind {
+            // SAFETY: as above.
+            0 => Value::Text(unsafe { self::text(text, text_len, "option value") }?),
+            1 => Value::Number(number),
+            2 => Value::Bool(number != 0.0),
+            other => return Err(argument(format!("unknown value kind {other}"))),
+        };
+        sel.spec
+            .set(key, value)
+            .map_err(|e| Failure(e.kind().as_str(), e.to_string()))?;
+        Ok(0)
+    })();
+    sel.finish(outcome)
+}
+
+/// Runs the specification of `sel` ([`Selector::select_spec`]) with budget
+/// K = `budget` on `query` (`query_len` = d f32) and the row-major P × d
+/// f32 `candidates` (`candidates_len` values), with the retriever's
+/// `relevance` scores (`relevance_len` f32) when `has_relevance` ≠ 0.
+/// Shape errors (d = 0, a length that is not a multiple of d, a relevance
+/// vector of the wrong length) are the library's.
+///
+/// Returns the number of picks n ≥ 0, with the result in
+/// [`mp_result_ptr`], or −1 with the error in [`mp_error_kind_ptr`] and
+/// [`mp_error_ptr`] (and an empty result). Nothing the caller passed is
+/// modified.
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`]; every pointer with a non-zero
+/// length must point to that many readable f32 that nothing mutates during
+/// the call. Null and misaligned pointers are reported as `argument`
+/// errors, not dereferenced.
 #[allow(clippy::too_many_arguments)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mp_select(
     sel: *mut MpSelector,
-    method: u32,
-    ridge: f64,
-    gamma: f64,
-    mmr_lambda: f64,
-    flags: u32,
     query: *const f32,
     query_len: usize,
     candidates: *const f32,
     candidates_len: usize,
     relevance: *const f32,
     relevance_len: usize,
+    has_relevance: u32,
     budget: usize,
-    out_picks: *mut u32,
-    out_weights: *mut f64,
-    out_steps: *mut f64,
-    out_capacity: usize,
 ) -> i32 {
-    let call = Call {
-        method,
-        ridge,
-        gamma,
-        mmr_lambda,
-        flags,
-        query,
-        query_len,
-        candidates,
-        candidates_len,
-        relevance,
-        relevance_len,
-        budget,
-        out_picks,
-        out_weights,
-        out_steps,
-        out_capacity,
+    // SAFETY: caller contract.
+    let Some(sel) = (unsafe { sel.as_mut() }) else {
+        return -1;
     };
+    sel.clear_result();
     // SAFETY: forwarded caller contract.
-    unsafe { run(sel, &call) }
+    let outcome = unsafe {
+        select_inner(
+            sel,
+            (query, query_len),
+            (candidates, candidates_len),
+            (has_relevance != 0).then_some((relevance, relevance_len)),
+            budget,
+        )
+    };
+    sel.finish(outcome)
+}
+
+/// # Safety
+/// The pointer contract of [`mp_select`].
+unsafe fn select_inner(
+    sel: &mut MpSelector,
+    query: (*const f32, usize),
+    candidates: (*const f32, usize),
+    relevance: Option<(*const f32, usize)>,
+    budget: usize,
+) -> Result<i32, Failure> {
+    // SAFETY (the three slices): caller contract of `mp_select`, checked
+    // for null, alignment and size by `slice`.
+    let query = unsafe { slice(query.0, query.1, "query") }?;
+    let candidates = unsafe { slice(candidates.0, candidates.1, "candidates") }?;
+    let relevance = match relevance {
+        Some((ptr, len)) => Some(unsafe { slice(ptr, len, "relevance") }?),
+        None => None,
+    };
+    // The scratch of this shape, reserved here so that a failed allocation
+    // is an error rather than a trap (an invalid shape reserves nothing and
+    // gets the library's own error from `select_spec`).
+    let d = query.len();
+    let pool = if d > 0 && candidates.len() % d == 0 {
+        candidates.len() / d
+    } else {
+        0
+    };
+    // Picks are written as u32 and their count returned as i32.
+    if pool > i32::MAX as usize {
+        return Err(argument(
+            "pool sizes above 2^31 - 1 are not supported".into(),
+        ));
+    }
+    if let Err(e) = sel.selector.try_reserve(pool, budget.min(pool)) {
+        return Err(match e.bytes {
+            None => Error::ScratchOverflow {
+                max_pool: e.pool,
+                max_budget: e.budget,
+            }
+            .into(),
+            Some(_) => Failure(ErrorKind::Capacity.as_str(), e.to_string()),
+        });
+    }
+    let s = sel
+        .selector
+        .select_spec(&sel.spec, query, Pool::F32(candidates), relevance, budget)?;
+    let n = s.picks.len();
+    let room = |v: &mut Vec<u32>, n: usize| {
+        v.try_reserve(n).map_err(|_| {
+            Failure(
+                ErrorKind::Capacity.as_str(),
+                "cannot allocate the result".into(),
+            )
+        })
+    };
+    room(&mut sel.picks, n)?;
+    room(&mut sel.excluded, s.excluded.len())?;
+    room(&mut sel.skipped, s.skipped.len())?;
+    sel.steps.try_reserve(n * STEP_FIELDS.len()).map_err(|_| {
+        Failure(
+            ErrorKind::Capacity.as_str(),
+            "cannot allocate the result".into(),
+        )
+    })?;
+    // Every index is < P ≤ i32::MAX (checked above).
+    sel.picks.extend(s.picks.iter().map(|&i| i as u32));
+    sel.excluded.extend(s.excluded.iter().map(|&i| i as u32));
+    sel.skipped.extend(s.skipped.iter().map(|&i| i as u32));
+    for st in &s.steps {
+        sel.steps.extend_from_slice(&step_values(st));
+    }
+    sel.result = s;
+    // n ≤ P ≤ i32::MAX.
+    Ok(n as i32)
+}
+
+/// Pointer to field `field` of the last selection on `sel`, numbered as the
+/// layout's `result` list: `picks` (u32), `weights` (f64; empty for top-K
+/// and MMR), `steps` (f64 records), `stop_reason` (UTF-8), `excluded` and
+/// `skipped` (u32, ascending). Valid until the next call on `sel`; null for
+/// a null `sel` or an unknown field; dangling but aligned (never read) for
+/// an empty field.
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_result_ptr(sel: *const MpSelector, field: u32) -> *const u8 {
+    // SAFETY: caller contract.
+    let Some(s) = (unsafe { sel.as_ref() }) else {
+        return core::ptr::null();
+    };
+    match field {
+        0 => s.picks.as_ptr().cast(),
+        1 => s.result.weights.as_ptr().cast(),
+        2 => s.steps.as_ptr().cast(),
+        3 => s.result.stop.as_str().as_ptr(),
+        4 => s.excluded.as_ptr().cast(),
+        5 => s.skipped.as_ptr().cast(),
+        _ => core::ptr::null(),
+    }
+}
+
+/// Length of field `field` (see [`mp_result_ptr`]) in its elements (bytes
+/// for `stop_reason`); 0 for a null `sel` or an unknown field.
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_result_len(sel: *const MpSelector, field: u32) -> usize {
+    // SAFETY: caller contract.
+    let Some(s) = (unsafe { sel.as_ref() }) else {
+        return 0;
+    };
+    match field {
+        0 => s.picks.len(),
+        1 => s.result.weights.len(),
+        2 => s.steps.len(),
+        3 => s.result.stop.as_str().len(),
+        4 => s.excluded.len(),
+        5 => s.skipped.len(),
+        _ => 0,
+    }
+}
+
+/// Pointer to the kind (UTF-8, one of the layout's `error_kinds`) of the
+/// last failed call on `sel`; valid for the life of the module. Length
+/// [`mp_error_kind_len`] (0 after a success).
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_error_kind_ptr(sel: *const MpSelector) -> *const u8 {
+    // SAFETY: caller contract.
+    unsafe { sel.as_ref() }.map_or(core::ptr::null(), |s| s.error_kind.as_ptr())
+}
+
+/// Length in bytes of the last error's kind on `sel` (0 after a success).
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_error_kind_len(sel: *const MpSelector) -> usize {
+    // SAFETY: caller contract.
+    unsafe { sel.as_ref() }.map_or(0, |s| s.error_kind.len())
 }
 
 /// Pointer to the UTF-8 message of the last failed call on `sel` (not
-/// NUL-terminated; length [`mp_error_len`]). Valid until the next call on
-/// `sel`. Null for a null `sel`.
+/// NUL-terminated; length [`mp_error_len`]): the library's message, word
+/// for word. Valid until the next call on `sel`. Null for a null `sel`.
 ///
 /// # Safety
 /// `sel` null or from [`mp_selector_new`].
@@ -540,46 +705,6 @@ pub unsafe extern "C" fn mp_error_ptr(sel: *const MpSelector) -> *const u8 {
 pub unsafe extern "C" fn mp_error_len(sel: *const MpSelector) -> usize {
     // SAFETY: caller contract.
     unsafe { sel.as_ref() }.map_or(0, |s| s.error.len())
-}
-
-/// Why the last successful selection on `sel` ended: 0 budget, 1 adaptive
-/// stopping, 2 pool exhausted, 3 pool optimum ([`StopReason`]).
-///
-/// # Safety
-/// `sel` null or from [`mp_selector_new`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mp_stop_reason(sel: *const MpSelector) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { sel.as_ref() }.map_or(0, |s| match s.stop {
-        StopReason::Adaptive => 1,
-        StopReason::PoolExhausted => 2,
-        StopReason::PoolOptimum => 3,
-        _ => 0,
-    })
-}
-
-/// Number of candidate rows the last successful selection on `sel` excluded
-/// (only with [`FLAG_EXCLUDE_INVALID`]).
-///
-/// # Safety
-/// `sel` null or from [`mp_selector_new`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mp_excluded_count(sel: *const MpSelector) -> usize {
-    // SAFETY: caller contract.
-    unsafe { sel.as_ref() }.map_or(0, |s| s.excluded.len())
-}
-
-/// Pointer to the [`mp_excluded_count`] rows (u32, ascending) the last
-/// successful selection on `sel` excluded; valid until the next call on
-/// `sel`. Null for a null `sel`; dangling but aligned (never read) for 0
-/// rows.
-///
-/// # Safety
-/// `sel` null or from [`mp_selector_new`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mp_excluded_ptr(sel: *const MpSelector) -> *const u32 {
-    // SAFETY: caller contract.
-    unsafe { sel.as_ref() }.map_or(core::ptr::null(), |s| s.excluded.as_ptr())
 }
 
 /// [`ScratchSize::bytes`] for capacity (`max_pool`, `max_budget`) on this
@@ -628,12 +753,20 @@ pub extern "C" fn mp_fixed_workspace_size(row: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core::ptr::{null, null_mut};
+    use core::ptr::null;
 
-    fn error(sel: *const MpSelector) -> String {
+    fn string(ptr: *const u8, len: usize) -> String {
+        // SAFETY: (ptr, len) from the module's own accessors.
+        let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    fn error(sel: *const MpSelector) -> (String, String) {
         unsafe {
-            let bytes = core::slice::from_raw_parts(mp_error_ptr(sel), mp_error_len(sel));
-            String::from_utf8(bytes.to_vec()).unwrap()
+            (
+                string(mp_error_kind_ptr(sel), mp_error_kind_len(sel)),
+                string(mp_error_ptr(sel), mp_error_len(sel)),
+            )
         }
     }
 
@@ -644,258 +777,347 @@ mod tests {
         ([s, s], [0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0])
     }
 
-    /// One `mp_select` call with the paper's parameters unless overridden.
-    struct Args<'a> {
-        method: u32,
-        ridge: f64,
-        gamma: f64,
-        lambda: f64,
-        flags: u32,
-        query: &'a [f32],
-        candidates: &'a [f32],
-        relevance: Option<&'a [f32]>,
-        budget: usize,
+    enum V<'a> {
+        T(&'a str),
+        N(f64),
+        B(bool),
     }
 
-    impl<'a> Args<'a> {
-        fn new(method: u32, query: &'a [f32], candidates: &'a [f32], budget: usize) -> Self {
-            Args {
-                method,
-                ridge: 1e-10,
-                gamma: 1.0,
-                lambda: 0.5,
-                flags: 0,
-                query,
-                candidates,
-                relevance: None,
-                budget,
-            }
+    fn set(sel: *mut MpSelector, key: &str, v: V<'_>) -> i32 {
+        let (kind, number, text) = match v {
+            V::T(t) => (0, 0.0, t),
+            V::N(x) => (1, x, ""),
+            V::B(b) => (2, f64::from(u8::from(b)), ""),
+        };
+        unsafe {
+            mp_spec_set(
+                sel,
+                key.as_ptr(),
+                key.len(),
+                kind,
+                number,
+                text.as_ptr(),
+                text.len(),
+            )
         }
+    }
 
-        fn call(&self, sel: *mut MpSelector, picks: &mut [u32], w: *mut f64, st: *mut f64) -> i32 {
-            let (rel, rel_len) = self
-                .relevance
-                .map_or((null(), 0), |r| (r.as_ptr(), r.len()));
-            unsafe {
-                mp_select(
-                    sel,
-                    self.method,
-                    self.ridge,
-                    self.gamma,
-                    self.lambda,
-                    self.flags,
-                    self.query.as_ptr(),
-                    self.query.len(),
-                    self.candidates.as_ptr(),
-                    self.candidates.len(),
-                    rel,
-                    rel_len,
-                    self.budget,
-                    picks.as_mut_ptr(),
-                    w,
-                    st,
-                    picks.len(),
-                )
-            }
+    fn select(sel: *mut MpSelector, q: &[f32], c: &[f32], rel: Option<&[f32]>, k: usize) -> i32 {
+        let (r, rl) = rel.map_or((null(), 0), |r| (r.as_ptr(), r.len()));
+        unsafe {
+            mp_select(
+                sel,
+                q.as_ptr(),
+                q.len(),
+                c.as_ptr(),
+                c.len(),
+                r,
+                rl,
+                u32::from(rel.is_some()),
+                k,
+            )
         }
+    }
+
+    fn u32s(sel: *const MpSelector, field: u32) -> Vec<u32> {
+        unsafe {
+            let ptr = mp_result_ptr(sel, field).cast::<u32>();
+            core::slice::from_raw_parts(ptr, mp_result_len(sel, field)).to_vec()
+        }
+    }
+
+    fn f64s(sel: *const MpSelector, field: u32) -> Vec<f64> {
+        unsafe {
+            let ptr = mp_result_ptr(sel, field).cast::<f64>();
+            core::slice::from_raw_parts(ptr, mp_result_len(sel, field)).to_vec()
+        }
+    }
+
+    fn stop(sel: *const MpSelector) -> String {
+        unsafe { string(mp_result_ptr(sel, 3), mp_result_len(sel, 3)) }
     }
 
     #[test]
-    fn every_method_through_the_c_abi() {
+    fn the_default_is_the_recommended_setting_and_names_select_the_others() {
         let (q, c) = data();
         let sel = mp_selector_new();
-        let mut picks = [u32::MAX; 3];
-        let mut w = [f64::NAN; 3];
-        let mut steps = [f64::NAN; 3 * STEP_FIELDS];
-        let n = Args::new(METHOD_PURSUIT, &q, &c, 2).call(
-            sel,
-            &mut picks,
-            w.as_mut_ptr(),
-            steps.as_mut_ptr(),
-        );
-        assert_eq!(n, 2, "{}", error(sel));
-        assert_eq!(&picks[..2], &[0, 2]);
-        assert_eq!(picks[2], u32::MAX, "only n entries are written");
-        assert!((w[0] + w[1] - 1.0).abs() < 1e-12 && w[0] > 0.0 && w[1] > 0.0);
-        // Step 1: score = b_0 = cos(q, m_0); residual after step 2 < after step 1.
-        let b0 = (0.9950f64 + 0.0998) * core::f64::consts::FRAC_1_SQRT_2;
-        assert!((steps[0] - b0).abs() < 1e-6);
-        assert!(steps[STEP_FIELDS + 1] < steps[1]);
-        assert_eq!(unsafe { mp_stop_reason(sel) }, 0);
-
-        let n =
-            Args::new(METHOD_TOP_K, &q, &c, 2).call(sel, &mut picks, w.as_mut_ptr(), null_mut());
-        assert_eq!((n, &picks[..2]), (2, &[0u32, 1][..]));
-        assert_eq!(&w[..2], &[0.0, 0.0], "no weights for top-K");
-
-        let n = Args::new(METHOD_MMR, &q, &c, 2).call(sel, &mut picks, null_mut(), null_mut());
-        assert_eq!((n, &picks[..2]), (2, &[0u32, 2][..]));
-        // Centroid pursuit.
-        let mut centroid = Args::new(METHOD_PURSUIT, &q, &c, 3);
-        centroid.ridge = f64::INFINITY;
-        centroid.gamma = 0.5;
-        assert_eq!(
-            centroid.call(sel, &mut picks, w.as_mut_ptr(), null_mut()),
-            3
-        );
-        assert_eq!(w, [1.0 / 3.0; 3]);
-        // First-stage scores rank row 1 first for top-K.
-        let mut scored = Args::new(METHOD_TOP_K, &q, &c, 1);
-        scored.flags = FLAG_RELEVANCE;
-        scored.relevance = Some(&[0.1, 0.9, 0.5]);
-        assert_eq!(scored.call(sel, &mut picks, null_mut(), null_mut()), 1);
-        assert_eq!(picks[0], 1);
-        // The pool order ranks row 0 first, then 1.
-        let mut ordered = Args::new(METHOD_TOP_K, &q, &c, 2);
-        ordered.flags = FLAG_POOL_ORDER;
-        assert_eq!(ordered.call(sel, &mut picks, null_mut(), null_mut()), 2);
-        assert_eq!(&picks[..2], &[0, 1]);
+        assert_eq!(select(sel, &q, &c, None, 2), 2, "{:?}", error(sel));
+        let mut native = Selector::new();
+        let mut expect = |spec: &str, k: usize| {
+            native
+                .select_spec(&spec.parse().unwrap(), &q, Pool::F32(&c), None, k)
+                .unwrap()
+        };
+        let rec = expect("recommended", 2);
+        assert_eq!(u32s(sel, 0), [rec.picks[0] as u32, rec.picks[1] as u32]);
+        assert_eq!(f64s(sel, 1), rec.weights);
+        for (spec, picks) in [("pursuit", [0, 2]), ("topk", [0, 1]), ("mmr", [0, 2])] {
+            unsafe { mp_spec_reset(sel) };
+            assert_eq!(set(sel, "method", V::T(spec)), 0);
+            assert_eq!(select(sel, &q, &c, None, 2), 2);
+            assert_eq!(u32s(sel, 0), picks, "{spec}");
+            let native = expect(spec, 2);
+            assert_eq!(f64s(sel, 1), native.weights, "{spec}");
+            let steps = f64s(sel, 2);
+            assert_eq!(steps.len(), 2 * STEP_FIELDS.len());
+            for (t, st) in native.steps.iter().enumerate() {
+                let record = &steps[t * STEP_FIELDS.len()..][..STEP_FIELDS.len()];
+                assert_eq!(record, step_values(st));
+            }
+            assert_eq!(stop(sel), "budget");
+        }
+        // Centroid pursuit with camelCase and typed values.
+        unsafe { mp_spec_reset(sel) };
+        assert_eq!(set(sel, "method", V::T("centroid")), 0);
+        assert_eq!(set(sel, "gamma", V::N(0.5)), 0);
+        assert_eq!(set(sel, "adaptive", V::B(false)), 0);
+        assert_eq!(select(sel, &q, &c, None, 3), 3);
+        assert_eq!(f64s(sel, 1), [1.0 / 3.0; 3]);
+        // Retriever scores (by rank): row 1 first for top-K.
+        unsafe { mp_spec_reset(sel) };
+        assert_eq!(set(sel, "method", V::T("topk")), 0);
+        assert_eq!(select(sel, &q, &c, Some(&[0.1, 0.9, 0.5]), 1), 1);
+        assert_eq!(u32s(sel, 0), [1]);
+        // Storage f16 and int8 reach the library (feature `half`).
+        for storage in ["f16", "bf16", "int8"] {
+            unsafe { mp_spec_reset(sel) };
+            assert_eq!(set(sel, "storage", V::T(storage)), 0);
+            assert_eq!(
+                select(sel, &q, &c, None, 2),
+                2,
+                "{storage}: {:?}",
+                error(sel)
+            );
+        }
         unsafe { mp_selector_free(sel) };
     }
 
     #[test]
-    fn errors_are_codes_with_the_core_messages() {
+    fn errors_are_the_librarys_with_their_kind() {
         let (q, c) = data();
         let sel = mp_selector_new();
-        let mut picks = [0u32; 3];
-        let none = null_mut();
-        let mut a = Args::new(METHOD_PURSUIT, &q, &c, 2);
-        a.gamma = 2.0;
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_OPTION);
-        assert_eq!(error(sel), Error::InvalidGamma(2.0).to_string());
-        let mut a = Args::new(METHOD_MMR, &q, &c, 2);
-        a.lambda = -0.5;
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_OPTION);
-        assert_eq!(error(sel), Error::InvalidMmrLambda(-0.5).to_string());
-        // Shapes are the core's errors, from the raw lengths.
-        let a = Args::new(METHOD_PURSUIT, &q, &c[..5], 2);
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_INPUT);
+        set(sel, "method", V::T("pursuit"));
+        set(sel, "gamma", V::N(2.0));
+        assert_eq!(select(sel, &q, &c, None, 2), -1);
+        let (kind, msg) = error(sel);
+        assert_eq!(kind, "option");
+        assert_eq!(msg, "gamma 2 must be in (0, 1]");
         assert_eq!(
-            error(sel),
-            Error::ShapeMismatch {
-                candidates_len: 5,
-                dim: 2
-            }
-            .to_string()
+            u32s(sel, 0),
+            Vec::<u32>::new(),
+            "a failed call leaves no result"
         );
-        let a = Args::new(METHOD_TOP_K, &[], &c, 2);
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_INPUT);
-        assert_eq!(error(sel), Error::ZeroDimension.to_string());
-        let mut a = Args::new(METHOD_TOP_K, &q, &c, 2);
-        a.flags = FLAG_RELEVANCE;
-        a.relevance = Some(&[]);
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_INPUT);
+        unsafe { mp_spec_reset(sel) };
+        assert_eq!(set(sel, "mmrLambda", V::N(0.3)), 0);
+        assert_eq!(select(sel, &q, &c, None, 2), -1);
         assert_eq!(
             error(sel),
+            (
+                "option".into(),
+                "option 'mmrLambda' does not apply to method 'recommended' (it applies to mmr)"
+                    .into()
+            )
+        );
+        assert_eq!(set(sel, "lambda", V::N(0.3)), -1);
+        assert!(error(sel)
+            .1
+            .starts_with("unknown option 'lambda' (options: method,"));
+        assert_eq!(set(sel, "adaptive", V::N(1.0)), -1);
+        assert_eq!(
+            error(sel).1,
+            "option 'adaptive' must be true or false, got '1'"
+        );
+        assert_eq!(set(sel, "method", V::N(1.0)), -1);
+        assert_eq!(set(sel, "method", V::T("bm25")), -1);
+        assert_eq!(error(sel).0, "option");
+        // Shapes are the library's errors, from the raw lengths.
+        unsafe { mp_spec_reset(sel) };
+        assert_eq!(select(sel, &q, &c[..5], None, 2), -1);
+        assert_eq!(
+            error(sel),
+            (
+                "input".into(),
+                Error::ShapeMismatch {
+                    candidates_len: 5,
+                    dim: 2
+                }
+                .to_string()
+            )
+        );
+        assert_eq!(select(sel, &[], &c, None, 2), -1);
+        assert_eq!(error(sel).1, Error::ZeroDimension.to_string());
+        assert_eq!(select(sel, &q, &c, Some(&[]), 2), -1);
+        assert_eq!(
+            error(sel).1,
             "relevance has 0 entries but the pool has 3 candidates"
         );
         let nan = [f32::NAN, 0.0];
-        let a = Args::new(METHOD_PURSUIT, &nan, &c, 2);
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_INPUT);
-        assert_eq!(error(sel), "query: element 0 is not finite (NaN)");
-        // Arguments.
-        let a = Args::new(METHOD_PURSUIT, &q, &c, 2);
-        assert_eq!(a.call(sel, &mut picks[..1], none, none), ERR_ARGUMENT);
-        assert_eq!(error(sel), "out_capacity 1 is below min(K, P) = 2");
-        let mut a = Args::new(METHOD_PURSUIT, &q, &c, 2);
-        a.flags = 1 << 7;
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_ARGUMENT);
-        assert_eq!(error(sel), "unknown flag bits 0x80");
-        let mut a = Args::new(METHOD_TOP_K, &q, &c, 2);
-        a.flags = FLAG_ADAPTIVE;
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_ARGUMENT);
-        let mut a = Args::new(METHOD_TOP_K, &q, &c, 2);
-        a.flags = FLAG_RELEVANCE | FLAG_POOL_ORDER;
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_ARGUMENT);
-        let mut a = Args::new(METHOD_TOP_K, &q, &c, 2);
-        a.relevance = Some(&[1.0, 2.0, 3.0]);
-        assert_eq!(a.call(sel, &mut picks, none, none), ERR_ARGUMENT);
-        assert_eq!(error(sel), "relevance given without FLAG_RELEVANCE");
+        assert_eq!(select(sel, &nan, &c, None, 2), -1);
         assert_eq!(
-            Args::new(3, &q, &c, 2).call(sel, &mut picks, none, none),
-            ERR_ARGUMENT
-        );
-        assert!(error(sel).starts_with("unknown method 3"));
-        let null_query = unsafe {
-            mp_select(
-                sel,
-                METHOD_PURSUIT,
-                1e-10,
-                1.0,
-                0.5,
-                0,
-                null(),
-                2,
-                c.as_ptr(),
-                6,
-                null(),
-                0,
-                2,
-                picks.as_mut_ptr(),
-                none,
-                none,
-                3,
+            error(sel),
+            (
+                "input".into(),
+                "query: element 0 is not finite (NaN)".into()
             )
-        };
-        assert_eq!(null_query, ERR_ARGUMENT);
-        assert_eq!(error(sel), "query: null pointer for 2 elements");
-        // Misaligned.
+        );
+        // A shape whose scratch overflows the address space: capacity.
+        let big = vec![1.0f32; 100_000];
+        let one = [1.0f32];
+        if usize::BITS == 32 {
+            assert_eq!(select(sel, &one, &big, None, 20_000), -1);
+            assert_eq!(error(sel).0, "capacity");
+        }
+        // Arguments of the ABI.
+        let r = unsafe { mp_select(sel, null(), 2, c.as_ptr(), 6, null(), 0, 0, 2) };
+        assert_eq!(r, -1);
+        assert_eq!(
+            error(sel),
+            (
+                "argument".into(),
+                "query: null pointer for 2 elements".into()
+            )
+        );
         let bytes = [0u8; 16];
         let odd = unsafe { bytes.as_ptr().add(1) }.cast::<f32>();
-        let misaligned = unsafe {
-            mp_select(
-                sel,
-                METHOD_PURSUIT,
-                1e-10,
-                1.0,
-                0.5,
-                0,
-                odd,
-                2,
-                c.as_ptr(),
-                6,
-                null(),
-                0,
-                2,
-                picks.as_mut_ptr(),
-                none,
-                none,
-                3,
-            )
-        };
-        assert_eq!(misaligned, ERR_ARGUMENT);
-        assert!(error(sel).contains("not aligned"));
-        // A success clears the message.
-        let a = Args::new(METHOD_PURSUIT, &q, &c, 2);
-        assert_eq!(a.call(sel, &mut picks, none, none), 2);
-        assert_eq!(unsafe { mp_error_len(sel) }, 0);
-        unsafe { mp_selector_free(sel) };
+        let r = unsafe { mp_select(sel, odd, 2, c.as_ptr(), 6, null(), 0, 0, 2) };
+        assert_eq!(r, -1);
+        assert!(error(sel).1.contains("not aligned"));
+        let bad = [0xffu8, 0xfe];
+        let r = unsafe { mp_spec_set(sel, bad.as_ptr(), 2, 1, 0.5, null(), 0) };
+        assert_eq!(r, -1);
+        assert_eq!(error(sel).0, "argument");
+        let r = unsafe { mp_spec_set(sel, b"gamma".as_ptr(), 5, 7, 0.5, null(), 0) };
+        assert_eq!((r, error(sel).1), (-1, "unknown value kind 7".into()));
+        // A success clears the error.
+        unsafe { mp_spec_reset(sel) };
+        assert_eq!(select(sel, &q, &c, None, 2), 2);
         assert_eq!(
-            Args::new(METHOD_PURSUIT, &q, &c, 2).call(null_mut(), &mut picks, none, none),
-            ERR_ARGUMENT
+            unsafe { (mp_error_len(sel), mp_error_kind_len(sel)) },
+            (0, 0)
+        );
+        unsafe { mp_selector_free(sel) };
+        assert_eq!(select(core::ptr::null_mut(), &q, &c, None, 2), -1);
+        assert_eq!(unsafe { mp_spec_reset(core::ptr::null_mut()) }, -1);
+        assert!(unsafe { mp_result_ptr(null(), 0) }.is_null());
+    }
+
+    #[test]
+    fn excluded_skipped_and_stop_reasons() {
+        let (q, mut c) = data();
+        c[2] = f32::NAN; // row 1 unusable
+        let sel = mp_selector_new();
+        set(sel, "method", V::T("topk"));
+        assert_eq!(select(sel, &q, &c, None, 3), -1);
+        assert_eq!(error(sel).1, "candidate 1: element 0 is not finite (NaN)");
+        set(sel, "invalid", V::T("exclude"));
+        assert_eq!(select(sel, &q, &c, None, 3), 2);
+        assert_eq!(u32s(sel, 0), [0, 2]);
+        assert_eq!(u32s(sel, 4), [1]);
+        assert_eq!(stop(sel), "pool_exhausted");
+        // Duplicates skipped by the pursuit.
+        let (q, c) = data();
+        let dup = [&c[..], &c[..2]].concat();
+        unsafe { mp_spec_reset(sel) };
+        set(sel, "method", V::T("pursuit"));
+        set(sel, "dependentPicks", V::T("skip"));
+        let n = select(sel, &q, &dup, None, 4);
+        assert!(n >= 2, "{:?}", error(sel));
+        assert!(
+            !u32s(sel, 5).is_empty(),
+            "the duplicate of row 0 is skipped"
+        );
+        unsafe { mp_selector_free(sel) };
+    }
+
+    #[test]
+    fn the_layout_names_come_from_the_library() {
+        let text = string(mp_layout_ptr(), mp_layout_len());
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["abi"], ABI_VERSION);
+        let names: Vec<&str> = v["step_fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, STEP_FIELDS);
+        assert_eq!(
+            v["stop_reasons"],
+            serde_json::json!(["budget", "adaptive", "pool_exhausted", "pool_optimum"])
+        );
+        assert_eq!(
+            v["error_kinds"],
+            serde_json::json!(["input", "option", "capacity", "argument"])
+        );
+        assert_eq!(v["options"].as_array().unwrap().len(), OPTIONS.len());
+        assert_eq!(v["options"][0]["names"][0], "recommended");
+        let result: Vec<&str> = v["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            result,
+            [
+                "picks",
+                "weights",
+                "steps",
+                "stop_reason",
+                "excluded",
+                "skipped"
+            ]
         );
     }
 
     #[test]
-    fn flags_reach_the_core() {
-        let (q, mut c) = data();
-        c[2] = f32::NAN; // row 1 unusable
-        let sel = mp_selector_new();
-        let mut picks = [0u32; 3];
-        let mut a = Args::new(METHOD_TOP_K, &q, &c, 3);
-        assert_eq!(a.call(sel, &mut picks, null_mut(), null_mut()), ERR_INPUT);
-        assert_eq!(error(sel), "candidate 1: element 0 is not finite (NaN)");
-        a.flags = FLAG_EXCLUDE_INVALID;
-        assert_eq!(a.call(sel, &mut picks, null_mut(), null_mut()), 2);
-        assert_eq!(&picks[..2], &[0, 2]);
-        assert_eq!(unsafe { mp_excluded_count(sel) }, 1);
-        assert_eq!(unsafe { *mp_excluded_ptr(sel) }, 1);
-        assert_eq!(unsafe { mp_stop_reason(sel) }, 2);
-        // A failed call clears them.
-        a.flags = 0;
-        assert_eq!(a.call(sel, &mut picks, null_mut(), null_mut()), ERR_INPUT);
-        assert_eq!(unsafe { mp_excluded_count(sel) }, 0);
-        unsafe { mp_selector_free(sel) };
+    fn step_records_pair_values_with_their_names() {
+        let mut st = Step::default();
+        st.index = 1;
+        st.score = 2.0;
+        st.residual_sq = 3.0;
+        st.improvement = 4.0;
+        st.fw_gap = 5.0;
+        st.nu = 6.0;
+        st.free_size = 7;
+        st.solver_iterations = 8;
+        st.filled = true;
+        st.dependent = true;
+        st.refit = RefitStatus::Blocked {
+            index: 0,
+            violation: 1.0,
+        };
+        st.verified = 12;
+        let by_name: Vec<(&str, f64)> = STEP_FIELDS.into_iter().zip(step_values(&st)).collect();
+        assert_eq!(
+            by_name,
+            [
+                ("index", 1.0),
+                ("score", 2.0),
+                ("residual_sq", 3.0),
+                ("improvement", 4.0),
+                ("fw_gap", 5.0),
+                ("nu", 6.0),
+                ("free_size", 7.0),
+                ("solver_iterations", 8.0),
+                ("filled", 1.0),
+                ("dependent", 1.0),
+                ("refit", 2.0),
+                ("verified", 12.0),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_refit_status_has_a_name() {
+        for (i, r) in REFITS.iter().enumerate() {
+            assert_eq!(refit_index(r), i);
+        }
+        let names: Vec<&str> = REFITS.iter().map(RefitStatus::as_str).collect();
+        assert_eq!(
+            names,
+            ["optimal", "iteration_cap", "blocked", "numerical_failure"]
+        );
     }
 
     #[test]

@@ -108,11 +108,16 @@ test('init() fetches an http URL (the browser path)', async () => {
   }
 });
 
-test('MemPursuit, top-K, MMR and centroid pursuit on the example', async () => {
+test('the default is the recommended setting; every method by name on the example', async () => {
   await init();
-  const pursuit = select(query, rows, 2);
-  assert.ok(pursuit.picks instanceof Uint32Array && pursuit.weights instanceof Float64Array);
-  // Top-K spends its second slot on the paraphrase; MemPursuit picks fact B.
+  const plain = select(query, rows, 2);
+  assert.ok(plain.picks instanceof Uint32Array && plain.weights instanceof Float64Array);
+  assert.ok(plain.excluded instanceof Uint32Array && plain.skipped instanceof Uint32Array);
+  assert.deepEqual(plain, select(query, rows, 2, { method: 'recommended' }));
+  assert.deepEqual(Object.keys(plain), ['picks', 'weights', 'steps', 'stopReason', 'excluded', 'skipped']);
+  // Top-K spends its second slot on the paraphrase; the others pick fact B.
+  assert.deepEqual(Array.from(plain.picks), [0, 2]);
+  const pursuit = select(query, rows, 2, { method: 'pursuit' });
   assert.deepEqual(Array.from(pursuit.picks), [0, 2]);
   assert.ok(Math.abs(pursuit.weights[0] + pursuit.weights[1] - 1) < 1e-12);
   assert.ok(pursuit.weights.every((w) => w > 0));
@@ -120,6 +125,13 @@ test('MemPursuit, top-K, MMR and centroid pursuit on the example', async () => {
   assert.deepEqual(Array.from(pursuit.excluded), []);
   assert.equal(pursuit.steps.length, 2);
   assert.deepEqual(pursuit.steps.map((st) => st.index), [0, 2]);
+  assert.deepEqual(Object.keys(pursuit.steps[0]), [
+    'index', 'score', 'residualSq', 'improvement', 'fwGap', 'nu', 'freeSize', 'solverIterations', 'filled', 'dependent', 'refit', 'verified',
+  ]);
+  assert.deepEqual(pursuit.steps.map((st) => [st.freeSize, st.filled, st.dependent, st.refit, st.verified]), [
+    [1, false, false, 'optimal', 0],
+    [2, false, false, 'optimal', 0],
+  ]);
   // Step 1: the score is cos(q, m_0); the residual shrinks at step 2.
   assert.ok(Math.abs(pursuit.steps[0].score - (0.995 + 0.0998) * s) < 1e-6);
   assert.ok(pursuit.steps[1].residualSq < pursuit.steps[0].residualSq);
@@ -133,6 +145,29 @@ test('MemPursuit, top-K, MMR and centroid pursuit on the example', async () => {
   assert.deepEqual(Array.from(select(query, rows, 2, { method: 'mmr', mmrLambda: 1 }).picks), [0, 1], 'MMR with lambda 1 is top-K');
   const centroid = select(query, rows, 3, { method: 'centroid' });
   assert.deepEqual(Array.from(centroid.weights), [1 / 3, 1 / 3, 1 / 3]);
+  // Keys in snake_case are the same options.
+  assert.deepEqual(select(query, rows, 2, { method: 'mmr', mmr_lambda: 1 }), select(query, rows, 2, { method: 'mmr', mmrLambda: 1 }));
+  // A number written as text is read as the spec's text form reads it.
+  assert.deepEqual(select(query, rows, 2, { method: 'pursuit', gamma: '0.5' }), select(query, rows, 2, { method: 'pursuit', gamma: 0.5 }));
+  assert.deepEqual(select(query, rows, 3, { method: 'pursuit', ridge: Infinity, gamma: 0.5 }), select(query, rows, 3, { method: 'centroid', gamma: 0.5 }));
+});
+
+// Issue 19's textbook case (tests/tests/conformance.rs `textbook()`): three
+// paraphrases of fact A and one record of fact B; the query asks for both.
+test('the default select() composes: at K = 2 the picks include fact B (row 3)', async () => {
+  await init();
+  const textbook = [
+    [1, 0.07, 0, 0], // A
+    [1, 0.08, 0.05, 0], // A'
+    [1, 0.075, 0, 0.04], // A''
+    [0, 1, 0, 0.05], // B
+  ];
+  const q = [s, s, 0, 0];
+  const picks = Array.from(select(q, textbook, 2).picks);
+  assert.ok(picks.includes(3), `default picks ${picks} include row 3`);
+  assert.ok([0, 1, 2].includes(picks[0]), `first pick ${picks[0]} is a statement of A`);
+  assert.deepEqual(picks, [1, 3]);
+  assert.deepEqual(Array.from(select(q, textbook, 2, { method: 'topk' }).picks), [1, 2], 'top-K returns two paraphrases of A');
 });
 
 test('the same picks from a flat Float32Array, rows, plain and Float64 arrays', async () => {
@@ -143,6 +178,7 @@ test('the same picks from a flat Float32Array, rows, plain and Float64 arrays', 
     [query, Array.from(flat)],
     [new Float64Array(query), new Float64Array(flat)],
     [query, rows.map((r) => new Float32Array(r))],
+    [query, rows.map((r) => new Float64Array(r))],
   ]) {
     assert.deepEqual(Array.from(select(q, c, 2).picks), [0, 2]);
   }
@@ -155,73 +191,124 @@ test('k = 0, k above P, an empty pool', async () => {
   await init();
   assert.equal(select(query, flat, 0).picks.length, 0);
   assert.equal(select(query, flat, 2 ** 40).picks.length, 3);
-  const empty = select(query, new Float32Array(0), 5);
-  assert.equal(empty.picks.length, 0);
-  assert.equal(empty.stopReason, 'budget');
+  assert.equal(select(query, flat, Number.MAX_SAFE_INTEGER).picks.length, 3);
+  for (const empty of [new Float32Array(0), []]) {
+    const r = select(query, empty, 5);
+    assert.equal(r.picks.length, 0);
+    assert.equal(r.stopReason, 'budget');
+  }
 });
 
-test('relevance, poolOrder, excludeInvalid, atPoolOptimum, adaptive, requireUnit', async () => {
+test('every option reaches the library', async () => {
   await init();
-  // First-stage scores rank row 1, then 2, for top-K.
+  // Retriever scores, by rank and raw: row 1, then 2, for top-K.
   assert.deepEqual(Array.from(select(query, rows, 2, { method: 'topk', relevance: [0.1, 0.9, 0.5] }).picks), [1, 2]);
-  assert.deepEqual(Array.from(select(query, rows, 2, { method: 'topk', relevance: new Float32Array([0.1, 0.9, 0.5]) }).picks), [1, 2]);
-  // Pool order: row 2 first (rows reversed), as the retriever ranked them.
+  assert.deepEqual(Array.from(select(query, rows, 2, { method: 'topk', relevance: new Float32Array([0.1, 0.9, 0.5]), rawRelevance: true }).picks), [1, 2]);
+  // Raw relevance: the scores' units decide (a huge score on row 2 wins for the pursuit).
+  assert.deepEqual(Array.from(select(query, rows, 1, { method: 'pursuit', relevance: [0.1, 0.2, 50], rawRelevance: true }).picks), [2]);
+  // Pool order: row 0 first (rows reversed), as the retriever ranked them.
   const reversed = [rows[2], rows[1], rows[0]];
   assert.deepEqual(Array.from(select(query, reversed, 2, { method: 'topk', poolOrder: true }).picks), [0, 1]);
-  // A NaN row is skipped and counted.
+  // A NaN row is excluded and listed.
   const bad = [rows[0], [NaN, 0], rows[2]];
   throwsCode(() => select(query, bad, 3), 'input', 'candidate 1: element 0 is not finite (NaN)');
-  const excluded = select(query, bad, 3, { excludeInvalid: true });
+  const excluded = select(query, bad, 3, { invalid: 'exclude' });
   assert.deepEqual(Array.from(excluded.picks), [0, 2]);
   assert.deepEqual(Array.from(excluded.excluded), [1]);
-  assert.equal(excluded.stopReason, 'pool-exhausted');
+  assert.equal(excluded.stopReason, 'pool_exhausted');
   // Two picks reach the pool optimum of this pool.
   const square = [[1, 0], [0, 1], [0.6, 0.8], [0.8, 0.6]];
-  const stop = select(query, square, 4, { atPoolOptimum: 'stop' });
+  const stop = select(query, square, 4, { method: 'pursuit', atPoolOptimum: 'stop' });
   assert.deepEqual(Array.from(stop.picks), [2, 0, 3]);
-  assert.equal(stop.stopReason, 'pool-optimum');
-  assert.deepEqual(Array.from(select(query, square, 4).picks), [2, 0, 3, 1]);
-  assert.equal(select(query, square, 4, { atPoolOptimum: 'fill' }).picks.length, 4);
+  assert.equal(stop.stopReason, 'pool_optimum');
+  assert.deepEqual(Array.from(select(query, square, 4, { method: 'pursuit' }).picks), [2, 0, 3, 1]);
+  const fill = select(query, square, 4, { method: 'pursuit', atPoolOptimum: 'fill' });
+  assert.equal(fill.picks.length, 4);
+  assert.deepEqual(fill.steps.map((st) => st.filled), [false, false, false, true]);
+  // A looser optimum tolerance stops earlier.
+  const loose = select(query, square, 4, { method: 'pursuit', atPoolOptimum: 'stop', optimumTolerance: 0.5 });
+  assert.ok(loose.picks.length < 3, `stopped after ${loose.picks.length} picks`);
   // Adaptive stopping: after an exact fit, two steps without improvement.
   const copies = [[1, 0], [1, 0], [1, 0], [1, 0], [0, 1]];
-  const adaptive = select([1, 0], copies, 5, { adaptive: true });
+  const adaptive = select([1, 0], copies, 5, { method: 'pursuit', adaptive: true });
   assert.equal(adaptive.stopReason, 'adaptive');
   assert.ok(adaptive.picks.length < 5);
-  throwsCode(() => select([2, 0], rows, 1, { requireUnit: true }), 'input', 'query: norm 2 differs from 1 by more than 0.001');
+  // Dependent picks: duplicates flagged, or skipped.
+  const dup = [rows[0], rows[2], rows[0], rows[2]];
+  const kept = select(query, dup, 4, { method: 'pursuit' });
+  assert.ok(kept.steps.some((st) => st.dependent), 'a duplicate is flagged');
+  const skipped = select(query, dup, 4, { method: 'pursuit', dependentPicks: 'skip' });
+  assert.deepEqual(Array.from(skipped.picks), [0, 1]);
+  assert.deepEqual(Array.from(skipped.skipped), [2, 3]);
+  assert.equal(skipped.stopReason, 'pool_exhausted');
+  // Normalization.
+  throwsCode(() => select([2, 0], rows, 1, { normalization: 'require_unit' }), 'input', 'query: norm 2 differs from 1 by more than 0.001');
   assert.deepEqual(Array.from(select([2, 2], rows, 2).picks), [0, 2], 'non-unit vectors are used through their direction');
+  // Storage: the same picks on this pool; a value outside f16 is named.
+  for (const storage of ['f32', 'f16', 'bf16', 'int8']) {
+    for (const method of ['recommended', 'pursuit', 'centroid', 'topk', 'mmr']) {
+      assert.deepEqual(Array.from(select(query, rows, 2, { method, storage }).picks), Array.from(select(query, rows, 2, { method }).picks), `${method}, ${storage}`);
+    }
+  }
+  throwsCode(
+    () => select([1, 0], [[1, 0], [70000, 1]], 1, { storage: 'f16' }),
+    'input',
+    "candidate 1: element 0 = 70000 is outside the f16 range [-65504, 65504]; use storage 'f32', or normalize the rows (only their directions are used)",
+  );
+  // int8 storage returns the f32 pursuit's selection (where int8 passes do
+  // not pay, as on this small pool and in WebAssembly, it runs the f32 passes).
+  assert.deepEqual(
+    Array.from(select(query, rows, 2, { method: 'pursuit', storage: 'int8' }).weights),
+    Array.from(select(query, rows, 2, { method: 'pursuit' }).weights),
+    'int8 storage: the f32 selection',
+  );
 });
 
-test('the wrapper rejects what it cannot pass on', async () => {
+test('options are the library\'s: its messages for unknown, bad and misapplied options', async () => {
   await init();
-  throwsCode(() => select(query, flat, 2, { lambda: 0.5 }), 'argument', /^unknown option 'lambda' \(known: method, ridge, gamma, mmrLambda,/);
-  throwsCode(() => select(query, flat, 2, { method: 'bm25' }), 'argument', "unknown method 'bm25' (pursuit, centroid, topk, mmr)");
-  throwsCode(() => select(query, flat, 2, { method: 'topk', gamma: 0.5 }), 'argument', "option 'gamma' applies to methods 'pursuit' and 'centroid', not 'topk'");
-  throwsCode(() => select(query, flat, 2, { mmrLambda: 0.5 }), 'argument', "option 'mmrLambda' applies to method 'mmr', not 'pursuit'");
-  throwsCode(() => select(query, flat, 2, { method: 'centroid', ridge: 1 }), 'argument', /^method 'centroid' is ridge = Infinity/);
-  throwsCode(() => select(query, flat, 2, { method: 'centroid', atPoolOptimum: 'fill' }), 'argument', "option 'atPoolOptimum' applies to method 'pursuit', not 'centroid'");
-  throwsCode(() => select(query, flat, 2, { gamma: '0.5' }), 'argument', "option 'gamma' must be a number");
-  throwsCode(() => select(query, flat, 2, { atPoolOptimum: 'halt' }), 'argument', "option 'atPoolOptimum' must be 'continue', 'stop' or 'fill', not 'halt'");
-  throwsCode(() => select(query, flat, 2, { relevance: [1, 2, 3], poolOrder: true }), 'argument', "options 'relevance' and 'poolOrder' exclude each other");
-  for (const k of [-1, 1.5, NaN, '2', undefined]) {
-    throwsCode(() => select(query, flat, k), 'argument', `k must be a non-negative integer, got ${k}`);
+  throwsCode(() => select(query, flat, 2, { lambda: 0.5 }), 'option', /^unknown option 'lambda' \(options: method, gamma, ridge, mmr_lambda, /);
+  throwsCode(() => select(query, flat, 2, { method: 'bm25' }), 'option', "unknown method 'bm25' (methods: recommended, pursuit, centroid, topk, mmr)");
+  throwsCode(() => select(query, flat, 2, { method: 'topk', gamma: 0.5 }), 'option', "option 'gamma' does not apply to method 'topk' (it applies to pursuit, centroid)");
+  throwsCode(() => select(query, flat, 2, { mmrLambda: 0.5 }), 'option', "option 'mmrLambda' does not apply to method 'recommended' (it applies to mmr)");
+  throwsCode(() => select(query, flat, 2, { method: 'centroid', ridge: 1 }), 'option', "option 'ridge' does not apply to method 'centroid' (it applies to pursuit)");
+  throwsCode(() => select(query, flat, 2, { method: 'centroid', atPoolOptimum: 'fill' }), 'option', "option 'atPoolOptimum' does not apply to method 'centroid' (it applies to pursuit with a finite ridge)");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: 'big' }), 'option', "option 'gamma' must be a number, got 'big'");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: true }), 'option', "option 'gamma' must be a number, got 'true'");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', adaptive: 1 }), 'option', "option 'adaptive' must be true or false, got '1'");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', atPoolOptimum: 'halt' }), 'option', "option 'atPoolOptimum' must be 'continue', 'stop' or 'fill', got 'halt'");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: 2 }), 'option', 'gamma 2 must be in (0, 1]');
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: NaN }), 'option', 'gamma NaN must be in (0, 1]');
+  throwsCode(() => select(query, flat, 2, { relevance: [1, 2, 3], poolOrder: true }), 'option', 'relevance scores and pool order exclude each other: pass one of them');
+  // A separator in a value is part of the value, not a second option.
+  throwsCode(() => select(query, flat, 2, { method: 'topk,raw_relevance=true' }), 'option', /^unknown method 'topk,raw_relevance=true'/);
+  // undefined and null are "not given".
+  assert.deepEqual(select(query, flat, 2, { method: undefined, gamma: null }), select(query, flat, 2));
+  // What the wrapper cannot pass on.
+  throwsCode(() => select(query, flat, 2, { method: ['mmr'] }), 'argument', "option 'method' is an array: option values are numbers, booleans or strings");
+  throwsCode(() => select(query, flat, 2, { gamma: 1n }), 'argument', "option 'gamma' is a BigInt (1n): option values are numbers, booleans or strings");
+  throwsCode(() => select(query, flat, 2, 'mmr'), 'argument', `options must be an object such as { method: 'mmr', mmrLambda: 0.3 }, got a string ("mmr")`);
+  for (const [k, shown] of [[-1, 'number -1'], [1.5, 'number 1.5'], [NaN, 'number NaN'], [Infinity, 'number Infinity'], [2 ** 53, `number ${2 ** 53}`], ['2', 'a string ("2")'], [2n, 'a BigInt (2n)'], [undefined, 'undefined']]) {
+    throwsCode(() => select(query, flat, k), 'argument', `k must be a non-negative integer, got ${shown}`);
   }
-  throwsCode(() => select(query, [[1, 0], [1]], 2), 'argument', 'candidate row 1 has 1 values but the query has 2');
-  throwsCode(() => select('query', flat, 2), 'argument', 'query must be a Float32Array or an array of numbers');
-  throwsCode(() => select(query, 7, 2), 'argument', 'candidates must be a Float32Array (P x d, row-major) or an array of rows');
+  throwsCode(() => select(query, [[1, 0], [1]], 2), 'argument', 'candidates[1] has 1 values but the query has 2: every row needs d = 2 values');
+  throwsCode(() => select('query', flat, 2), 'argument', 'query must be a Float32Array, a Float64Array or an array of numbers, got a string ("query")');
+  throwsCode(() => select(query, 7, 2), 'argument', 'candidates must be a Float32Array (P x d, row-major), an array of numbers or an array of rows, got number 7');
 });
 
 test('a Selector keeps its memory, survives errors, and cannot be used after free()', async () => {
   await init();
   const selector = new Selector();
   assert.deepEqual(Array.from(selector.select(query, flat, 2).picks), [0, 2]);
-  throwsCode(() => selector.select(query, flat, 2, { gamma: 2 }), 'option', 'gamma 2 must be in (0, 1]');
+  throwsCode(() => selector.select(query, flat, 2, { method: 'pursuit', gamma: 2 }), 'option', 'gamma 2 must be in (0, 1]');
   // A shape whose scratch overflows 32-bit byte counts: a capacity error,
   // not a trap, and the selector stays usable.
   const big = new Float32Array(100000).fill(1);
-  // (The message is the Rust library's; it names the shape.)
-  throwsCode(() => selector.select([1], big, 20000), 'capacity', /P(_max)? = 100000, K(_max)? = 20000 overflows/);
+  throwsCode(() => selector.select([1], big, 20000), 'capacity', 'the scratch memory for P_max = 100000, K_max = 20000 overflows usize');
+  assert.deepEqual(Array.from(selector.select(query, flat, 2).picks), [0, 2]);
+  // The specification of the last call is not carried over.
+  assert.deepEqual(Array.from(selector.select(query, flat, 2, { method: 'topk' }).picks), [0, 1]);
   assert.deepEqual(Array.from(selector.select(query, flat, 2).picks), [0, 2]);
   selector.free();
   selector.free(); // twice is fine
-  throwsCode(() => selector.select(query, flat, 2), 'argument', 'this Selector was freed');
+  throwsCode(() => selector.select(query, flat, 2), 'argument', 'this Selector was freed: create a new one');
 });

@@ -32,28 +32,24 @@ function nativeOrders() {
   return JSON.parse(out);
 }
 
-// The methods of native_orders.rs, in the package's spelling.
-const METHODS = {
-  pursuit: { method: 'pursuit' },
-  centroid: { method: 'centroid', gamma: 0.5 },
-  topk: { method: 'topk' },
-  mmr: { method: 'mmr', mmrLambda: 0.5 },
-};
+// The methods of native_orders.rs: every method by name, at its defaults.
+const METHODS = ['recommended', 'pursuit', 'centroid', 'topk', 'mmr'];
 
 const native = nativeOrders();
 await init();
 
 let maxWeightDiff = 0;
 
-/** Every method on one input: picks equal, pursuit weights within 1e-9. */
+/** Every method on one input: picks equal, weights within 1e-9. */
 function compare(label, query, pool, k, expected) {
-  for (const [name, options] of Object.entries(METHODS)) {
-    const got = select(query, pool, k, options);
-    assert.deepEqual(Array.from(got.picks), expected[name], `${label}, ${name}: wasm vs native picks`);
-    if (name === 'pursuit') {
-      const w = expected.pursuit_weights;
-      const diff = Math.max(...Array.from(got.weights, (x, i) => Math.abs(x - w[i])));
-      assert.ok(diff <= 1e-9, `${label}, pursuit: max |weight wasm - native| = ${diff}`);
+  for (const method of METHODS) {
+    const got = method === 'recommended' ? select(query, pool, k) : select(query, pool, k, { method });
+    assert.deepEqual(Array.from(got.picks), expected[method], `${label}, ${method}: wasm vs native picks`);
+    const w = expected[`${method}_weights`] ?? [];
+    assert.equal(got.weights.length, w.length, `${label}, ${method}: weights`);
+    for (let i = 0; i < w.length; i++) {
+      const diff = Math.abs(got.weights[i] - w[i]);
+      assert.ok(diff <= 1e-9, `${label}, ${method}: |weight wasm - native| = ${diff}`);
       maxWeightDiff = Math.max(maxWeightDiff, diff);
     }
   }
@@ -73,7 +69,7 @@ test(`fixture: the picks of every method equal the native ones (${native.target}
     q.pool.forEach((id, i) => pool.set(memories.row(id), i * memories.cols));
     compare(`fixture query ${qi} (${q.id})`, queries.row(qi), pool, native.fixture.k, expected);
   });
-  t.diagnostic(`${lines.length} queries x 4 methods at K = ${native.fixture.k}; max |pursuit weight wasm - native| = ${maxWeightDiff}`);
+  t.diagnostic(`${lines.length} queries x ${METHODS.length} methods at K = ${native.fixture.k}; max |weight wasm - native| = ${maxWeightDiff}`);
 });
 
 test('synthetic pools (P = 200, K = 20, d = 384): the picks equal the native ones', (t) => {
@@ -83,7 +79,7 @@ test('synthetic pools (P = 200, K = 20, d = 384): the picks equal the native one
     const { query, pool } = syntheticCase(syn.seed, c, syn.p, syn.d);
     compare(`synthetic case ${c} (seed ${syn.seed + c})`, query, pool, syn.k, syn.results[c]);
   }
-  t.diagnostic(`${syn.cases} pools x 4 methods; max |pursuit weight wasm - native| so far = ${maxWeightDiff}`);
+  t.diagnostic(`${syn.cases} pools x ${METHODS.length} methods; max |weight wasm - native| so far = ${maxWeightDiff}`);
 });
 
 test('a reused Selector gives the same picks as fresh calls, across shapes', () => {
@@ -94,7 +90,7 @@ test('a reused Selector gives the same picks as fresh calls, across shapes', () 
       const { query, pool } = syntheticCase(syn.seed, c, syn.p, syn.d);
       // Alternate a smaller and the full shape: the buffers only grow.
       const k = c % 2 === 0 ? syn.k : 5;
-      const got = selector.select(query, pool, k);
+      const got = selector.select(query, pool, k, { method: 'pursuit' });
       assert.deepEqual(Array.from(got.picks), syn.results[c].pursuit.slice(0, k), `case ${c}, K = ${k}`);
     }
   } finally {
@@ -106,7 +102,7 @@ test('a reused Selector gives the same picks as fresh calls, across shapes', () 
 const decode = (v) => (v === 'NaN' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
 
 test('errors: thrown MemPursuitErrors with the native messages, word for word', () => {
-  assert.ok(native.errors.length >= 10, `${native.errors.length} error cases`);
+  assert.ok(native.errors.length >= 20, `${native.errors.length} error cases`);
   for (const c of native.errors) {
     const options = Object.fromEntries(Object.entries(c.options).map(([key, v]) => [key, decode(v)]));
     if (c.relevance) options.relevance = c.relevance.map(decode);

@@ -2,8 +2,9 @@
 // the package's files, it installs into an empty project without network
 // access, `import ... from 'mempursuit'` works there, and the TypeScript
 // declarations type-check a strict usage file (test/usage.ts) against the
-// installed package when TypeScript is installed (`npm ci` in wasm/;
-// MEMPURSUIT_REQUIRE_TSC=1 makes its absence a failure, as in CI).
+// installed package, with the tsconfig.json of the package README, when
+// TypeScript is installed (`npm ci` in wasm/; MEMPURSUIT_REQUIRE_DEV=1 makes
+// its absence a failure, as in CI).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { blocks } from '../test-util/markdown.mjs';
+import { linkDevDependencies } from '../test-util/project.mjs';
 
 const wasmDir = fileURLToPath(new URL('../', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(wasmDir, 'package.json'), 'utf8'));
@@ -25,7 +28,18 @@ const project = join(tmp, 'project');
 test('npm pack: a tarball with exactly the package files', () => {
   const [info] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', tmp], wasmDir));
   assert.equal(info.filename, `mempursuit-${manifest.version}.tgz`);
-  assert.deepEqual(info.files.map((f) => f.path).sort(), ['README.md', 'mempursuit.d.ts', 'mempursuit.js', 'mempursuit.wasm', 'package.json']);
+  assert.deepEqual(info.files.map((f) => f.path).sort(), [
+    'README.md',
+    'integrations/ai-sdk.d.ts',
+    'integrations/ai-sdk.js',
+    'integrations/common.js',
+    'integrations/langchain.d.ts',
+    'integrations/langchain.js',
+    'mempursuit.d.ts',
+    'mempursuit.js',
+    'mempursuit.wasm',
+    'package.json',
+  ]);
   const wasm = info.files.find((f) => f.path === 'mempursuit.wasm');
   assert.equal(wasm.size, readFileSync(join(wasmDir, 'mempursuit.wasm')).length);
 });
@@ -46,43 +60,56 @@ const s = Math.SQRT1_2;
 const pool = [[0.995, 0.0998], [0.9998, 0.02], [0, 1]];
 const picks = Array.from(select([s, s], pool, 2).picks);
 let message = '';
-try { new Selector().select([NaN, 1], pool, 1); } catch (e) { if (e instanceof MemPursuitError) message = e.message; }
+try { new Selector().select([NaN, 1], pool, 1); } catch (e) { if (e instanceof MemPursuitError) message = e.code + ' ' + e.message; }
 console.log(JSON.stringify({ picks, message }));
 `,
   );
   const out = JSON.parse(run(process.execPath, ['smoke.mjs'], project));
-  assert.deepEqual(out, { picks: [0, 2], message: 'query: element 0 is not finite (NaN)' });
+  assert.deepEqual(out, { picks: [0, 2], message: 'input query: element 0 is not finite (NaN)' });
+  // The AI SDK integration needs nothing else; the LangChain one needs its
+  // optional peer dependency, and says so.
+  const subpaths = `const a = await import('mempursuit/ai-sdk');
+let langchain = 'loaded';
+try { await import('mempursuit/langchain'); } catch (e) { langchain = e.code + ' ' + e.message.includes('@langchain/core'); }
+console.log(JSON.stringify({ reranker: typeof a.mempursuitReranker, langchain }));`;
+  writeFileSync(join(project, 'subpaths.mjs'), subpaths);
+  assert.deepEqual(JSON.parse(run(process.execPath, ['subpaths.mjs'], project)), { reranker: 'function', langchain: 'ERR_MODULE_NOT_FOUND true' });
 });
 
 const tsc = join(wasmDir, 'node_modules/typescript/bin/tsc');
 const haveTsc = existsSync(tsc);
 test(
-  'the declarations type-check a strict usage file against the installed package',
-  { skip: !haveTsc && !process.env.MEMPURSUIT_REQUIRE_TSC && 'TypeScript not installed (run npm ci in wasm/)' },
+  'the declarations type-check strict usage files against the installed package (and the frameworks)',
+  { skip: !haveTsc && !process.env.MEMPURSUIT_REQUIRE_DEV && 'TypeScript not installed (run npm ci in wasm/)' },
   () => {
-    assert.ok(haveTsc, 'MEMPURSUIT_REQUIRE_TSC is set but wasm/node_modules/typescript is missing: run npm ci in wasm/');
+    assert.ok(haveTsc, 'MEMPURSUIT_REQUIRE_DEV is set but wasm/node_modules/typescript is missing: run npm ci in wasm/');
     assert.ok(existsSync(join(project, 'node_modules/mempursuit')), 'the tarball is installed');
     copyFileSync(fileURLToPath(new URL('usage.ts', import.meta.url)), join(project, 'usage.ts'));
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          target: 'es2022',
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          lib: ['es2022', 'dom'],
-          types: [],
-          noUnusedLocals: true,
-        },
-        files: ['usage.ts'],
-      }),
-    );
+    // The tsconfig.json the package README gives, with the usage file and
+    // unused-locals checks added.
+    const [readme] = blocks(join(wasmDir, 'README.md'), 'json');
+    const config = JSON.parse(readme.code);
+    config.compilerOptions.noEmit = true;
+    config.compilerOptions.noUnusedLocals = true;
+    config.files = ['usage.ts'];
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(config));
     try {
       run(process.execPath, [tsc, '-p', project], project);
     } catch (err) {
       assert.fail(`tsc --noEmit failed:\n${err.stdout}${err.stderr}`);
+    }
+    // The integrations, with the frameworks (wasm/'s dev dependencies) beside the package.
+    linkDevDependencies(project);
+    copyFileSync(fileURLToPath(new URL('usage-integrations.ts', import.meta.url)), join(project, 'usage-integrations.ts'));
+    // skipLibCheck: the frameworks' own declarations need @types/node and
+    // lib esnext; the usage file is checked against all declarations.
+    config.files = ['usage-integrations.ts'];
+    config.compilerOptions.skipLibCheck = true;
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(config));
+    try {
+      run(process.execPath, [tsc, '-p', project], project);
+    } catch (err) {
+      assert.fail(`tsc --noEmit (integrations) failed:\n${err.stdout}${err.stderr}`);
     }
   },
 );

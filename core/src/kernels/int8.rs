@@ -12,8 +12,8 @@
 //!
 //! # Dispatch
 //! `dots_i8` is the one entry point. It picks an instruction-set specific
-//! kernel when one is available and falls back to the portable scalar
-//! kernel `dots_i8_portable` otherwise: AVX-512 VNNI, AVX-VNNI or AVX2
+//! kernel when one is available and falls back to the portable kernel
+//! (`kernels::portable::dots_i8`) otherwise: AVX-512 VNNI, AVX-VNNI or AVX2
 //! on x86-64 (`int8_x86.rs`, detected at run time), simd128 on WebAssembly
 //! (`int8_wasm.rs`, when the build enables it). Same signature, same exact
 //! result.
@@ -63,64 +63,44 @@ pub fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     return super::int8_wasm::dots_i8(rows, d, v, out);
     #[allow(unreachable_code)]
-    dots_i8_portable(rows, d, v, out)
+    super::portable::dots_i8(rows, d, v, out)
 }
 
-/// The portable kernel of [`dots_i8`] (the reference the SIMD variants are
-/// tested against): four rows per pass over `v`, 16-element i32 lanes that
-/// the compiler vectorizes. Same preconditions as [`dots_i8`] (checked
-/// there).
-pub(crate) fn dots_i8_portable(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
-    let p = out.len();
-    let mut i = 0;
-    while i + 4 <= p {
-        let r: [&[i8]; 4] = core::array::from_fn(|j| &rows[(i + j) * d..(i + j + 1) * d]);
-        let mut acc = [0i32; 4];
-        for (j, row) in r.iter().enumerate() {
-            acc[j] = dot_i8(row, v);
-        }
-        out[i..i + 4].copy_from_slice(&acc);
-        i += 4;
+/// Whether this CPU has an int8 dot-product instruction that makes the
+/// int8 pass cheaper per byte than the f32 one: AVX-512 VNNI or AVX-VNNI on
+/// x86-64 (cached detection). AVX2's `vpmaddubsw` path is exact too but
+/// measured no faster per row than the f32 pass (BENCHMARKS.md).
+pub fn has_int8_dot_instruction() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::int8_x86::I8Isa;
+        matches!(I8Isa::detect(), Some(I8Isa::Avx512Vnni | I8Isa::AvxVnni))
     }
-    while i < p {
-        out[i] = dot_i8(&rows[i * d..(i + 1) * d], v);
-        i += 1;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
-/// Σ_k a[k] · b[k] in i32 over the common length (exact for lengths up to
-/// [`MAX_I8_DIM`]): 16 codes at a time widened to i16 and multiplied
-/// pairwise into i32 lanes (`wide::i16x16::dot`: `pmaddwd` on x86, the
-/// equivalent on simd128 and NEON, scalar lanes elsewhere). Each lane sums
-/// at most 2·⌈d/16⌉ products, so no lane overflows for d ≤ [`MAX_I8_DIM`].
-#[inline]
-pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    use wide::{i16x16, i32x8, i8x16};
-    const W: usize = 16;
-    let n = a.len().min(b.len());
-    let body = n - n % W;
-    let load = |s: &[i8], k: usize| -> i16x16 {
-        let c: [i8; W] = s[k..k + W].try_into().unwrap_or([0; W]);
-        i16x16::from_i8x16(i8x16::new(c))
-    };
-    let mut acc = i32x8::ZERO;
-    let mut k = 0;
-    while k < body {
-        acc += load(a, k).dot(load(b, k));
-        k += W;
+/// The L2 cache of the core this runs on, in bytes: CPUID leaf 0x8000_0006
+/// on x86-64 (AMD and Intel report it there), 1 MiB where it is not
+/// reported (and off x86-64).
+pub fn l2_cache_bytes() -> usize {
+    const DEFAULT: usize = 1 << 20;
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::int8_x86::l2_cache_kib().map_or(DEFAULT, |kib| kib * 1024)
     }
-    // Wrapping: exact for codes in −127..=127 (module docs); a −128 from a
-    // caller of `dots_i8` must not panic in a debug build.
-    let mut s = acc.to_array().iter().fold(0i32, |s, &x| s.wrapping_add(x));
-    for k in body..n {
-        s = s.wrapping_add(a[k] as i32 * b[k] as i32);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        DEFAULT
     }
-    s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::portable::dots_i8 as dots_i8_portable;
 
     fn codes(n: usize, seed: u64) -> [i8; 2048] {
         let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1);

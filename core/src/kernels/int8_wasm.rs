@@ -75,7 +75,7 @@ pub(crate) fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
 #[cfg(test)]
 mod tests {
     use super::dots_i8;
-    use crate::kernels::int8::dots_i8_portable as scalar;
+    use crate::kernels::portable::dots_i8 as scalar;
 
     /// Equals the scalar kernel over lengths 0..=300, ±127 extremes, random
     /// codes, 0..=9 rows, rows at odd byte offsets.

@@ -310,3 +310,55 @@ pub(crate) fn add_assign(u: &mut [f32], row: &[f32]) {
         u[i] += row[i];
     }
 }
+
+/// The portable int8 pass of [`dots_i8`](super::int8::dots_i8) (the
+/// reference the SIMD variants are tested against): four rows per pass over `v`, 16-element i32 lanes that
+/// the compiler vectorizes. Same preconditions as
+/// [`dots_i8`](super::int8::dots_i8) (checked there).
+pub(crate) fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
+    let p = out.len();
+    let mut i = 0;
+    while i + 4 <= p {
+        let r: [&[i8]; 4] = core::array::from_fn(|j| &rows[(i + j) * d..(i + j + 1) * d]);
+        let mut acc = [0i32; 4];
+        for (j, row) in r.iter().enumerate() {
+            acc[j] = dot_i8(row, v);
+        }
+        out[i..i + 4].copy_from_slice(&acc);
+        i += 4;
+    }
+    while i < p {
+        out[i] = dot_i8(&rows[i * d..(i + 1) * d], v);
+        i += 1;
+    }
+}
+
+/// Σ_k a[k] · b[k] in i32 over the common length (exact for lengths up to
+/// [`MAX_I8_DIM`](super::int8::MAX_I8_DIM)): 16 codes at a time widened to i16 and multiplied
+/// pairwise into i32 lanes (`wide::i16x16::dot`: `pmaddwd` on x86, the
+/// equivalent on simd128 and NEON, scalar lanes elsewhere). Each lane sums
+/// at most 2·⌈d/16⌉ products, so no lane overflows for d ≤ [`MAX_I8_DIM`](super::int8::MAX_I8_DIM).
+#[inline]
+pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    use wide::{i16x16, i32x8, i8x16};
+    const W: usize = 16;
+    let n = a.len().min(b.len());
+    let body = n - n % W;
+    let load = |s: &[i8], k: usize| -> i16x16 {
+        let c: [i8; W] = s[k..k + W].try_into().unwrap_or([0; W]);
+        i16x16::from_i8x16(i8x16::new(c))
+    };
+    let mut acc = i32x8::ZERO;
+    let mut k = 0;
+    while k < body {
+        acc += load(a, k).dot(load(b, k));
+        k += W;
+    }
+    // Wrapping: exact for codes in −127..=127 (module docs); a −128 from a
+    // caller of `dots_i8` must not panic in a debug build.
+    let mut s = acc.to_array().iter().fold(0i32, |s, &x| s.wrapping_add(x));
+    for k in body..n {
+        s = s.wrapping_add(a[k] as i32 * b[k] as i32);
+    }
+    s
+}

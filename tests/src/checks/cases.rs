@@ -14,8 +14,8 @@ use arbitrary::{Arbitrary, Result as ArbResult, Unstructured};
 use mempursuit::synth::{generate, FactClusterParams};
 use mempursuit::{
     mmr, pursuit, top_k, AtPoolOptimum, DependentPicks, Error, Input, InputPolicy, Int8Candidates,
-    InvalidCandidates, MmrOptions, Normalization, PursuitOptions, ScratchSize, Selection, Step,
-    Stopping, Workspace, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
+    InvalidCandidates, MmrOptions, Normalization, PursuitOptions, ScratchKind, ScratchSize,
+    Selection, Stopping, Workspace, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
 
 use super::{
@@ -734,12 +734,8 @@ impl BadInputCase {
             }
             Some((pc, kc)) => {
                 let need = ScratchSize::for_capacity(pc, kc).expect("small capacity");
-                let mut f32s = vec![0.0f32; need.f32s];
-                let mut f64s = vec![0.0f64; need.f64s];
-                let mut idx = vec![0usize; need.indices];
-                let mut steps = vec![Step::default(); need.steps];
-                let mut ws =
-                    Workspace::from_buffers(pc, kc, &mut f32s, &mut f64s, &mut idx, &mut steps)?;
+                let mut bufs = crate::scratch::ScratchVecs::new(need);
+                let mut ws = bufs.workspace(ScratchKind::Int8, pc, kc)?;
                 call(&mut ws)
             }
         }

@@ -209,3 +209,57 @@ pub fn check_dataset(bytes: &[u8]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The `spec` target: arbitrary bytes as the text form of a selector
+/// specification (`mempursuit::SelectSpec`, what the JavaScript package and
+/// the command line pass) and as its JSON form (what the conformance
+/// vectors and the serde API take). Contracts: parsing never panics; a
+/// parsed specification writes a text form that parses back to an equal
+/// specification; building its method never panics and, when it succeeds,
+/// runs on a small pool without panicking, with picks in range.
+pub fn check_spec(bytes: &[u8]) -> Result<(), String> {
+    use mempursuit::{Pool, SelectSpec, Selector};
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(());
+    };
+    let mut specs = Vec::new();
+    if let Ok(spec) = text.parse::<SelectSpec>() {
+        specs.push(spec);
+    }
+    if let Ok(spec) = serde_json::from_str::<SelectSpec>(text) {
+        specs.push(spec);
+    }
+    for spec in specs {
+        let written = spec.to_string();
+        let again: SelectSpec = written
+            .parse()
+            .map_err(|e| format!("{text:?} wrote {written:?}, which does not parse: {e}"))?;
+        if again != spec {
+            return Err(format!(
+                "{text:?} wrote {written:?}, which reads as {again:?}"
+            ));
+        }
+        let json = serde_json::to_string(&spec).map_err(|e| e.to_string())?;
+        let back: SelectSpec = serde_json::from_str(&json)
+            .map_err(|e| format!("{text:?} wrote JSON {json}, which does not read: {e}"))?;
+        if back != spec {
+            return Err(format!("{text:?}: JSON {json} reads as {back:?}"));
+        }
+        if spec.method().is_err() {
+            continue;
+        }
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        let query = [s, s];
+        let pool = [0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0];
+        let scores = [0.3f32, 0.2, 0.1];
+        let mut selector = Selector::new();
+        for relevance in [None, Some(&scores[..])] {
+            if let Ok(sel) = selector.select_spec(&spec, &query, Pool::F32(&pool), relevance, 2) {
+                if sel.picks.iter().any(|&i| i >= 3) || sel.picks.len() > 2 {
+                    return Err(format!("{written}: picks {:?} out of range", sel.picks));
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -30,30 +30,16 @@ use mempursuit::parallel::{
     batch_plan_for, select_batch_with, BatchPlan, CacheInfo, CacheSource, SplitPool, L2_FILL,
 };
 use mempursuit::{
-    pursuit, pursuit_int8, Element, Input, InputPolicy, Int8Candidates, Method, MmrOptions,
-    PursuitOptions, Selector, Stopping,
+    pursuit, pursuit_int8_using, Element, Input, Int8Candidates, Int8Passes, Method,
+    PursuitOptions, Selector, Serial,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
+use crate::spec_args::{self, SpecArgs};
 use crate::{emit, CliResult};
-
-/// The selector to time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum BenchMethod {
-    /// MemPursuit, paper mode (ridge 1e-10, gamma 1, fixed budget).
-    Pursuit,
-    /// MemPursuit with the paper's adaptive stopping (Eq. 7), K as the cap.
-    PursuitAdaptive,
-    /// Centroid pursuit (ridge inf, gamma 0.5).
-    Centroid,
-    /// Top-K by cosine.
-    Topk,
-    /// MMR, lambda 0.5.
-    Mmr,
-}
 
 /// How the candidate matrix is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -65,8 +51,9 @@ pub enum Storage {
     /// bfloat16: 2 bytes per value.
     Bf16,
     /// int8 codes with a per-row scale (1 byte per value), certified
-    /// picks (`pursuit_int8`: exactly the f32 pursuit's picks; pursuit
-    /// methods only). Quantizing the pools is not timed. Also times the
+    /// picks (`pursuit_int8_using` with `Int8Passes::Int8`, the int8 passes
+    /// whatever `Int8Passes::Auto` would choose: exactly the f32 pursuit's
+    /// picks; pursuit methods only). Quantizing the pools is not timed. Also times the
     /// f32 pursuit on the same pools, round by round in the same process
     /// (row `f32 pursuit`, ratio `int8 / f32 pursuit`), and reports the
     /// candidates verified exactly per pick.
@@ -98,9 +85,6 @@ pub struct BenchArgs {
     /// instead of random data: every query with its own pool.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// The selector.
-    #[arg(long, value_enum, default_value_t = BenchMethod::Pursuit)]
-    pub method: BenchMethod,
     /// Storage of the candidate matrix; a list (`f32,f16,bf16`) times each
     /// in the same run (ratios against the first). `int8` runs alone.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "f32")]
@@ -127,22 +111,9 @@ pub struct BenchArgs {
     /// `faer` features, f32 storage only).
     #[arg(long)]
     pub roofline: bool,
-}
-
-impl BenchMethod {
-    fn method(self) -> Method {
-        let input = InputPolicy::default();
-        match self {
-            BenchMethod::Pursuit => Method::Pursuit(PursuitOptions::default()),
-            BenchMethod::PursuitAdaptive => Method::Pursuit(PursuitOptions {
-                stopping: Stopping::PAPER_ADAPTIVE,
-                ..PursuitOptions::default()
-            }),
-            BenchMethod::Centroid => Method::Pursuit(PursuitOptions::centroid(0.5)),
-            BenchMethod::Topk => Method::TopK(input),
-            BenchMethod::Mmr => Method::Mmr(MmrOptions { lambda: 0.5, input }),
-        }
-    }
+    /// The selector to time (default: the paper's method, `pursuit`).
+    #[command(flatten)]
+    pub selector: SpecArgs<spec_args::Bench>,
 }
 
 /// One query: its embedding and its pool (row-major P × d f32).
@@ -497,7 +468,15 @@ fn measure_int8(
                 for ((input, view), slot) in inputs.iter().zip(&views).zip(picks.iter_mut()) {
                     let mut ws = selector.workspace(max_pool, k.min(max_pool));
                     let t = Instant::now();
-                    let sel = pursuit_int8(input, view, k, options, &mut ws)?;
+                    let sel = pursuit_int8_using(
+                        input,
+                        view,
+                        k,
+                        options,
+                        Int8Passes::Int8,
+                        &mut ws,
+                        &mut Serial,
+                    )?;
                     let dt = t.elapsed().as_secs_f64();
                     slot.clear();
                     slot.extend_from_slice(sel.picks());
@@ -579,7 +558,14 @@ pub fn run(args: &BenchArgs) -> CliResult {
             (qs, src)
         }
     };
-    let method = args.method.method();
+    let spec = args.selector.spec()?;
+    if spec.storage() != mempursuit::Storage::F32 {
+        return Err("bench: give the candidates' storage with --storage".into());
+    }
+    let method = spec.method()?;
+    // No retriever scores here: the relevance is the cosine, or the pool
+    // order with pool_order.
+    let relevance = spec.relevance(None)?;
     let p_min = queries
         .iter()
         .map(|q| q.pool.len() / q.query.len().max(1))
@@ -587,7 +573,14 @@ pub fn run(args: &BenchArgs) -> CliResult {
         .unwrap_or(0);
     crate::select::notice_budget_above_pool(args.budget, p_min, "the smallest pool");
     if args.storage.contains(&Storage::Int8) {
-        return run_int8(args, &queries, &source, &method);
+        return run_int8(
+            args,
+            &queries,
+            &source,
+            &spec.to_string(),
+            &method,
+            relevance,
+        );
     }
     let configs = configs(args)?;
     if !matches!(method, Method::Pursuit(_))
@@ -598,7 +591,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
 
     let f32_inputs: Vec<Input<'_>> = queries
         .iter()
-        .map(|q| Input::new(&q.query, &q.pool))
+        .map(|q| Input::new(&q.query, &q.pool).with_relevance(relevance))
         .collect();
     let timed = |s: Storage| configs.iter().any(|c| c.storage == s);
     let half = if timed(Storage::F16) {
@@ -615,12 +608,12 @@ pub fn run(args: &BenchArgs) -> CliResult {
         f16: queries
             .iter()
             .zip(&half)
-            .map(|(q, m)| Input::with_storage(&q.query, m))
+            .map(|(q, m)| Input::with_storage(&q.query, m).with_relevance(relevance))
             .collect(),
         bf16: queries
             .iter()
             .zip(&brain)
-            .map(|(q, m)| Input::with_storage(&q.query, m))
+            .map(|(q, m)| Input::with_storage(&q.query, m).with_relevance(relevance))
             .collect(),
         f32: f32_inputs,
     };
@@ -642,8 +635,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
         let c = configs[0];
         writeln!(
             text,
-            "method:  {:?}, K = {}, storage {:?}, {}, kernels {}",
-            args.method,
+            "method:  {spec}, K = {}, storage {:?}, {}, kernels {}",
             args.budget,
             c.storage,
             mode_text(c, &inputs, &method, args.budget, queries.len()),
@@ -652,8 +644,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
     } else {
         writeln!(
             text,
-            "method:  {:?}, K = {}, kernels {}; {} configurations timed round by round",
-            args.method,
+            "method:  {spec}, K = {}, kernels {}; {} configurations timed round by round",
             args.budget,
             Isa::detect().name(),
             configs.len()
@@ -1117,7 +1108,14 @@ fn cpu_text() -> String {
 
 /// `bench --storage int8`: the certified int8 pursuit and the f32 pursuit
 /// on the same pools, round by round, single-threaded.
-fn run_int8(args: &BenchArgs, queries: &[Query], source: &str, method: &Method) -> CliResult {
+fn run_int8(
+    args: &BenchArgs,
+    queries: &[Query],
+    source: &str,
+    spec: &str,
+    method: &Method,
+    relevance: mempursuit::Relevance<'_>,
+) -> CliResult {
     let Method::Pursuit(options) = *method else {
         return Err("bench: --storage int8 applies to the pursuit methods only".into());
     };
@@ -1129,7 +1127,7 @@ fn run_int8(args: &BenchArgs, queries: &[Query], source: &str, method: &Method) 
     }
     let f32_inputs: Vec<Input<'_>> = queries
         .iter()
-        .map(|q| Input::new(&q.query, &q.pool))
+        .map(|q| Input::new(&q.query, &q.pool).with_relevance(relevance))
         .collect();
     let ext = externals();
     let f32_pools: Vec<&[f32]> = queries.iter().map(|q| q.pool.as_slice()).collect();
@@ -1143,8 +1141,7 @@ fn run_int8(args: &BenchArgs, queries: &[Query], source: &str, method: &Method) 
     writeln!(text, "data:    {source}")?;
     writeln!(
         text,
-        "method:  {:?}, K = {}, storage Int8, single thread, kernels {}",
-        args.method,
+        "method:  {spec}, K = {}, storage Int8, single thread, kernels {}",
         args.budget,
         Isa::detect().name()
     )?;
@@ -1200,6 +1197,17 @@ fn run_int8(args: &BenchArgs, queries: &[Query], source: &str, method: &Method) 
             "\nverified candidates per pick: mean {mean:.2}, max {max} ({} picks of the last round; of P = {} per pool)",
             v.len(),
             queries.first().map_or(0, |q| q.pool.len() / q.query.len().max(1))
+        )?;
+        let (p, d) = queries.first().map_or((0, 0), |q| {
+            (q.pool.len() / q.query.len().max(1), q.query.len())
+        });
+        writeln!(
+            text,
+            "int8 passes with Int8Passes::Auto on this CPU at P = {p}, d = {d}: {} (int8 dot instruction: {}, f32 rows {} bytes, L2 {} bytes)",
+            if Int8Passes::Auto.uses_int8(p, d) { "yes" } else { "no: the f32 pursuit runs" },
+            mempursuit::kernels::int8::has_int8_dot_instruction(),
+            p * d * 4,
+            mempursuit::kernels::int8::l2_cache_bytes()
         )?;
     }
     let mut selector = Selector::new();

@@ -6,11 +6,11 @@
 
 use std::fmt::Write as _;
 
-use mempursuit::{Input, Method, Selector};
+use mempursuit::{Method, MethodName, Pool, PursuitOptions, SelectSpec, Selector};
 use mempursuit_cli::dataset::{Dataset, DatasetBytes, QuerySpec};
-use mempursuit_cli::eval::{evaluate, score_query, EvalOptions};
+use mempursuit_cli::eval::{evaluate, score_query, EvalOptions, EvalReport};
 
-use crate::eval::{named_methods, EvalMethod};
+use crate::eval::named_methods;
 use crate::{emit, CliResult};
 
 const MEMORY_EMBEDDINGS: &[u8] = include_bytes!("../../../data/hotpotqa-mini/memories.f32.npy");
@@ -20,6 +20,9 @@ const MEMORIES: &str = include_str!("../../../data/hotpotqa-mini/memories.jsonl"
 
 /// The budget of the worked example.
 const EXAMPLE_K: usize = 5;
+
+/// The widest line the demo prints.
+pub(crate) const WIDTH: usize = 100;
 
 /// Arguments of `mempursuit demo` (none).
 #[derive(Debug, clap::Args)]
@@ -60,12 +63,9 @@ fn list_picks(out: &mut String, data: &Dataset, spec: &QuerySpec, picks: &[usize
             None => "  ".to_string(),
         };
         let text = data.memory_text(id).unwrap_or("");
-        let _ = writeln!(
-            out,
-            "  {:>2}. {mark} [{id:>4}] {}",
-            t + 1,
-            truncate(text, 100)
-        );
+        let line = format!("  {:>2}. {mark} [{id:>4}] ", t + 1);
+        let room = WIDTH.saturating_sub(line.chars().count() + 1);
+        let _ = writeln!(out, "{line}{}", truncate(text, room));
     }
 }
 
@@ -84,33 +84,59 @@ fn covered(spec: &QuerySpec, picks: &[usize]) -> String {
     }
 }
 
+/// The one-line takeaway: the recommended setting (the default) against
+/// top-K at each budget of `report`, in points of evidence recall.
+fn takeaway(report: &EvalReport) -> Option<String> {
+    let find = |m: MethodName| {
+        report
+            .methods
+            .iter()
+            .find(|r| r.name == SelectSpec::of(m).to_string())
+    };
+    let (rec, top) = (find(MethodName::Recommended)?, find(MethodName::TopK)?);
+    let ks: Vec<String> = report.ks.iter().map(usize::to_string).collect();
+    let mut deltas = Vec::with_capacity(ks.len());
+    for &k in &report.ks {
+        let d = rec.at(k)?.overall.evidence_recall - top.at(k)?.overall.evidence_recall;
+        deltas.push(format!("{:+.1}", 100.0 * d));
+    }
+    Some(format!(
+        "Takeaway: {} (the default) vs {}: {} points of evidence recall at K = {}.",
+        rec.name,
+        top.name,
+        deltas.join("/"),
+        ks.join("/")
+    ))
+}
+
 /// Runs `mempursuit demo`.
 pub fn run(_args: &DemoArgs) -> CliResult {
     let data = fixture()?;
-    let methods = named_methods(
-        &[
-            EvalMethod::Topk,
-            EvalMethod::Mmr,
-            EvalMethod::Pursuit,
-            EvalMethod::Recommended,
-        ],
-        0.5,
-        &[],
-        mempursuit::InputPolicy::default(),
-    );
+    let specs = [
+        MethodName::TopK,
+        MethodName::Mmr,
+        MethodName::Pursuit,
+        MethodName::Recommended,
+    ]
+    .map(SelectSpec::of);
+    let methods = named_methods(&specs)?;
     let report = evaluate(&data, &methods, &EvalOptions::new(vec![3, 5, 10]))?;
     let mut out = String::new();
+    let [topk, mmr, paper, recommended] = specs.map(|s| s.to_string());
+    let o = PursuitOptions::PAPER;
     writeln!(
         out,
         "MemPursuit demo on the built-in fixture: HotpotQA v1 dev (distractor setting), mini subset:\n\
          {} multi-hop questions, {} sentence memories, all-MiniLM-L6-v2 embeddings (d = {}).\n\
          Data: HotpotQA (Yang et al., EMNLP 2018) and Wikipedia, CC BY-SA 4.0; adapted, see\n\
          cli/data/hotpotqa-mini/README.md. Pools: all sentences of each question's 10 paragraphs.\n\
-         MemPursuit = paper mode (ridge 1e-10, gamma 1); recommended = centroid pursuit with a per-pool\n\
-         gamma from a measured rule (the setting to use without tuning: Method::recommended()).\n",
+         Rows (named as --method names them): {topk}, {mmr}, {paper} (paper mode: ridge {:e},\n\
+         gamma {}) and {recommended} (centroid pursuit with a per-pool gamma: the default).\n",
         data.queries.len(),
         data.memory_embeddings.rows,
-        data.dim()
+        data.dim(),
+        o.ridge,
+        o.gamma,
     )?;
     out.push_str(&report.table());
 
@@ -118,7 +144,11 @@ pub fn run(_args: &DemoArgs) -> CliResult {
     // every gold group at K = 5 and top-K does not. Top-K is nested (its
     // K = 5 picks are a prefix of the stored picks); the recommended
     // setting's gamma depends on K, so it is run again at K = 5.
-    let Some(topk) = report.methods.iter().position(|m| m.name == "top-K") else {
+    let Some(topk) = report
+        .methods
+        .iter()
+        .position(|m| matches!(m.method, Method::TopK(_)))
+    else {
         return Err("demo: top-K missing from the report".into());
     };
     let mut selector = Selector::new();
@@ -130,8 +160,13 @@ pub fn run(_args: &DemoArgs) -> CliResult {
             continue;
         }
         data.gather_pool(qi, &mut pool);
-        let input = Input::new(data.query_embedding(qi), &pool);
-        let rec = selector.select(&input, EXAMPLE_K, &Method::recommended())?;
+        let rec = selector.select_spec(
+            &SelectSpec::recommended(),
+            data.query_embedding(qi),
+            Pool::F32(&pool),
+            None,
+            EXAMPLE_K,
+        )?;
         let b: Vec<usize> = rec.picks.iter().map(|&p| spec.pool[p]).collect();
         if score_query(spec, &b).groups_covered == Some(true) {
             example = Some((spec, a, b));
@@ -142,17 +177,22 @@ pub fn run(_args: &DemoArgs) -> CliResult {
     match example {
         None => writeln!(
             out,
-            "No query in the fixture where the recommended setting covers every gold group at K = {EXAMPLE_K} and top-K does not."
+            "No query in the fixture where the recommended setting covers every gold group\n\
+             at K = {EXAMPLE_K} and top-K does not."
         )?,
         Some((spec, a, b)) => {
             writeln!(
                 out,
-                "Worked example, K = {EXAMPLE_K}: the first question where the recommended setting covers both gold paragraphs and top-K does not."
+                "Worked example, K = {EXAMPLE_K}: the first question where the recommended setting \
+                 covers\nevery gold group and top-K does not."
             )?;
-            writeln!(out, "question ({}, id {}): {}", spec.kind, spec.id, spec.text)?;
-            if let Some(ans) = &spec.answer {
-                writeln!(out, "answer: {ans}")?;
-            }
+            writeln!(out, "question: {}", spec.text)?;
+            let answer = spec
+                .answer
+                .as_ref()
+                .map(|a| format!("; answer: {a}"))
+                .unwrap_or_default();
+            writeln!(out, "  ({}, id {}{answer})", spec.kind, spec.id)?;
             for (g, group) in spec.gold_groups.iter().enumerate() {
                 let title = group
                     .first()
@@ -185,6 +225,9 @@ pub fn run(_args: &DemoArgs) -> CliResult {
                 "\n'*A' / '*B': gold evidence of group A / B; [id]: memory id in memories.jsonl."
             )?;
         }
+    }
+    if let Some(line) = takeaway(&report) {
+        writeln!(out, "\n{line}")?;
     }
     emit(&out)
 }

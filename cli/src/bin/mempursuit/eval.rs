@@ -3,30 +3,12 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use mempursuit::{InputPolicy, Method, MmrOptions, PursuitOptions, Stopping};
+use mempursuit::{MethodName, SelectSpec};
 use mempursuit_cli::dataset::{Dataset, DatasetPaths};
 use mempursuit_cli::eval::{evaluate, Bootstrap, EvalOptions, NamedMethod, RelevanceMode};
 
-use crate::select::InvalidPolicy;
+use crate::spec_args::{self, method_names, SpecArgs};
 use crate::{emit, CliResult};
-
-/// A selector of `mempursuit eval`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum EvalMethod {
-    /// Top-K by relevance.
-    Topk,
-    /// MMR with --mmr-lambda.
-    Mmr,
-    /// MemPursuit, paper mode (ridge 1e-10, gamma 1).
-    Pursuit,
-    /// Centroid pursuit (ridge inf) with --gamma.
-    Centroid,
-    /// MemPursuit with the paper's adaptive stopping (Eq. 7).
-    PursuitAdaptive,
-    /// The recommended setting: centroid pursuit on unit-free relevance with
-    /// a per-pool gamma from a measured rule (no tuning).
-    Recommended,
-}
 
 /// Where rho comes from (`--relevance`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -124,26 +106,11 @@ pub struct EvalArgs {
         default_value = "3,5,10,20"
     )]
     pub k: Vec<usize>,
-    /// Selectors, comma-separated.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "M,...",
-        value_delimiter = ',',
-        default_value = "topk,mmr,pursuit,centroid,recommended"
-    )]
-    pub methods: Vec<EvalMethod>,
-    /// MMR trade-off lambda in [0, 1].
-    #[arg(long, value_name = "X", default_value_t = 0.5)]
-    pub mmr_lambda: f64,
-    /// Gamma(s) of centroid pursuit, in (0, 1], comma-separated (one row each).
-    #[arg(
-        long,
-        value_name = "G,...",
-        value_delimiter = ',',
-        default_value = "0.5"
-    )]
-    pub gamma: Vec<f64>,
+    /// Selectors by method name, comma-separated (see also --method); one
+    /// table row each, named by the specification's text form. With
+    /// neither --methods nor --method: every method, top-K first.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = method_names())]
+    pub methods: Vec<MethodName>,
     /// Bootstrap resamples for the confidence intervals (0 = none).
     #[arg(long, value_name = "N", default_value_t = 2000)]
     pub bootstrap: usize,
@@ -153,70 +120,37 @@ pub struct EvalArgs {
     /// Draw evidence recall against K per method, with its 95% CI band, as SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// Unusable candidate rows (zero, non-finite, norm out of range): reject
-    /// (the evaluation stops, naming the query and memory id), or exclude
-    /// them from that query's pool.
-    #[arg(long, value_enum, value_name = "POLICY", default_value_t = InvalidPolicy::Reject)]
-    pub invalid_candidates: InvalidPolicy,
     /// Print the metrics as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Write each query's picks at the largest K (memory ids) as JSON Lines.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub selectors: SpecArgs<spec_args::Eval>,
 }
 
-/// The named methods of an eval run.
+/// The selectors of an eval run, each named by its text form: the
+/// `--methods` names, then the `--method` selectors (every method, top-K
+/// first, when neither is given), with the option flags applied.
+fn selectors(args: &EvalArgs) -> Result<Vec<NamedMethod>, Box<dyn std::error::Error>> {
+    let named = args.methods.iter().map(|&m| SelectSpec::of(m)).collect();
+    let specs = args.selectors.specs(named, default_rows)?;
+    Ok(named_methods(&specs)?)
+}
+
+/// Every method with its defaults, top-K (the baseline of the deltas) first.
+pub(crate) fn default_rows() -> Vec<SelectSpec> {
+    let mut names = MethodName::ALL.to_vec();
+    names.sort_by_key(|m| *m != MethodName::TopK);
+    names.into_iter().map(SelectSpec::of).collect()
+}
+
+/// The named methods of `specs` ([`NamedMethod::from_spec`]).
 pub(crate) fn named_methods(
-    methods: &[EvalMethod],
-    mmr_lambda: f64,
-    gammas: &[f64],
-    policy: InputPolicy,
-) -> Vec<NamedMethod> {
-    methods
-        .iter()
-        .flat_map(|m| {
-            let gs: Vec<f64> = if *m == EvalMethod::Centroid {
-                gammas.to_vec()
-            } else {
-                vec![0.0]
-            };
-            gs.into_iter().map(move |g| (*m, g))
-        })
-        .map(|(m, gamma)| match m {
-            EvalMethod::Topk => NamedMethod::new("top-K", Method::TopK(policy)),
-            EvalMethod::Mmr => NamedMethod::new(
-                format!("MMR({mmr_lambda})"),
-                Method::Mmr(MmrOptions {
-                    lambda: mmr_lambda,
-                    input: policy,
-                }),
-            ),
-            EvalMethod::Pursuit => NamedMethod::new(
-                "MemPursuit",
-                Method::Pursuit(PursuitOptions {
-                    input: policy,
-                    ..PursuitOptions::default()
-                }),
-            ),
-            EvalMethod::Centroid => NamedMethod::new(
-                format!("centroid({gamma})"),
-                Method::Pursuit(PursuitOptions {
-                    input: policy,
-                    ..PursuitOptions::centroid(gamma)
-                }),
-            ),
-            EvalMethod::PursuitAdaptive => NamedMethod::new(
-                "MemPursuit-adaptive",
-                Method::Pursuit(PursuitOptions {
-                    stopping: Stopping::PAPER_ADAPTIVE,
-                    input: policy,
-                    ..PursuitOptions::default()
-                }),
-            ),
-            EvalMethod::Recommended => NamedMethod::new("recommended", Method::Recommended(policy)),
-        })
-        .collect()
+    specs: &[SelectSpec],
+) -> Result<Vec<NamedMethod>, mempursuit::SpecError> {
+    specs.iter().map(NamedMethod::from_spec).collect()
 }
 
 /// Prints a notice (stderr) when the largest budget exceeds some pools:
@@ -241,12 +175,7 @@ fn notice_budget_above_pools(data: &Dataset, ks: &[usize], retrieve: Option<usiz
 /// Runs `mempursuit eval`.
 pub fn run(args: &EvalArgs) -> CliResult {
     let (data, label) = args.data.load()?;
-    let methods = named_methods(
-        &args.methods,
-        args.mmr_lambda,
-        &args.gamma,
-        args.invalid_candidates.input_policy(),
-    );
+    let methods = selectors(args)?;
     notice_budget_above_pools(&data, &args.k, args.data.retrieve);
     let options = EvalOptions {
         ks: args.k.clone(),

@@ -2,11 +2,17 @@
 //!
 //! * `mempursuit select`: pick K memories for one query from `.npy`
 //!   embeddings and print the order, weights and per-step record;
+//!   the recommended setting unless `--method` says otherwise;
 //! * `mempursuit eval`: evidence recall / coverage of several selectors on a
 //!   dataset folder ([`mempursuit_cli::dataset`], [`mempursuit_cli::eval`]);
 //! * `mempursuit demo`: the same on the built-in HotpotQA mini fixture
 //!   (CC BY-SA 4.0), with one worked example;
 //! * `mempursuit bench`: per-query latency.
+//!
+//! Every subcommand names its selectors in the text form of the one
+//! specification of a selector call (`mempursuit::SelectSpec`: `recommended`,
+//! `pursuit`, `mmr,mmr_lambda=0.3`), and its option flags are that
+//! specification's options (`spec_args`).
 //!
 //! Errors go to stderr as `mempursuit: error: ...` with exit status 1;
 //! usage errors exit with status 2 (clap).
@@ -20,6 +26,7 @@ mod bench;
 mod demo;
 mod eval;
 mod select;
+mod spec_args;
 mod tune;
 
 /// The result type of every subcommand.
@@ -36,12 +43,13 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Select K memories for one query from a candidate matrix (.npy).
+    /// Select K memories for one query from a candidate matrix (.npy); the
+    /// recommended setting unless --method says otherwise.
     Select(select::SelectArgs),
     /// Evaluate selectors (evidence recall, coverage) on a dataset folder.
     Eval(eval::EvalArgs),
-    /// Evaluate top-K, MMR, MemPursuit and centroid pursuit on the built-in
-    /// HotpotQA mini fixture and show a worked example.
+    /// Evaluate top-K, MMR, paper mode and the recommended setting on the
+    /// built-in HotpotQA mini fixture and show a worked example.
     Demo(demo::DemoArgs),
     /// Choose a setting on your own labelled data: k-fold cross-validated
     /// choice among top-K, the recommended setting, paper mode and a gamma grid.

@@ -4,51 +4,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mempursuit::npy::{self, Matrix};
-use mempursuit::{
-    AtPoolOptimum, Error, Input, InputPolicy, InvalidCandidates, Method, MmrOptions,
-    PursuitOptions, Relevance, Selector, StopReason, Stopping,
-};
+use mempursuit::{CallError, Error, Method, Pool, SelectSpec, Selector, Stopping};
 
+use crate::spec_args::{self, SpecArgs};
 use crate::{emit, CliResult};
-
-/// The selector of `mempursuit select`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SelectMethod {
-    /// MemPursuit (paper mode by default: ridge 1e-10, gamma 1).
-    Pursuit,
-    /// Centroid pursuit (ridge = inf, gamma default 0.5).
-    Centroid,
-    /// Top-K by relevance.
-    Topk,
-    /// Maximal marginal relevance.
-    Mmr,
-    /// The recommended setting: centroid pursuit, per-pool gamma (no tuning).
-    Recommended,
-}
-
-/// What happens to an unusable candidate row (zero or non-finite values, a
-/// norm outside [1e-12, 1e12]): the library's [`InvalidCandidates`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum InvalidPolicy {
-    /// Fail, naming the first such row.
-    #[default]
-    Reject,
-    /// Never select such rows; they are reported as excluded.
-    Exclude,
-}
-
-impl InvalidPolicy {
-    /// The library's input policy with this treatment of invalid rows.
-    pub(crate) fn input_policy(self) -> InputPolicy {
-        InputPolicy {
-            invalid_candidates: match self {
-                InvalidPolicy::Reject => InvalidCandidates::Reject,
-                InvalidPolicy::Exclude => InvalidCandidates::Exclude,
-            },
-            ..InputPolicy::default()
-        }
-    }
-}
 
 /// Prints a notice (stderr) when the budget exceeds the pool: the
 /// selection then holds the whole pool (fewer than K memories).
@@ -74,41 +33,16 @@ pub struct SelectArgs {
     /// Budget K: the number of memories to select.
     #[arg(short = 'k', long = "budget", value_name = "K")]
     pub k: usize,
-    /// Selector.
-    #[arg(long, value_enum, default_value_t = SelectMethod::Pursuit)]
-    pub method: SelectMethod,
-    /// Adaptive stopping (paper Eq. 7: tau 1e-5, patience 2) [pursuit, centroid].
-    #[arg(long)]
-    pub adaptive: bool,
-    /// Ridge lambda of the refit, >= 0; 'inf' = centroid pursuit [pursuit; default 1e-10].
-    #[arg(long, value_name = "X")]
-    pub lambda: Option<f64>,
-    /// Gamma in (0, 1] [pursuit: default 1; centroid: default 0.5].
-    #[arg(long, value_name = "G")]
-    pub gamma: Option<f64>,
-    /// At the pool optimum, take the remaining picks by relevance [pursuit].
-    #[arg(long)]
-    pub fill: bool,
-    /// MMR trade-off lambda in [0, 1] [mmr; default 0.5].
-    #[arg(long, value_name = "X")]
-    pub mmr_lambda: Option<f64>,
-    /// First-stage relevance scores: .npy float32 with P values, used by rank
-    /// on the pool's cosine scale (any scale or sign; see --raw-relevance).
-    #[arg(long, value_name = "R.npy", conflicts_with = "pool_order")]
+    /// The retriever's relevance scores: .npy float32 with P values (any
+    /// scale or sign), used by rank on the pool's cosine scale unless
+    /// --raw-relevance is given.
+    #[arg(long, value_name = "R.npy")]
     pub relevance: Option<PathBuf>,
-    /// Use the --relevance scores as given (gamma is then in their units).
-    #[arg(long, requires = "relevance")]
-    pub raw_relevance: bool,
-    /// Candidates are in first-stage order: rho at rank k = k-th largest cosine.
-    #[arg(long)]
-    pub pool_order: bool,
-    /// Unusable candidate rows (zero, non-finite, norm out of range): reject
-    /// the call, or exclude them and select from the rest.
-    #[arg(long, value_enum, value_name = "POLICY", default_value_t = InvalidPolicy::Reject)]
-    pub invalid_candidates: InvalidPolicy,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub selector: SpecArgs<spec_args::Select>,
 }
 
 /// Reads a `.npy` float32 file, naming the path in every error: 1-D or 2-D
@@ -122,111 +56,21 @@ pub(crate) fn read_npy(path: &Path, vector_ok: bool) -> Result<Matrix, String> {
     read.map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The method and a one-line description, from the arguments.
-fn method_of(args: &SelectArgs) -> Result<(Method, String), String> {
-    let method_name = match args.method {
-        SelectMethod::Pursuit => "pursuit",
-        SelectMethod::Centroid => "centroid",
-        SelectMethod::Topk => "topk",
-        SelectMethod::Mmr => "mmr",
-        SelectMethod::Recommended => "recommended",
-    };
-    let pursuit_only =
-        |flag: &str| format!("{flag} applies to --method pursuit or centroid, not {method_name}");
-    let is_pursuit = matches!(args.method, SelectMethod::Pursuit | SelectMethod::Centroid);
-    if !is_pursuit {
-        for (set, flag) in [
-            (args.adaptive, "--adaptive"),
-            (args.lambda.is_some(), "--lambda"),
-            (args.gamma.is_some(), "--gamma"),
-            (args.fill, "--fill"),
-        ] {
-            if set {
-                return Err(pursuit_only(flag));
+/// One line on the selector: its text form and, for the pursuit, the
+/// parameters it resolves to.
+fn describe(spec: &SelectSpec, method: &Method) -> String {
+    match method {
+        Method::Pursuit(o) => format!(
+            "{spec} (ridge {:e}, gamma {}, {})",
+            o.ridge,
+            o.gamma,
+            if o.stopping == Stopping::FixedBudget {
+                "fixed budget"
+            } else {
+                "adaptive stopping"
             }
-        }
-    }
-    if args.mmr_lambda.is_some() && args.method != SelectMethod::Mmr {
-        return Err("--mmr-lambda applies to --method mmr only".into());
-    }
-    let policy = args.invalid_candidates.input_policy();
-    Ok(match args.method {
-        SelectMethod::Topk => (Method::TopK(policy), "top-K".into()),
-        SelectMethod::Recommended => (
-            Method::Recommended(policy),
-            "recommended (centroid pursuit, per-pool gamma)".into(),
         ),
-        SelectMethod::Mmr => {
-            let lambda = args.mmr_lambda.unwrap_or(0.5);
-            (
-                Method::Mmr(MmrOptions {
-                    lambda,
-                    input: policy,
-                }),
-                format!("MMR (lambda_mmr {lambda})"),
-            )
-        }
-        SelectMethod::Pursuit | SelectMethod::Centroid => {
-            let mut o = if args.method == SelectMethod::Centroid {
-                if args.lambda.is_some_and(|l| l != f64::INFINITY) {
-                    return Err(
-                        "--lambda does not apply to --method centroid (its ridge is inf)".into(),
-                    );
-                }
-                PursuitOptions::centroid(args.gamma.unwrap_or(0.5))
-            } else {
-                PursuitOptions {
-                    ridge: args.lambda.unwrap_or(PursuitOptions::PAPER_RIDGE),
-                    gamma: args.gamma.unwrap_or(1.0),
-                    ..PursuitOptions::default()
-                }
-            };
-            o.input = policy;
-            if args.adaptive {
-                o.stopping = Stopping::PAPER_ADAPTIVE;
-            }
-            if args.fill {
-                if o.is_centroid() {
-                    // The core ignores it there; do not let a user believe
-                    // it took effect.
-                    return Err("--fill does not apply to centroid pursuit (ridge inf): \
-                                it has no pool-optimum certificate to fill at"
-                        .into());
-                }
-                o.at_pool_optimum = AtPoolOptimum::FillByRelevance;
-            }
-            let name = if o.is_centroid() {
-                "centroid pursuit"
-            } else {
-                "MemPursuit"
-            };
-            let desc = format!(
-                "{name} (ridge {:e}, gamma {}, {}{})",
-                o.ridge,
-                o.gamma,
-                if args.adaptive {
-                    "adaptive stopping"
-                } else {
-                    "fixed budget"
-                },
-                if args.fill {
-                    ", fill at pool optimum"
-                } else {
-                    ""
-                }
-            );
-            (Method::Pursuit(o), desc)
-        }
-    })
-}
-
-fn stop_text(s: StopReason) -> &'static str {
-    match s {
-        StopReason::Budget => "budget",
-        StopReason::Adaptive => "adaptive stopping (Eq. 7)",
-        StopReason::PoolExhausted => "pool exhausted",
-        StopReason::PoolOptimum => "pool optimum",
-        _ => "other",
+        _ => spec.to_string(),
     }
 }
 
@@ -242,7 +86,11 @@ fn num(x: f64) -> String {
 
 /// Runs `mempursuit select`.
 pub fn run(args: &SelectArgs) -> CliResult {
-    let (method, desc) = method_of(args)?;
+    // The selector first: a bad option is reported whatever the files.
+    let spec = args.selector.spec()?;
+    let method = spec.method()?;
+    spec.relevance(args.relevance.as_ref().map(|_| &[][..]))?;
+    let desc = describe(&spec, &method);
     let q = read_npy(&args.query, true)?;
     if q.rows != 1 {
         return Err(format!(
@@ -283,25 +131,21 @@ pub fn run(args: &SelectArgs) -> CliResult {
         }
         None => None,
     };
-    let relevance = match (&rel, args.pool_order) {
-        (Some(r), _) if args.raw_relevance => Relevance::Scores(r),
-        (Some(r), _) => Relevance::RankedScores(r),
-        (None, true) => Relevance::PoolOrder,
-        (None, false) => Relevance::Similarity,
-    };
-    let input = Input::new(&q.data, &c.data).with_relevance(relevance);
     notice_budget_above_pool(args.k, c.rows, "the pool");
     let sel = Selector::new()
-        .select(&input, args.k, &method)
+        .select_spec(&spec, &q.data, Pool::F32(&c.data), rel.as_deref(), args.k)
         .map_err(|e| match e {
-            Error::Query(f) => format!("{}: query: {f}", args.query.display()),
-            Error::Candidate { row, fault } => {
+            CallError::Select(Error::Query(f)) => format!("{}: query: {f}", args.query.display()),
+            CallError::Select(Error::Candidate { row, fault }) => {
                 format!(
                     "{}: candidate row {row}: {fault}",
                     args.candidates.display()
                 )
             }
-            Error::NonFiniteRelevance { .. } | Error::RelevanceLength { .. } => {
+            CallError::Storage(s) => format!("{}: {s}", args.candidates.display()),
+            CallError::Select(
+                e @ (Error::NonFiniteRelevance { .. } | Error::RelevanceLength { .. }),
+            ) => {
                 let p = args.relevance.as_deref().unwrap_or(Path::new("relevance"));
                 format!("{}: {e}", p.display())
             }
@@ -310,10 +154,14 @@ pub fn run(args: &SelectArgs) -> CliResult {
 
     let is_baseline = matches!(method, Method::TopK(_) | Method::Mmr(_));
     if args.json {
-        // The options and the selection in the library's serde form (κ = ∞
-        // as "inf"; a baseline's steps without the pursuit-only fields).
+        // The specification (its text form and its serde map), the core
+        // options it resolves to and the selection, in the library's serde
+        // form: step fields as `STEP_FIELDS`, stop reasons as
+        // `StopReason::as_str` (κ = ∞ as "inf"; a baseline's steps without
+        // the pursuit-only fields).
         let mut v = serde_json::json!({
-            "method": desc,
+            "method": spec.to_string(),
+            "spec": spec,
             "options": method,
             "pool": c.rows,
             "dim": c.cols,
@@ -342,7 +190,7 @@ pub fn run(args: &SelectArgs) -> CliResult {
     writeln!(
         out,
         "stop: {} after {} picks",
-        stop_text(sel.stop),
+        sel.stop.as_str(),
         sel.picks.len()
     )?;
     if !sel.excluded.is_empty() {
@@ -350,6 +198,15 @@ pub fn run(args: &SelectArgs) -> CliResult {
         writeln!(
             out,
             "excluded: {} unusable candidate rows: {}",
+            rows.len(),
+            rows.join(" ")
+        )?;
+    }
+    if !sel.skipped.is_empty() {
+        let rows: Vec<String> = sel.skipped.iter().map(|r| r.to_string()).collect();
+        writeln!(
+            out,
+            "skipped: {} candidates already represented by the picks: {}",
             rows.len(),
             rows.join(" ")
         )?;
@@ -372,7 +229,11 @@ pub fn run(args: &SelectArgs) -> CliResult {
                 "{:>4} {:>6}{} {:>10.6} {:>13} {:>13} {:>13} {:>13} {:>13} {:>4}",
                 t + 1,
                 s.index,
-                if s.filled { "+" } else { " " },
+                match (s.filled, s.dependent) {
+                    (true, _) => "+",
+                    (_, true) => "=",
+                    _ => " ",
+                },
                 sel.weights[t],
                 num(s.score),
                 num(s.residual_sq),
@@ -386,7 +247,7 @@ pub fn run(args: &SelectArgs) -> CliResult {
             out,
             "\nweight: final simplex weight; score: U at pick time (Eq. 9); L_t: squared residual after the refit;\n\
              Δ_t: relative improvement (Eq. 7); g_S: Frank-Wolfe gap (Eq. 25); ν: KKT multiplier (Eq. 14);\n\
-             |F|: free-set size; '+': picked by relevance fill."
+             |F|: free-set size; '+': picked by relevance fill; '=': already represented by the picks."
         )?;
     }
     emit(&out)

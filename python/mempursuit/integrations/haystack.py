@@ -1,0 +1,112 @@
+"""Haystack 2.x: :class:`MemPursuitRanker`, a component that reranks the
+documents an embedding retriever returned with :func:`mempursuit.select`,
+using the embeddings the documents carry (no model, no re-embedding).
+
+Needs ``haystack-ai`` (``pip install "mempursuit[haystack]"``)::
+
+    from haystack import Pipeline
+    from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
+    from mempursuit.integrations.haystack import MemPursuitRanker
+
+    p = Pipeline()
+    p.add_component("retriever", InMemoryEmbeddingRetriever(store, top_k=30, return_embedding=True))
+    p.add_component("ranker", MemPursuitRanker(top_k=5))
+    p.connect("retriever.documents", "ranker.documents")
+    p.run({"retriever": {"query_embedding": q}, "ranker": {"query_embedding": q}})
+"""
+
+from dataclasses import replace
+from typing import Any, Dict, List, Optional
+
+try:
+    from haystack import Document, component, default_from_dict, default_to_dict
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'mempursuit.integrations.haystack needs haystack-ai: pip install "mempursuit[haystack]"'
+    ) from e
+
+from . import _common
+
+__all__ = ["MemPursuitRanker"]
+
+_MISSING = "run the retriever with return_embedding=True (or embed the documents before the ranker)"
+
+
+@component
+class MemPursuitRanker:
+    """Reranks documents with MemPursuit: picks ``top_k`` of them, one at a
+    time, each the document that best covers what the picks so far leave
+    out of the query (:func:`mempursuit.select`).
+
+    Put it after an embedding retriever that returns the embeddings
+    (``InMemoryEmbeddingRetriever(..., return_embedding=True)`` or the like)
+    and give it the same ``query_embedding``. ``Document.embedding`` is the
+    candidate's vector (pool row i = input document i); ``Document.score``,
+    when every document has one, is passed as ``relevance`` (used by rank,
+    any scale; ``use_scores=False`` turns that off).
+
+    The output is the picked documents in pick order, as copies whose
+    ``meta`` gains ``mempursuit_rank``, ``mempursuit_weight`` (the simplex
+    weight, ``None`` for methods without weights), ``mempursuit_score`` and,
+    with weights, ``mempursuit_residual_sq`` (see
+    :mod:`mempursuit.integrations`); ``score`` keeps the retriever's score.
+
+    :param top_k: the budget K (at most this many documents come back).
+    :param use_scores: pass the documents' scores as ``relevance``.
+    :param options: any other keyword of :func:`mempursuit.select`
+        (``method``, ``gamma``, ``mmr_lambda``, ``raw_relevance``, ...),
+        passed through unchanged; what is not given takes ``select``'s
+        default. An unknown name is a TypeError here, a bad value a
+        ValueError from ``select`` at the first ``run``.
+    """
+
+    def __init__(self, top_k: int = 10, use_scores: bool = True, **options: Any) -> None:
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
+            raise ValueError(f"MemPursuitRanker: top_k must be an int >= 0, got {top_k!r}")
+        self.top_k = top_k
+        self.use_scores = use_scores
+        self.options = _common.select_options("MemPursuitRanker", options)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Serializes the component (``top_k``, ``use_scores`` and the
+        options as given)."""
+        return default_to_dict(self, top_k=self.top_k, use_scores=self.use_scores, **self.options)
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "MemPursuitRanker":
+        """The component :meth:`to_dict` described."""
+        return default_from_dict(cls, data)
+
+    @component.output_types(documents=List[Document])
+    def run(
+        self,
+        documents: List[Document],
+        query_embedding: List[float],
+        top_k: Optional[int] = None,
+    ) -> Dict[str, List[Document]]:
+        """Selects up to ``top_k`` (default: the component's) of
+        ``documents`` for ``query_embedding``.
+
+        :returns: ``{"documents": picked documents in pick order}``.
+        :raises DocumentError: a document has no embedding, one of another
+            dimension than the query's, or an unusable one (the message
+            names its position and id); mixed present/absent scores.
+        :raises ValueError: a bad query embedding or option value.
+        """
+        k = self.top_k if top_k is None else top_k
+        names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
+        relevance = None
+        if self.use_scores:
+            relevance = _common.scores_as_relevance("MemPursuitRanker", [d.score for d in documents], names)
+        sel = _common.selection(
+            "MemPursuitRanker",
+            query_embedding,
+            [d.embedding for d in documents],
+            names,
+            k,
+            relevance,
+            self.options,
+            _MISSING,
+        )
+        out = [replace(documents[i], meta={**documents[i].meta, **meta}) for i, meta in _common.picks(sel)]
+        return {"documents": out}

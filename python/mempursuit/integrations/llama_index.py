@@ -1,0 +1,186 @@
+"""LlamaIndex: :class:`MemPursuitPostprocessor`, a node postprocessor that
+reranks the retrieved nodes with :func:`mempursuit.select`, using the
+vectors the index's vector store already holds.
+
+Needs ``llama-index-core`` (``pip install "mempursuit[llama-index]"``)::
+
+    from mempursuit.integrations.llama_index import MemPursuitPostprocessor
+
+    pp = MemPursuitPostprocessor(top_n=5, vector_store=index.vector_store)
+    engine = index.as_query_engine(similarity_top_k=30, node_postprocessors=[pp])
+"""
+
+from typing import Any, Dict, List, Optional
+
+try:
+    from llama_index.core.bridge.pydantic import Field
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+    from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'mempursuit.integrations.llama_index needs llama-index-core: pip install "mempursuit[llama-index]"'
+    ) from e
+
+from . import _common
+
+__all__ = ["MemPursuitPostprocessor"]
+
+_OWNER = "MemPursuitPostprocessor"
+
+
+def _store_vectors(store: Any, ids: List[str]) -> Dict[str, List[float]]:
+    """The vectors ``store`` holds for ``ids`` (those it has): through
+    ``store.get(id)`` (``SimpleVectorStore``: a lookup in its data), else
+    ``store.get_nodes(node_ids=...)`` for stores that keep whole nodes."""
+    if store is None or not ids:
+        return {}
+    found: Dict[str, List[float]] = {}
+    get = getattr(store, "get", None)
+    if callable(get):
+        for i in ids:
+            try:
+                v = get(i)
+            except (KeyError, NotImplementedError):
+                continue
+            if v is not None:
+                found[i] = v
+        return found
+    get_nodes = getattr(store, "get_nodes", None)
+    if callable(get_nodes):
+        try:
+            nodes = get_nodes(node_ids=list(ids))
+        except NotImplementedError:
+            return found
+        for n in nodes:
+            if n.embedding is not None:
+                found[n.node_id] = n.embedding
+    return found
+
+
+class MemPursuitPostprocessor(BaseNodePostprocessor):
+    """Reranks nodes with MemPursuit: picks ``top_n`` of them, one at a time,
+    each the node that best covers what the picks so far leave out of the
+    query (:func:`mempursuit.select`).
+
+    The query vector is ``query_bundle.embedding`` (the retriever sets it);
+    a node's vector is ``node.embedding`` when the node carries one, else
+    the one ``vector_store`` holds for its id (a ``VectorStoreIndex``'s
+    default ``SimpleVectorStore`` strips the vectors from the nodes it
+    returns but keeps them: ``store.get(node_id)``; stores that keep whole
+    nodes are asked through ``get_nodes``). Only when neither has it, and
+    ``embed_model`` is given, is the node embedded again, at the cost of one
+    batched ``get_text_embedding_batch`` call over the missing nodes' text
+    (``MetadataMode.EMBED``, as the index embedded it); ``embed_model``
+    also embeds a query bundle that has no embedding. Node scores, when
+    every node has one, are passed as ``relevance`` (by rank, any scale;
+    ``use_scores=False`` turns that off).
+
+    The result is the picked nodes in pick order, as copies whose
+    ``metadata`` gains ``mempursuit_rank``, ``mempursuit_weight`` (``None``
+    for methods without weights), ``mempursuit_score`` and, with weights,
+    ``mempursuit_residual_sq`` (see :mod:`mempursuit.integrations`); these
+    keys are excluded from the text the LLM and the embedder see.
+    ``NodeWithScore.score`` keeps the retriever's score.
+
+    Any keyword of :func:`mempursuit.select` other than query, candidates,
+    k and relevance can be given by name (``method="mmr"``,
+    ``gamma=0.7``, ...) and is passed through unchanged (kept in
+    ``method_options``); what is not given takes ``select``'s default.
+    """
+
+    top_n: int = Field(default=5, ge=0, description="The budget K: at most this many nodes come back.")
+    use_scores: bool = Field(default=True, description="Pass the nodes' scores as relevance.")
+    method_options: Dict[str, Any] = Field(
+        default_factory=dict, description="Keywords of mempursuit.select, passed through unchanged."
+    )
+    vector_store: Optional[Any] = Field(
+        default=None,
+        exclude=True,
+        description="The vector store (or the VectorStoreIndex) holding the nodes' vectors.",
+    )
+    embed_model: Optional[Any] = Field(
+        default=None,
+        exclude=True,
+        description="Embeds the nodes whose vectors cannot be found (a cost: one batched call).",
+    )
+
+    def __init__(self, **data: Any) -> None:
+        fields = type(self).model_fields
+        options = {name: data.pop(name) for name in list(data) if name not in fields}
+        given = dict(data.pop("method_options", None) or {})
+        for name in options:
+            if name in given:
+                raise TypeError(f"{_OWNER}: '{name}' given twice (in method_options and by name)")
+        data["method_options"] = _common.select_options(_OWNER, {**given, **options})
+        store = data.get("vector_store")
+        if store is not None and hasattr(store, "vector_store"):
+            data["vector_store"] = store.vector_store  # a VectorStoreIndex
+        super().__init__(**data)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "MemPursuitPostprocessor"
+
+    def _query_embedding(self, query_bundle: Optional[QueryBundle]) -> List[float]:
+        if query_bundle is None:
+            raise ValueError(f"{_OWNER}: needs a query bundle (postprocess_nodes(nodes, query_bundle))")
+        if query_bundle.embedding is not None:
+            return query_bundle.embedding
+        if self.embed_model is None:
+            raise ValueError(
+                f"{_OWNER}: the query bundle has no embedding (retrievers set it); pass "
+                "embed_model=... to embed the query here"
+            )
+        vector: List[float] = self.embed_model.get_agg_embedding_from_queries(query_bundle.embedding_strs)
+        return vector
+
+    def _postprocess_nodes(
+        self,
+        nodes: List[NodeWithScore],
+        query_bundle: Optional[QueryBundle] = None,
+    ) -> List[NodeWithScore]:
+        query = self._query_embedding(query_bundle)
+        names = [_common.document_name(i, n.node.node_id, "node") for i, n in enumerate(nodes)]
+        vectors: List[Optional[List[float]]] = [n.node.embedding for n in nodes]
+        missing = [i for i, v in enumerate(vectors) if v is None]
+        held = _store_vectors(self.vector_store, [nodes[i].node.node_id for i in missing])
+        for i in missing:
+            vectors[i] = held.get(nodes[i].node.node_id)
+        missing = [i for i, v in enumerate(vectors) if v is None]
+        if missing and self.embed_model is not None:
+            texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in missing]
+            for i, v in zip(missing, self.embed_model.get_text_embedding_batch(texts)):
+                vectors[i] = v
+        relevance = None
+        if self.use_scores:
+            relevance = _common.scores_as_relevance(_OWNER, [n.score for n in nodes], names)
+        sel = _common.selection(
+            _OWNER,
+            query,
+            vectors,
+            names,
+            self.top_n,
+            relevance,
+            self.method_options,
+            "the node carries no embedding and the vector store holds none for its id: pass "
+            "vector_store=index.vector_store (or the index), or embed_model=... to embed it again",
+        )
+        out = []
+        for i, meta in _common.picks(sel):
+            node = nodes[i].node
+            keys = list(meta)
+            copy = node.model_copy(
+                update={
+                    "metadata": {**node.metadata, **meta},
+                    "excluded_llm_metadata_keys": [
+                        *node.excluded_llm_metadata_keys,
+                        *(k for k in keys if k not in node.excluded_llm_metadata_keys),
+                    ],
+                    "excluded_embed_metadata_keys": [
+                        *node.excluded_embed_metadata_keys,
+                        *(k for k in keys if k not in node.excluded_embed_metadata_keys),
+                    ],
+                }
+            )
+            out.append(NodeWithScore(node=copy, score=nodes[i].score))
+        return out

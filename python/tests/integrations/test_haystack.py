@@ -1,0 +1,213 @@
+"""Haystack: MemPursuitRanker in a real Pipeline after InMemoryEmbeddingRetriever
+(haystack-ai from PyPI, offline: the fixture's precomputed embeddings)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from _data import FETCH, K, Counter, Data, framework
+
+framework("haystack", "'./python[haystack]'")
+
+import inspect  # noqa: E402
+from typing import List  # noqa: E402
+
+from haystack import Document, Pipeline, component  # noqa: E402
+from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever  # noqa: E402
+from haystack.document_stores.in_memory import InMemoryDocumentStore  # noqa: E402
+
+import mempursuit  # noqa: E402
+from mempursuit.integrations import DocumentError  # noqa: E402
+from mempursuit.integrations.haystack import MemPursuitRanker  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    """The mini fixture's texts and embeddings (see _data.py)."""
+    return Data()
+
+
+@component
+class LookupTextEmbedder:
+    """A text embedder without a model: the fixture's vector of the text,
+    counting calls."""
+
+    def __init__(self, data, counter):
+        self.data = data
+        self.counter = counter
+
+    @component.output_types(embedding=List[float])
+    def run(self, text: str):
+        self.counter.add("query", 1)
+        return {"embedding": self.data.embed(text)}
+
+
+@pytest.fixture(scope="module")
+def store(data):
+    s = InMemoryDocumentStore(embedding_similarity_function="cosine")
+    s.write_documents(
+        [
+            Document(id=f"m{i}", content=data.texts[i], embedding=data.embed(data.texts[i]))
+            for i in data.store_ids
+        ]
+    )
+    return s
+
+
+def retrieved(store, query):
+    """What the retriever hands the ranker: the store's top FETCH, best first,
+    with embeddings and cosine scores."""
+    r = InMemoryEmbeddingRetriever(store, top_k=FETCH, return_embedding=True)
+    return r.run(query_embedding=[float(x) for x in query])["documents"]
+
+
+def expected(docs, query, k, **options):
+    """mempursuit.select on the same vectors and scores, as the ranker should call it."""
+    sel = mempursuit.select(
+        np.asarray(query, np.float32),
+        np.array([d.embedding for d in docs], np.float32),
+        k,
+        relevance=[d.score for d in docs],
+        **options,
+    )
+    return sel
+
+
+def check(out, docs, sel):
+    """out = the picked docs in pick order, with the pick's weight, score and rank."""
+    assert [d.id for d in out] == [docs[i].id for i in sel.picks]
+    assert [d.meta["mempursuit_rank"] for d in out] == list(range(len(sel.picks)))
+    if sel.weights.shape[0]:
+        assert [d.meta["mempursuit_weight"] for d in out] == sel.weights.tolist()
+        assert [d.meta["mempursuit_residual_sq"] for d in out] == sel.steps["residual_sq"].tolist()
+    else:
+        assert all(d.meta["mempursuit_weight"] is None for d in out)
+        assert all("mempursuit_residual_sq" not in d.meta for d in out)
+    assert [d.meta["mempursuit_score"] for d in out] == sel.steps["score"].tolist()
+    # The retriever's score, content and embedding are kept.
+    assert [d.score for d in out] == [docs[i].score for i in sel.picks]
+    assert [d.content for d in out] == [docs[i].content for i in sel.picks]
+    assert [d.embedding for d in out] == [docs[i].embedding for i in sel.picks]
+
+
+def test_pipeline_picks_equal_select(data, store):
+    counter = Counter()
+    p = Pipeline()
+    p.add_component("embedder", LookupTextEmbedder(data, counter))
+    p.add_component("retriever", InMemoryEmbeddingRetriever(store, top_k=FETCH, return_embedding=True))
+    p.add_component("ranker", MemPursuitRanker(top_k=K))
+    p.connect("embedder.embedding", "retriever.query_embedding")
+    p.connect("embedder.embedding", "ranker.query_embedding")
+    p.connect("retriever.documents", "ranker.documents")
+    out = p.run({"embedder": {"text": data.question}})["ranker"]["documents"]
+
+    docs = retrieved(store, data.query)
+    assert len(docs) == FETCH and all(d.embedding is not None for d in docs)
+    # select's default method (no method= passed on either side).
+    sel = expected(docs, data.query, K)
+    assert len(out) == K == len(sel.picks)
+    check(out, docs, sel)
+    assert counter.calls == {"query": 1, "documents": 0}
+    # The picks are not the retriever's top K: the selection did something.
+    assert [d.id for d in out] != [d.id for d in docs[:K]]
+
+
+@pytest.mark.parametrize("method", mempursuit.METHODS)
+def test_every_method_passes_through(data, store, method):
+    docs = retrieved(store, data.query)
+    before = [(d.id, dict(d.meta), d.score) for d in docs]
+    out = MemPursuitRanker(top_k=K, method=method).run(docs, [float(x) for x in data.query])["documents"]
+    check(out, docs, expected(docs, data.query, K, method=method))
+    # The input documents are not modified.
+    assert [(d.id, d.meta, d.score) for d in docs] == before
+
+
+def test_options_and_run_top_k(data, store):
+    docs = retrieved(store, data.query)
+    q = [float(x) for x in data.query]
+    ranker = MemPursuitRanker(top_k=K, method="mmr", mmr_lambda=0.3)
+    check(
+        ranker.run(docs, q, top_k=3)["documents"],
+        docs,
+        expected(docs, data.query, 3, method="mmr", mmr_lambda=0.3),
+    )
+    # Without scores the relevance is the cosine to the query.
+    ranker = MemPursuitRanker(top_k=K, use_scores=False, method="pursuit", gamma=0.5)
+    sel = mempursuit.select(
+        data.query, np.array([d.embedding for d in docs], np.float32), K, method="pursuit", gamma=0.5
+    )
+    check(ranker.run(docs, q)["documents"], docs, sel)
+    assert MemPursuitRanker().run([], q) == {"documents": []}
+
+
+def test_known_order():
+    # Two paraphrases of fact A (a, a2) and fact B: the pursuit takes A, then
+    # the missing B; top-K takes both paraphrases.
+    s = 1 / math.sqrt(2)
+    docs = [
+        Document(id="a", content="A", embedding=[0.9950, 0.0998], score=0.9),
+        Document(id="a2", content="A again", embedding=[0.9998, 0.0200], score=0.8),
+        Document(id="b", content="B", embedding=[0.0, 1.0], score=0.7),
+    ]
+    out = MemPursuitRanker(top_k=2, use_scores=False, method="pursuit").run(docs, [s, s])["documents"]
+    assert [d.id for d in out] == ["a", "b"]
+    w = [d.meta["mempursuit_weight"] for d in out]
+    assert w[0] > 0 and w[1] > 0 and abs(sum(w) - 1) < 1e-12
+    out = MemPursuitRanker(top_k=2, method="topk").run(docs, [s, s])["documents"]
+    assert [d.id for d in out] == ["a", "a2"]
+    assert [d.meta["mempursuit_weight"] for d in out] == [None, None]
+
+
+def test_to_dict_from_dict_and_pipeline_yaml(data, store):
+    ranker = MemPursuitRanker(top_k=3, method="mmr", mmr_lambda=0.25)
+    d = ranker.to_dict()
+    assert d == {
+        "type": "mempursuit.integrations.haystack.MemPursuitRanker",
+        "init_parameters": {"top_k": 3, "use_scores": True, "method": "mmr", "mmr_lambda": 0.25},
+    }
+    # The default ranker stores no method: it follows select's default.
+    assert MemPursuitRanker().to_dict()["init_parameters"] == {"top_k": 10, "use_scores": True}
+    again = MemPursuitRanker.from_dict(d)
+    assert (again.top_k, again.use_scores, again.options) == (3, True, {"method": "mmr", "mmr_lambda": 0.25})
+
+    # Through a pipeline's YAML (the ranker alone: a saved InMemoryDocumentStore
+    # comes back empty in Haystack 2.x).
+    p = Pipeline()
+    p.add_component("ranker", ranker)
+    # Haystack 3 loads only allowed modules; 2.x has no such argument.
+    if "allowed_modules" in inspect.signature(Pipeline.loads).parameters:
+        loaded = Pipeline.loads(p.dumps(), allowed_modules=["mempursuit.integrations.haystack"])
+    else:
+        loaded = Pipeline.loads(p.dumps())
+    docs = retrieved(store, data.query)
+    q = [float(x) for x in data.query]
+    sel = expected(docs, data.query, 3, method="mmr", mmr_lambda=0.25)
+    for pp in (p, loaded):
+        check(pp.run({"ranker": {"documents": docs, "query_embedding": q}})["ranker"]["documents"], docs, sel)
+
+
+def test_bad_documents_name_the_document():
+    q = [1.0, 0.0, 0.0]
+    good = Document(id="good", content="x", embedding=[1.0, 0.0, 0.0], score=1.0)
+    ranker = MemPursuitRanker(top_k=2)
+    with pytest.raises(
+        DocumentError, match=r"document 1 \(id 'bare'\) has no embedding.*return_embedding=True"
+    ):
+        ranker.run([good, Document(id="bare", content="y", score=0.5)], q)
+    with pytest.raises(
+        DocumentError, match=r"document 1 \(id 'short'\).*dimension 2, the query embedding has 3"
+    ):
+        ranker.run([good, Document(id="short", content="y", embedding=[1.0, 0.0], score=0.5)], q)
+    with pytest.raises(DocumentError, match=r"document 1 \(id 'nan'\): candidate 1: element 1 is not finite"):
+        ranker.run([good, Document(id="nan", content="y", embedding=[1.0, float("nan"), 0.0], score=0.5)], q)
+    with pytest.raises(DocumentError, match=r"document 1 \(id 'noscore'\) has no score.*use_scores=False"):
+        ranker.run([good, Document(id="noscore", content="y", embedding=[0.0, 1.0, 0.0])], q)
+    assert issubclass(DocumentError, ValueError)
+    with pytest.raises(TypeError, match=r"mempursuit.select has no keyword 'lambda_mult'.*mmr_lambda"):
+        MemPursuitRanker(lambda_mult=0.5)
+    with pytest.raises(TypeError, match=r"'relevance' is set by the integration"):
+        MemPursuitRanker(relevance=[1.0])
+    # A bad value is select's own ValueError, at run time.
+    with pytest.raises(ValueError, match="unknown method .nope."):
+        MemPursuitRanker(method="nope").run([good], q)

@@ -1,0 +1,193 @@
+"""LangChain: mempursuit_search_by_vector and MemPursuitCompressor on a real
+InMemoryVectorStore, the compressor in a ContextualCompressionRetriever
+(langchain-core, and langchain-classic for the retriever, from PyPI;
+offline: the fixture's precomputed embeddings through a lookup Embeddings,
+DeterministicFakeEmbedding)."""
+
+import importlib
+from typing import List
+
+import numpy as np
+import pytest
+
+from _data import FETCH, K, Counter, Data, framework
+
+framework("langchain_core", "'./python[langchain]'")
+
+from langchain_core.documents import Document  # noqa: E402
+from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings  # noqa: E402
+from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
+
+import mempursuit  # noqa: E402
+from mempursuit.integrations import DocumentError  # noqa: E402
+from mempursuit.integrations.langchain import MemPursuitCompressor, mempursuit_search_by_vector  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    """The mini fixture's texts and embeddings (see _data.py)."""
+    return Data()
+
+
+def compression_retriever():
+    """ContextualCompressionRetriever: in langchain-classic (LangChain >= 1),
+    in langchain before 1.0."""
+    for module in ("langchain_classic.retrievers", "langchain.retrievers"):
+        try:
+            return importlib.import_module(module).ContextualCompressionRetriever
+        except ImportError:
+            pass
+    return None
+
+
+class LookupEmbeddings(Embeddings):
+    """Embeddings without a model: the fixture's vector of each text,
+    counting calls."""
+
+    def __init__(self, data):
+        self.data = data
+        self.counter = Counter()
+
+    def embed_documents(self, texts: List[str]) -> List[List[float]]:
+        self.counter.add("documents", len(texts))
+        return [self.data.embed(t) for t in texts]
+
+    def embed_query(self, text: str) -> List[float]:
+        self.counter.add("query", 1)
+        return self.data.embed(text)
+
+
+@pytest.fixture(scope="module")
+def store(data):
+    emb = LookupEmbeddings(data)
+    s = InMemoryVectorStore(emb)
+    s.add_texts([data.texts[i] for i in data.store_ids], ids=[f"m{i}" for i in data.store_ids])
+    assert emb.counter.calls == {"query": 0, "documents": 1}
+    return s
+
+
+def hits(store, data):
+    """The store's top FETCH for the question, best first, with cosine scores."""
+    return store.similarity_search_with_score_by_vector([float(x) for x in data.query], k=FETCH)
+
+
+def expected(store, docs, query, k, relevance=None, **options):
+    """mempursuit.select on the vectors the store holds for docs."""
+    pool = np.array([store.store[d.id]["vector"] for d in docs], np.float32)
+    return mempursuit.select(np.asarray(query, np.float32), pool, k, relevance=relevance, **options)
+
+
+def check(out, docs, sel):
+    assert [d.id for d in out] == [docs[i].id for i in sel.picks]
+    assert [d.page_content for d in out] == [docs[i].page_content for i in sel.picks]
+    meta = [d.metadata for d in out]
+    assert [m["mempursuit_rank"] for m in meta] == list(range(len(sel.picks)))
+    assert [m["mempursuit_score"] for m in meta] == sel.steps["score"].tolist()
+    if sel.weights.shape[0]:
+        assert [m["mempursuit_weight"] for m in meta] == sel.weights.tolist()
+    else:
+        assert all(m["mempursuit_weight"] is None for m in meta)
+
+
+def test_search_by_vector_reads_the_store(data, store):
+    found = hits(store, data)
+    docs, scores = [d for d, _ in found], [s for _, s in found]
+    sel = expected(store, docs, data.query, K, relevance=scores)  # select's default method
+    before = dict(store.embeddings.counter.calls)
+    out = mempursuit_search_by_vector(store, [float(x) for x in data.query], k=K, fetch_k=FETCH)
+    assert store.embeddings.counter.calls == before  # nothing embedded
+    assert len(out) == K
+    check(out, docs, sel)
+    assert [d.id for d in out] != [d.id for d in docs[:K]]
+
+
+@pytest.mark.parametrize("method", mempursuit.METHODS)
+def test_every_method_passes_through(data, store, method):
+    found = hits(store, data)
+    docs, scores = [d for d, _ in found], [s for _, s in found]
+    out = mempursuit_search_by_vector(store, [float(x) for x in data.query], K, FETCH, method=method)
+    check(out, docs, expected(store, docs, data.query, K, relevance=scores, method=method))
+    # Without the scores the relevance is the cosine to the query.
+    out = mempursuit_search_by_vector(
+        store, [float(x) for x in data.query], K, FETCH, use_scores=False, method=method
+    )
+    check(out, docs, expected(store, docs, data.query, K, method=method))
+
+
+def test_mmr_equals_langchains_mmr(data, store):
+    q = [float(x) for x in data.query]
+    for lam in (0.3, 0.5, 0.8):
+        ours = mempursuit_search_by_vector(store, q, K, FETCH, method="mmr", mmr_lambda=lam)
+        theirs = store.max_marginal_relevance_search_by_vector(q, k=K, fetch_k=FETCH, lambda_mult=lam)
+        assert [d.id for d in ours] == [d.id for d in theirs]
+
+
+def test_contextual_compression_retriever(data, store):
+    retriever_class = compression_retriever()
+    if retriever_class is None:  # skips, or fails under MEMPURSUIT_REQUIRE_INTEGRATIONS=1
+        retriever_class = framework(
+            "langchain_classic.retrievers", "langchain-classic"
+        ).ContextualCompressionRetriever
+    docs = [d for d, _ in hits(store, data)]
+    sel = expected(store, docs, data.query, K)  # no scores reach a compressor
+    before = dict(store.embeddings.counter.calls)
+    retriever = retriever_class(
+        base_compressor=MemPursuitCompressor(vector_store=store, k=K),
+        base_retriever=store.as_retriever(search_kwargs={"k": FETCH}),
+    )
+    out = retriever.invoke(data.question)
+    # The retriever's query embedding and the compressor's; no document.
+    assert store.embeddings.counter.calls == {"query": before["query"] + 2, "documents": before["documents"]}
+    check(out, docs, sel)
+
+
+def test_compressor_embeddings_fallback_and_scores(data, store):
+    docs = [d for d, _ in hits(store, data)]
+    emb = LookupEmbeddings(data)
+    sel = expected(store, docs, data.query, K, method="centroid", gamma=0.6)
+    # Store vectors are read even with an Embeddings given: no document embedded.
+    out = MemPursuitCompressor(
+        vector_store=store, embeddings=emb, k=K, method="centroid", gamma=0.6
+    ).compress_documents(docs, data.question)
+    check(out, docs, sel)
+    assert emb.counter.calls == {"query": 1, "documents": 0}
+    # Documents the store does not know are embedded again, in one call.
+    strangers = [Document(page_content=d.page_content, metadata=d.metadata) for d in docs]
+    out = MemPursuitCompressor(embeddings=emb, k=K, method="centroid", gamma=0.6).compress_documents(
+        strangers, data.question
+    )
+    assert [d.page_content for d in out] == [docs[i].page_content for i in sel.picks]
+    assert emb.counter.calls == {"query": 2, "documents": 1} and emb.counter.texts["documents"] == FETCH
+    # score_key: metadata scores are passed as relevance (here the reverse order).
+    scored = [Document(id=d.id, page_content=d.page_content, metadata={"s": -r}) for r, d in enumerate(docs)]
+    out = MemPursuitCompressor(vector_store=store, k=K, score_key="s").compress_documents(
+        scored, data.question
+    )
+    check(out, docs, expected(store, docs, data.query, K, relevance=[-r for r in range(len(docs))]))
+    # The input documents are not modified.
+    assert all(d.metadata == {"s": -r} for r, d in enumerate(scored))
+
+
+def test_bad_documents_name_the_document(data, store):
+    docs = [d for d, _ in hits(store, data)][:3]
+    stranger = Document(id="nowhere", page_content="not in the store")
+    with pytest.raises(DocumentError, match=r"document 3 \(id 'nowhere'\) has no embedding.*embeddings="):
+        MemPursuitCompressor(vector_store=store, k=2).compress_documents(docs + [stranger], data.question)
+    # Query embedded by another model than the store's vectors: dimension 8 vs 384.
+    with pytest.raises(
+        DocumentError, match=r"document 0 \(id 'm\d+'\).*dimension 384, the query embedding has 8"
+    ):
+        MemPursuitCompressor(
+            vector_store=store, embeddings=DeterministicFakeEmbedding(size=8), k=2
+        ).compress_documents(docs, data.question)
+    with pytest.raises(DocumentError, match=r"document 1 \(id 'm\d+'\) has no metadata\['s'\]"):
+        MemPursuitCompressor(vector_store=store, k=2, score_key="s").compress_documents(
+            [docs[0].model_copy(update={"metadata": {"s": 1.0}}), docs[1]], data.question
+        )
+    with pytest.raises(ValueError, match="nothing to embed the query with"):
+        MemPursuitCompressor(k=2).compress_documents(docs, data.question)
+    with pytest.raises(TypeError, match="mempursuit.select has no keyword 'lambda_mult'"):
+        mempursuit_search_by_vector(store, [float(x) for x in data.query], lambda_mult=0.5)
+    with pytest.raises(TypeError, match="mempursuit.select has no keyword 'fetch_k'"):
+        MemPursuitCompressor(fetch_k=20)
+    assert MemPursuitCompressor(k=2).method_options == {}  # select's default method

@@ -1,0 +1,206 @@
+"""LlamaIndex: MemPursuitPostprocessor on a real VectorStoreIndex (default
+SimpleVectorStore, which strips the vectors from the nodes it returns) and
+in a query engine (llama-index-core from PyPI, offline: the fixture's
+precomputed embeddings through a lookup embed model, MockLLM)."""
+
+from typing import Any, List
+
+import numpy as np
+import pytest
+
+from _data import FETCH, K, Counter, Data, framework
+
+framework("llama_index.core", "'./python[llama-index]'")
+
+from llama_index.core import VectorStoreIndex  # noqa: E402
+from llama_index.core.base.embeddings.base import BaseEmbedding  # noqa: E402
+from llama_index.core.bridge.pydantic import PrivateAttr  # noqa: E402
+from llama_index.core.llms import MockLLM  # noqa: E402
+from llama_index.core.query_engine import RetrieverQueryEngine  # noqa: E402
+from llama_index.core.response_synthesizers import get_response_synthesizer  # noqa: E402
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode  # noqa: E402
+
+import mempursuit  # noqa: E402
+from mempursuit.integrations import DocumentError  # noqa: E402
+from mempursuit.integrations.llama_index import MemPursuitPostprocessor  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    """The mini fixture's texts and embeddings (see _data.py)."""
+    return Data()
+
+
+class LookupEmbedding(BaseEmbedding):
+    """An embed model without a model: the fixture's vector of each text,
+    counting calls (one batch of up to 100 texts per call)."""
+
+    _data: Any = PrivateAttr()
+    _counter: Any = PrivateAttr()
+
+    def __init__(self, data, counter):
+        super().__init__(model_name="lookup", embed_batch_size=100)
+        self._data = data
+        self._counter = counter
+
+    def _get_query_embedding(self, query: str) -> List[float]:
+        self._counter.add("query", 1)
+        return self._data.embed(query)
+
+    async def _aget_query_embedding(self, query: str) -> List[float]:
+        return self._get_query_embedding(query)
+
+    def _get_text_embedding(self, text: str) -> List[float]:
+        return self._get_text_embeddings([text])[0]
+
+    def _get_text_embeddings(self, texts: List[str]) -> List[List[float]]:
+        self._counter.add("documents", len(texts))
+        return [self._data.embed(t) for t in texts]
+
+
+@pytest.fixture(scope="module")
+def setup(data):
+    """(index, embed model, counter): the store's 80 memories embedded once."""
+    counter = Counter()
+    embed = LookupEmbedding(data, counter)
+    nodes = [TextNode(id_=f"m{i}", text=data.texts[i]) for i in data.store_ids]
+    index = VectorStoreIndex(nodes, embed_model=embed)
+    assert counter.texts["documents"] == len(nodes)
+    return index, embed, counter
+
+
+def retrieved(index, data):
+    """The retriever's top FETCH for the question, best first."""
+    bundle = QueryBundle(data.question, embedding=[float(x) for x in data.query])
+    return index.as_retriever(similarity_top_k=FETCH).retrieve(bundle), bundle
+
+
+def expected(index, nodes, query, k, **options):
+    """mempursuit.select on the store's vectors and the retriever's scores."""
+    pool = np.array([index.vector_store.get(n.node.node_id) for n in nodes], np.float32)
+    return mempursuit.select(
+        np.asarray(query, np.float32), pool, k, relevance=[n.score for n in nodes], **options
+    )
+
+
+def check(out, nodes, sel):
+    assert [n.node.node_id for n in out] == [nodes[i].node.node_id for i in sel.picks]
+    meta = [n.node.metadata for n in out]
+    assert [m["mempursuit_rank"] for m in meta] == list(range(len(sel.picks)))
+    assert [m["mempursuit_score"] for m in meta] == sel.steps["score"].tolist()
+    if sel.weights.shape[0]:
+        assert [m["mempursuit_weight"] for m in meta] == sel.weights.tolist()
+    else:
+        assert all(m["mempursuit_weight"] is None for m in meta)
+    # The retriever's scores are kept; the new keys stay out of the LLM's text.
+    assert [n.score for n in out] == [nodes[i].score for i in sel.picks]
+    for n, i in zip(out, sel.picks):
+        assert n.node.get_content(metadata_mode=MetadataMode.LLM) == nodes[i].node.get_content(
+            metadata_mode=MetadataMode.LLM
+        )
+
+
+def test_query_engine_reads_the_store_and_embeds_nothing(data, setup):
+    index, embed, counter = setup
+    nodes, _ = retrieved(index, data)
+    # The default index returns nodes without their vectors.
+    assert len(nodes) == FETCH and all(n.node.embedding is None for n in nodes)
+    sel = expected(index, nodes, data.query, K)  # select's default method
+
+    before = dict(counter.calls)
+    pp = MemPursuitPostprocessor(top_n=K, vector_store=index)
+    # as_query_engine(response_mode="no_text") would still resolve the default
+    # LLM (OpenAI); build the engine from its parts, with a MockLLM.
+    engine = RetrieverQueryEngine(
+        retriever=index.as_retriever(similarity_top_k=FETCH),
+        response_synthesizer=get_response_synthesizer(llm=MockLLM(), response_mode="compact"),
+        node_postprocessors=[pp],
+    )
+    out = engine.query(data.question).source_nodes
+    # One query embedding (the retriever's), no document embedded again.
+    assert counter.calls["query"] == before["query"] + 1
+    assert counter.calls["documents"] == before["documents"]
+    assert len(out) == K
+    check(out, nodes, sel)
+    assert [n.node.node_id for n in out] != [n.node.node_id for n in nodes[:K]]
+
+
+@pytest.mark.parametrize("method", mempursuit.METHODS)
+def test_every_method_passes_through(data, setup, method):
+    index, _, _ = setup
+    nodes, bundle = retrieved(index, data)
+    before = [(n.node.node_id, dict(n.node.metadata), n.score) for n in nodes]
+    pp = MemPursuitPostprocessor(top_n=K, vector_store=index.vector_store, method=method)
+    check(pp.postprocess_nodes(nodes, bundle), nodes, expected(index, nodes, data.query, K, method=method))
+    assert [(n.node.node_id, n.node.metadata, n.score) for n in nodes] == before
+
+
+def test_embed_model_fallback_and_node_vectors(data, setup):
+    index, embed, counter = setup
+    nodes, bundle = retrieved(index, data)
+    sel = expected(index, nodes, data.query, K, method="mmr", mmr_lambda=0.4)
+    # No store: the nodes are embedded again, in one batched call.
+    before = dict(counter.texts), dict(counter.calls)
+    pp = MemPursuitPostprocessor(top_n=K, embed_model=embed, method="mmr", mmr_lambda=0.4)
+    check(pp.postprocess_nodes(nodes, bundle), nodes, sel)
+    assert counter.texts["documents"] == before[0]["documents"] + FETCH
+    assert counter.calls["documents"] == before[1]["documents"] + 1
+    # A bundle without an embedding: the query is embedded with embed_model.
+    check(pp.postprocess_nodes(nodes, query_str=data.question), nodes, sel)
+    assert counter.calls["query"] == before[1]["query"] + 1
+    # Nodes that carry their vectors need neither.
+    carrying = [
+        NodeWithScore(
+            node=TextNode(
+                id_=n.node.node_id,
+                text=n.node.get_content(),
+                embedding=index.vector_store.get(n.node.node_id),
+            ),
+            score=n.score,
+        )
+        for n in nodes
+    ]
+    check(
+        MemPursuitPostprocessor(top_n=K, method="mmr", mmr_lambda=0.4).postprocess_nodes(carrying, bundle),
+        nodes,
+        sel,
+    )
+
+
+def test_to_dict_from_dict():
+    pp = MemPursuitPostprocessor(top_n=3, method="centroid", gamma=0.5)
+    assert pp.method_options == {"method": "centroid", "gamma": 0.5}
+    d = pp.to_dict()
+    assert {k: d[k] for k in ("top_n", "use_scores", "method_options")} == {
+        "top_n": 3,
+        "use_scores": True,
+        "method_options": {"method": "centroid", "gamma": 0.5},
+    }
+    again = MemPursuitPostprocessor.from_dict(d)
+    assert (again.top_n, again.method_options) == (3, {"method": "centroid", "gamma": 0.5})
+    assert MemPursuitPostprocessor().method_options == {}  # select's default method
+
+
+def test_bad_nodes_name_the_node(data, setup):
+    index, _, _ = setup
+    bundle = QueryBundle("q", embedding=[1.0, 0.0, 0.0])
+    good = NodeWithScore(node=TextNode(id_="good", text="x", embedding=[1.0, 0.0, 0.0]), score=1.0)
+    pp = MemPursuitPostprocessor(top_n=2)
+    with pytest.raises(
+        DocumentError, match=r"node 1 \(id 'bare'\) has no embedding.*vector_store=index.vector_store"
+    ):
+        pp.postprocess_nodes([good, NodeWithScore(node=TextNode(id_="bare", text="y"), score=0.5)], bundle)
+    # Not in the store either.
+    with pytest.raises(DocumentError, match=r"node 1 \(id 'bare'\) has no embedding"):
+        MemPursuitPostprocessor(top_n=2, vector_store=index).postprocess_nodes(
+            [good, NodeWithScore(node=TextNode(id_="bare", text="y"), score=0.5)], bundle
+        )
+    short = NodeWithScore(node=TextNode(id_="short", text="y", embedding=[1.0, 0.0]), score=0.5)
+    with pytest.raises(DocumentError, match=r"node 1 \(id 'short'\).*dimension 2, the query embedding has 3"):
+        pp.postprocess_nodes([good, short], bundle)
+    with pytest.raises(ValueError, match="query bundle has no embedding.*embed_model"):
+        pp.postprocess_nodes([good], query_str="q")
+    with pytest.raises(TypeError, match="mempursuit.select has no keyword 'similarity_top_k'"):
+        MemPursuitPostprocessor(similarity_top_k=3)
+    with pytest.raises(TypeError, match="'k' is set by the integration"):
+        MemPursuitPostprocessor(k=3)

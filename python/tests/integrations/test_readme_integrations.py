@@ -1,0 +1,80 @@
+"""The framework snippets of python/README.md ("Framework integrations")
+run as written and select what mempursuit.select selects (each skips when
+its framework is not installed)."""
+
+import pathlib
+import re
+
+import numpy as np
+
+from _data import framework
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+
+def snippet(section):
+    """The one python block of README's '### {section}'."""
+    text = README.read_text()
+    start = text.index(f"\n### {section}\n")
+    end = min(i for i in (text.find("\n## ", start + 1), text.find("\n### ", start + 1), len(text)) if i >= 0)
+    (block,) = re.findall(r"```python\n(.*?)```", text[start:end], re.S)
+    assert len(block.strip().splitlines()) <= 12, f"{section}: the snippet must stay within 12 lines"
+    return block
+
+
+def run(section):
+    env = {}
+    exec(compile(snippet(section), f"{README}:{section}", "exec"), env)
+    return env
+
+
+def default_picks(query, vectors, scores, k):
+    import mempursuit
+
+    sel = mempursuit.select(
+        np.asarray(query, np.float32), np.asarray(vectors, np.float32), k, relevance=scores
+    )
+    return sel.picks.tolist(), sel.weights.tolist()
+
+
+def test_haystack_snippet():
+    framework("haystack", "'./python[haystack]'")
+    from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
+
+    env = run("Haystack")
+    docs = env["docs"]
+    hits = InMemoryEmbeddingRetriever(env["store"], top_k=30, return_embedding=True).run(
+        query_embedding=[0.7, 0.1, 0.7]
+    )["documents"]
+    picks, weights = default_picks([0.7, 0.1, 0.7], [d.embedding for d in hits], [d.score for d in hits], 2)
+    assert [d.id for d in docs] == [hits[i].id for i in picks]
+    assert [d.meta["mempursuit_weight"] for d in docs] == (weights or [None, None])
+    # One paraphrase of Ed Wood's nationality, and Derrickson's.
+    assert (
+        sum("Ed Wood" in d.content for d in docs) == 1 and "Derrickson" in docs[1].content + docs[0].content
+    )
+
+
+def test_llama_index_snippet():
+    framework("llama_index.core", "'./python[llama-index]'")
+    env = run("LlamaIndex")
+    picked, index, query = env["picked"], env["index"], env["query"]
+    hits = index.as_retriever(similarity_top_k=30).retrieve(query)
+    vectors = [index.vector_store.get(n.node.node_id) for n in hits]
+    picks, weights = default_picks(query.embedding, vectors, [n.score for n in hits], 2)
+    assert [n.node.node_id for n in picked] == [hits[i].node.node_id for i in picks]
+    assert [n.node.metadata["mempursuit_weight"] for n in picked] == (weights or [None, None])
+    texts = [n.node.get_content() for n in picked]
+    assert sum("Ed Wood" in t for t in texts) == 1 and any("Derrickson" in t for t in texts)
+
+
+def test_langchain_snippet():
+    framework("langchain_core", "'./python[langchain]'")
+    framework("langchain_classic", "langchain-classic")
+    env = run("LangChain")
+    store, docs = env["store"], env["docs"]
+    q = store.embeddings.embed_query(env["question"])
+    hits = store.as_retriever(search_kwargs={"k": 20}).invoke(env["question"])
+    picks, weights = default_picks(q, [store.store[d.id]["vector"] for d in hits], None, 2)
+    assert [d.id for d in docs] == [hits[i].id for i in picks]
+    assert [d.metadata["mempursuit_weight"] for d in docs] == (weights or [None, None])

@@ -1,0 +1,398 @@
+//! A selector call from a [`SelectSpec`]: the candidates in the caller's
+//! element type ([`Pool`]), their conversion to the specification's
+//! [`Storage`], and every error such a call can end in ([`CallError`], with
+//! one [`ErrorKind`] per error for the bindings).
+
+use std::fmt;
+
+#[cfg(feature = "half")]
+use mempursuit_core::half::{bf16, f16};
+#[cfg(feature = "half")]
+use mempursuit_core::Element;
+use mempursuit_core::{recommend, Error, ErrorKind, Input, Method};
+
+use crate::spec::{SelectSpec, SpecError, Storage};
+use crate::{Int8Candidates, ReserveError, Selection, Selector};
+
+/// The candidate matrix of a call (row-major P × d) in the element type the
+/// caller holds it in. [`Selector::select_spec`] converts it once to the
+/// specification's [`Storage`] when they differ (f16 held and f16 stored is
+/// used as is).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum Pool<'a> {
+    /// f32 values.
+    F32(&'a [f32]),
+    /// IEEE half-precision values (feature `half`).
+    #[cfg(feature = "half")]
+    F16(&'a [f16]),
+    /// bfloat16 values (feature `half`).
+    #[cfg(feature = "half")]
+    Bf16(&'a [bf16]),
+}
+
+impl Pool<'_> {
+    /// The number of values (P · d).
+    pub fn len(&self) -> usize {
+        match self {
+            Pool::F32(v) => v.len(),
+            #[cfg(feature = "half")]
+            Pool::F16(v) => v.len(),
+            #[cfg(feature = "half")]
+            Pool::Bf16(v) => v.len(),
+        }
+    }
+
+    /// Whether the pool holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values as f32: borrowed when they are f32, widened (exactly)
+    /// otherwise.
+    fn widened(&self) -> std::borrow::Cow<'_, [f32]> {
+        match *self {
+            Pool::F32(v) => std::borrow::Cow::Borrowed(v),
+            #[cfg(feature = "half")]
+            Pool::F16(v) => v.iter().map(|x| x.to_f32()).collect(),
+            #[cfg(feature = "half")]
+            Pool::Bf16(v) => v.iter().map(|x| x.to_f32()).collect(),
+        }
+    }
+}
+
+/// Rounds `values` (rows of `d`) with `round`, refusing a finite value that
+/// rounds to infinity.
+#[cfg(feature = "half")]
+fn narrow<T: Copy>(
+    values: &[f32],
+    d: usize,
+    storage: Storage,
+    round: impl Fn(f32) -> T,
+    is_infinite: impl Fn(T) -> bool,
+) -> Result<Vec<T>, StorageError> {
+    let d = d.max(1);
+    values
+        .iter()
+        .enumerate()
+        .map(|(k, &x)| {
+            let y = round(x);
+            if x.is_finite() && is_infinite(y) {
+                Err(StorageError {
+                    row: k / d,
+                    index: k % d,
+                    value: x,
+                    storage,
+                })
+            } else {
+                Ok(y)
+            }
+        })
+        .collect()
+}
+
+impl Selector {
+    /// Runs the selector that `spec` describes (see [`SelectSpec`]) for
+    /// `query` (d values) on the row-major P × d `candidates`, with the
+    /// retriever's `relevance` scores (one per candidate; how they are used
+    /// is the spec's) and budget K, converting the candidates once to the
+    /// spec's [`Storage`] when they are held in another element type.
+    /// This is the call every binding of the crate makes.
+    ///
+    /// # Errors
+    /// [`CallError::Spec`] for a bad specification (checked first, so it is
+    /// reported whatever the data), [`CallError::Reserve`] when the scratch
+    /// for (P, min(K, P)) overflows the address space or cannot be
+    /// allocated (reserved next, with [`Selector::try_reserve`], so a huge
+    /// budget or pool is an error rather than a panic), [`CallError::Storage`]
+    /// for a value the storage cannot hold, [`CallError::Select`] for the
+    /// selector's input errors. Nothing the caller passed is modified.
+    ///
+    /// # Panics
+    /// Never for the scratch; a failed allocation of a converted copy of the
+    /// candidates (P · d values, only when the storage differs from the
+    /// caller's element type) or of the result aborts, like `Vec`'s.
+    pub fn select_spec(
+        &mut self,
+        spec: &SelectSpec,
+        query: &[f32],
+        candidates: Pool<'_>,
+        relevance: Option<&[f32]>,
+        budget: usize,
+    ) -> Result<Selection, CallError> {
+        let method = spec.method()?;
+        let relevance = spec.relevance(relevance)?;
+        let d = query.len();
+        // The scratch for the shape, fallibly; every workspace below then
+        // fits without growing. A shape the core rejects (d = 0, a length
+        // that is not a multiple of d) reserves nothing and is reported by
+        // the selector.
+        let pool_size = match candidates.len().checked_div(d) {
+            Some(p) if p * d == candidates.len() => p,
+            _ => 0,
+        };
+        self.try_reserve(pool_size, budget.min(pool_size))
+            .map_err(CallError::Reserve)?;
+        let run = |selector: &mut Selector, c: &[f32]| {
+            let input = Input::new(query, c).with_relevance(relevance);
+            selector.select(&input, budget, &method)
+        };
+        match (spec.storage(), candidates) {
+            (Storage::F32, Pool::F32(c)) => Ok(run(self, c)?),
+            #[cfg(feature = "half")]
+            (Storage::F32, pool) => Ok(run(self, &pool.widened())?),
+            #[cfg(feature = "half")]
+            (Storage::F16, Pool::F16(c)) => {
+                Ok(self.select_as(query, c, relevance, budget, &method)?)
+            }
+            #[cfg(feature = "half")]
+            (Storage::F16, pool) => {
+                let c = narrow(
+                    &pool.widened(),
+                    d,
+                    Storage::F16,
+                    f16::from_f32,
+                    f16::is_infinite,
+                )?;
+                Ok(self.select_as(query, &c, relevance, budget, &method)?)
+            }
+            #[cfg(feature = "half")]
+            (Storage::Bf16, Pool::Bf16(c)) => {
+                Ok(self.select_as(query, c, relevance, budget, &method)?)
+            }
+            #[cfg(feature = "half")]
+            (Storage::Bf16, pool) => {
+                let c = narrow(
+                    &pool.widened(),
+                    d,
+                    Storage::Bf16,
+                    bf16::from_f32,
+                    bf16::is_infinite,
+                )?;
+                Ok(self.select_as(query, &c, relevance, budget, &method)?)
+            }
+            #[cfg(not(feature = "half"))]
+            (Storage::F16 | Storage::Bf16, _) => Err(CallError::Spec(SpecError::Conflict {
+                message: "storage 'f16' and 'bf16' need the mempursuit crate's `half` feature"
+                    .to_owned(),
+            })),
+            (Storage::Int8, pool) => {
+                let rows = pool.widened();
+                let input = Input::new(query, &rows).with_relevance(relevance);
+                // The int8 pursuit returns the f32 pursuit's selection bit for
+                // bit, so the f32 path gives the same result wherever the int8
+                // copy cannot be made (a row the f32 path reports or excludes)
+                // and for top-K and MMR, which have no pass to save.
+                let int8 = match method {
+                    Method::Pursuit(_) | Method::Recommended(_) => {
+                        Int8Candidates::quantize(&rows, d).ok()
+                    }
+                    _ => None,
+                };
+                let (Some(int8), Method::Pursuit(_) | Method::Recommended(_)) = (int8, method)
+                else {
+                    return Ok(self.select(&input, budget, &method)?);
+                };
+                let (options, input) = match method {
+                    Method::Recommended(policy) => {
+                        let p = input.pool_size().unwrap_or(0);
+                        let mut ws = self
+                            .try_workspace(p, budget.min(p))
+                            .map_err(CallError::Reserve)?;
+                        let options = recommend(&input, budget, &policy, &mut ws)?.options();
+                        (options, input.with_relevance(input.relevance.unit_free()))
+                    }
+                    Method::Pursuit(o) => (o, input),
+                    _ => return Ok(self.select(&input, budget, &method)?),
+                };
+                Ok(self.select_int8(&input, &int8, budget, &options)?)
+            }
+        }
+    }
+
+    /// [`Selector::select`] on candidates stored as `E`.
+    #[cfg(feature = "half")]
+    fn select_as<E: Element>(
+        &mut self,
+        query: &[f32],
+        candidates: &[E],
+        relevance: mempursuit_core::Relevance<'_>,
+        budget: usize,
+        method: &Method,
+    ) -> Result<Selection, Error> {
+        let input = Input::with_storage(query, candidates).with_relevance(relevance);
+        self.select(&input, budget, method)
+    }
+}
+
+/// A candidate value that the specification's storage cannot hold: a
+/// finite f32 beyond the f16 range (±65504) or so close to f32's limit that
+/// bfloat16 rounds it to infinity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StorageError {
+    /// 0-based candidate row.
+    pub row: usize,
+    /// 0-based element within the row.
+    pub index: usize,
+    /// The value as given.
+    pub value: f32,
+    /// The storage asked for.
+    pub storage: Storage,
+}
+
+impl StorageError {
+    /// [`ErrorKind::Input`].
+    pub const fn kind(&self) -> ErrorKind {
+        ErrorKind::Input
+    }
+}
+
+impl fmt::Display for StorageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let range = match self.storage {
+            Storage::F16 => "the f16 range [-65504, 65504]",
+            _ => "the bf16 range (about ±3.39e38)",
+        };
+        write!(
+            f,
+            "candidate {}: element {} = {} is outside {range}; use storage 'f32', \
+             or normalize the rows (only their directions are used)",
+            self.row, self.index, self.value
+        )
+    }
+}
+
+impl std::error::Error for StorageError {}
+
+/// Everything a call from a [`SelectSpec`] can fail with.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The specification (kind [`ErrorKind::Option`]).
+    Spec(SpecError),
+    /// A candidate value out of the storage's range ([`ErrorKind::Input`]).
+    Storage(StorageError),
+    /// The scratch for the call's shape overflows the address space or
+    /// cannot be allocated ([`ErrorKind::Capacity`]).
+    Reserve(ReserveError),
+    /// The selector's own error: the input, a parameter or the capacity
+    /// ([`Error::kind`]).
+    Select(Error),
+}
+
+impl CallError {
+    /// The family of the error, the same word in every binding:
+    /// `input`, `option` or `capacity`.
+    pub const fn kind(&self) -> ErrorKind {
+        match self {
+            CallError::Spec(e) => e.kind(),
+            CallError::Storage(e) => e.kind(),
+            CallError::Reserve(e) => e.kind(),
+            CallError::Select(e) => e.kind(),
+        }
+    }
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Spec(e) => e.fmt(f),
+            CallError::Storage(e) => e.fmt(f),
+            CallError::Reserve(e) => e.fmt(f),
+            CallError::Select(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for CallError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CallError::Spec(e) => Some(e),
+            CallError::Storage(e) => Some(e),
+            CallError::Reserve(e) => Some(e),
+            CallError::Select(e) => Some(e),
+        }
+    }
+}
+
+impl From<SpecError> for CallError {
+    fn from(e: SpecError) -> Self {
+        CallError::Spec(e)
+    }
+}
+
+impl From<StorageError> for CallError {
+    fn from(e: StorageError) -> Self {
+        CallError::Storage(e)
+    }
+}
+
+impl From<ReserveError> for CallError {
+    fn from(e: ReserveError) -> Self {
+        CallError::Reserve(e)
+    }
+}
+
+impl From<Error> for CallError {
+    fn from(e: Error) -> Self {
+        CallError::Select(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mempursuit_core::ErrorKind;
+
+    #[test]
+    fn a_scratch_that_cannot_exist_is_an_error_not_a_panic() {
+        // P = 10^7 rows of d = 1 (40 MB) and K = P: the scratch (2·P·K
+        // f32s, 8·10^14 bytes) is beyond the 47-bit address space, so the
+        // allocation fails on every configuration.
+        let p = 10_000_000;
+        let pool = vec![1.0f32; p];
+        let mut selector = Selector::new();
+        let spec = SelectSpec::top_k();
+        let err = selector
+            .select_spec(&spec, &[1.0], Pool::F32(&pool), None, usize::MAX)
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Capacity);
+        assert!(
+            matches!(
+                err,
+                CallError::Reserve(ReserveError {
+                    pool: 10_000_000,
+                    budget: 10_000_000,
+                    bytes: Some(_)
+                })
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().starts_with("cannot allocate "), "{err}");
+        // The selector keeps its capacity and stays usable.
+        let sel = selector
+            .select_spec(&spec, &[1.0], Pool::F32(&pool[..3]), None, 2)
+            .unwrap();
+        assert_eq!(sel.picks, [0, 1]);
+    }
+
+    #[test]
+    fn every_storage_takes_an_empty_pool() {
+        // A fresh selector (capacity 0) and P = 0: the int8 pursuit's
+        // setup used to panic (`chunks_exact_mut(0)`).
+        let storages: &[&str] = if cfg!(feature = "half") {
+            &["f32", "f16", "bf16", "int8"]
+        } else {
+            &["f32", "int8"]
+        };
+        for storage in storages {
+            for method in ["recommended", "pursuit", "centroid", "topk", "mmr"] {
+                let spec: SelectSpec = format!("{method},storage={storage}").parse().unwrap();
+                let sel = Selector::new()
+                    .select_spec(&spec, &[1.0, 0.0], Pool::F32(&[]), None, 3)
+                    .unwrap();
+                assert!(sel.picks.is_empty(), "{spec}");
+            }
+        }
+    }
+}

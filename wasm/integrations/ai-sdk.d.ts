@@ -1,0 +1,62 @@
+// Type declarations of `mempursuit/ai-sdk` (ai-sdk.js): MemPursuit as a
+// Vercel AI SDK reranking model. Structurally an AI SDK reranking model of
+// specification v3 (`ai` 6 and 7 accept it); this file imports nothing from
+// `ai`, so the package keeps no dependency on it.
+
+import type { SelectOptions, StopReason } from '../mempursuit.js';
+
+/** Settings of mempursuitReranker(): the select() options (the recommended setting by default) and where the vectors come from. */
+export type MempursuitRerankerSettings = Omit<SelectOptions, 'relevance'> & {
+  /** The field of each document object that holds its embedding (an array of d numbers; default 'embedding'). */
+  embeddingField?: string;
+  /** A field of each document object with the retriever's score, passed to select() as relevance (used by rank unless `rawRelevance`). */
+  scoreField?: string;
+  /** Embeds the query when rerank() gives no `providerOptions.mempursuit.queryEmbedding`. */
+  embedQuery?: (query: string) => PromiseLike<ArrayLike<number>>;
+  /** An AI SDK embedding model (e.g. `openai.embedding('text-embedding-3-small')`): embeds the query when no other embedding is given, and the documents only when they are strings. */
+  embeddingModel?: {
+    doEmbed(options: { values: string[]; abortSignal?: AbortSignal }): PromiseLike<{ embeddings: Array<ArrayLike<number>> }>;
+  };
+};
+
+/** What a reranking call returns: the picks in pick order. */
+export type MempursuitRerankResult = {
+  /**
+   * The selected documents in pick order (every prefix is the selection for
+   * a smaller topN): `relevanceScore` is the pick's weight in the
+   * reconstruction of the query (for `topk` and `mmr`, which have none, the
+   * step's score).
+   */
+  ranking: Array<{ index: number; relevanceScore: number }>;
+  /** `mempursuit`: the stop reason, the weights and the step scores, in pick order. */
+  providerMetadata: { mempursuit: { stopReason: StopReason; weights: number[]; scores: number[] } };
+};
+
+/** A reranking model for `rerank()` from `ai`. */
+export type MempursuitRerankingModel = {
+  readonly specificationVersion: 'v3';
+  readonly provider: 'mempursuit';
+  /** The `method` setting, or 'default' (the recommended setting). */
+  readonly modelId: string;
+  /**
+   * Selects `topN` documents (default: all, in pick order). Documents are
+   * objects with their embedding, or strings with an `embeddingModel`. The
+   * query embedding: `providerOptions.mempursuit.queryEmbedding`, else
+   * `embedQuery`, else `embeddingModel`. Other keys of
+   * `providerOptions.mempursuit` are select() options for this call.
+   * Rejects with a MemPursuitError.
+   */
+  doRerank(options: {
+    /** The documents as rerank() passes them: objects carrying their embedding, or strings. */
+    documents: { type: 'text'; values: string[] } | { type: 'object'; values: object[] };
+    query: string;
+    topN?: number;
+    abortSignal?: AbortSignal;
+    /** `mempursuit`: `queryEmbedding` (d numbers) and select() options for this call. */
+    providerOptions?: { [provider: string]: object };
+    headers?: Record<string, string | undefined>;
+  }): PromiseLike<MempursuitRerankResult>;
+};
+
+/** A MemPursuit reranking model for the AI SDK's `rerank()`. Throws MemPursuitError for bad settings. */
+export function mempursuitReranker(settings?: MempursuitRerankerSettings): MempursuitRerankingModel;

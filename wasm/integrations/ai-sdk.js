@@ -1,0 +1,94 @@
+// mempursuit/ai-sdk: MemPursuit as a Vercel AI SDK reranking model, for
+// `rerank({ model, documents, query, topN })` from the `ai` package. The
+// documents are objects that carry their embedding (no model is called for
+// them); the query embedding comes from `providerOptions.mempursuit
+// .queryEmbedding`, or from `embedQuery` / `embeddingModel` given here.
+// The ranking is the selection in pick order. Types: ai-sdk.d.ts.
+
+import { init, select } from '../mempursuit.js';
+import { argumentError, checkVectors, isVector, selectOptions } from './common.js';
+
+const OWN = ['embeddingField', 'scoreField', 'embedQuery', 'embeddingModel'];
+
+/**
+ * A reranking model (AI SDK reranking-model specification v3, which `ai`
+ * 6 and 7 accept) that selects `topN` documents with MemPursuit. Settings:
+ * `embeddingField` (default 'embedding'), `scoreField` (a retriever score
+ * on each document, used by rank), `embedQuery(query)` or `embeddingModel`
+ * (an AI SDK embedding model, used for the query, and for the documents
+ * only when they are texts), and any option of `select()` (the recommended
+ * setting by default).
+ */
+export function mempursuitReranker(settings = {}) {
+  if (settings === null || typeof settings !== 'object') throw argumentError('mempursuitReranker(settings): settings must be an object');
+  const { embeddingField = 'embedding', scoreField, embedQuery, embeddingModel } = settings;
+  if (typeof embeddingField !== 'string') throw argumentError('mempursuitReranker: embeddingField must be a string');
+  if (scoreField !== undefined && typeof scoreField !== 'string') throw argumentError('mempursuitReranker: scoreField must be a string');
+  if (embedQuery !== undefined && typeof embedQuery !== 'function') throw argumentError('mempursuitReranker: embedQuery must be a function (query) => embedding');
+  if (embeddingModel !== undefined && typeof embeddingModel?.doEmbed !== 'function') {
+    throw argumentError('mempursuitReranker: embeddingModel must be an AI SDK embedding model (with doEmbed)');
+  }
+  const options = selectOptions(settings, OWN);
+
+  async function embed(values, abortSignal) {
+    const { embeddings } = await embeddingModel.doEmbed({ values, abortSignal });
+    return embeddings;
+  }
+
+  return {
+    specificationVersion: 'v3',
+    provider: 'mempursuit',
+    modelId: typeof options.method === 'string' ? options.method : 'default',
+
+    async doRerank({ documents, query, topN, providerOptions, abortSignal }) {
+      await init();
+      const { queryEmbedding, ...perCall } = providerOptions?.mempursuit ?? {};
+      const values = documents?.values ?? [];
+      let vectors;
+      let relevance;
+      if (documents?.type === 'text') {
+        if (!embeddingModel) {
+          throw argumentError(
+            `mempursuit reranker: the documents are strings, which carry no embedding: pass objects with an '${embeddingField}' field, or an embeddingModel to embed them`,
+          );
+        }
+        vectors = await embed(values, abortSignal);
+      } else {
+        vectors = values.map((doc) => doc?.[embeddingField]);
+        if (scoreField !== undefined) {
+          relevance = values.map((doc, i) => {
+            const s = doc?.[scoreField];
+            if (typeof s !== 'number') throw argumentError(`mempursuit reranker: document ${i} has no numeric '${scoreField}' (scoreField)`);
+            return s;
+          });
+        }
+      }
+      const missing = vectors.findIndex((v) => !isVector(v));
+      if (missing >= 0) {
+        // Before any model call for the query.
+        throw argumentError(`mempursuit reranker: document ${missing} ('${embeddingField}') has no embedding (an array of numbers)`);
+      }
+      let q = queryEmbedding;
+      if (q === undefined) {
+        if (embedQuery) q = await embedQuery(query);
+        else if (embeddingModel) [q] = await embed([query], abortSignal);
+        else {
+          throw argumentError(
+            'mempursuit reranker: no query embedding: pass providerOptions: { mempursuit: { queryEmbedding } } to rerank(), or embedQuery / embeddingModel to mempursuitReranker()',
+          );
+        }
+      }
+      if (!isVector(q)) throw argumentError('mempursuit reranker: the query embedding must be an array of numbers');
+      checkVectors(vectors, q.length, (i) => `mempursuit reranker: document ${i}${documents?.type === 'text' ? '' : ` ('${embeddingField}')`}`);
+      const k = topN ?? values.length;
+      const r = select(q, vectors, k, { ...options, ...perCall, ...(relevance ? { relevance } : {}) });
+      const weights = Array.from(r.weights);
+      const scores = r.steps.map((st) => st.score);
+      return {
+        // Pick order: every prefix is the selection for a smaller topN.
+        ranking: Array.from(r.picks, (index, t) => ({ index, relevanceScore: weights.length > 0 ? weights[t] : scores[t] })),
+        providerMetadata: { mempursuit: { stopReason: r.stopReason, weights, scores } },
+      };
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// Type declarations of `mempursuit/langchain` (langchain.js): MemPursuit as
+// a LangChain.js document compressor. Needs @langchain/core (>= 0.3).
+
+import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_compressors';
+import type { DocumentInterface } from '@langchain/core/documents';
+import type { EmbeddingsInterface } from '@langchain/core/embeddings';
+import type { SelectOptions } from '../mempursuit.js';
+
+/** A vector store whose vectors the compressor can read (LangChain's InMemoryVectorStore and its testing FakeVectorStore). */
+export interface MemoryVectorStoreLike {
+  embeddings?: EmbeddingsInterface;
+  memoryVectors?: Array<{ content: string; embedding: ArrayLike<number>; metadata?: Record<string, unknown>; id?: string }>;
+}
+
+/** Fields of a MemPursuitCompressor: the select() options (the recommended setting by default) and where the vectors come from. */
+export type MemPursuitCompressorFields = Omit<SelectOptions, 'relevance'> & {
+  /** How many documents to keep (default 4). */
+  k?: number;
+  /** Embeds the query, and the documents whose vector is in neither their metadata nor the store (default: the store's). */
+  embeddings?: EmbeddingsInterface;
+  /** The store that holds the documents' vectors (matched by id, else by text). */
+  vectorStore?: MemoryVectorStoreLike;
+  /** The metadata key of a document's vector (default 'embedding'). */
+  embeddingKey?: string;
+  /** A metadata key with the retriever's score, passed to select() as relevance (used by rank). */
+  scoreKey?: string;
+};
+
+/** What the compressor adds to each returned document's metadata. */
+export interface MemPursuitMetadata {
+  /** 0-based position in pick order. */
+  rank: number;
+  /** The pick's weight in the reconstruction of the query (null for topk and mmr). */
+  weight: number | null;
+  /** The step's score. */
+  score: number;
+}
+
+/**
+ * MemPursuit as a LangChain.js document compressor: keeps `k` documents in
+ * pick order, each with `metadata.mempursuit` (MemPursuitMetadata). Vectors
+ * present in the metadata or the store are never re-embedded; the query is
+ * embedded once. Rejects with a MemPursuitError for documents without a
+ * vector (and no embeddings) or with the wrong dimension.
+ */
+export class MemPursuitCompressor extends BaseDocumentCompressor {
+  constructor(fields?: MemPursuitCompressorFields);
+  k: number;
+  compressDocuments(documents: DocumentInterface[], query: string): Promise<DocumentInterface[]>;
+}

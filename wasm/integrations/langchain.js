@@ -1,0 +1,100 @@
+// mempursuit/langchain: MemPursuit as a LangChain.js document compressor
+// (BaseDocumentCompressor from @langchain/core; for a
+// ContextualCompressionRetriever or on its own). The documents' vectors come
+// from their metadata, or from the vector store that holds them (an
+// InMemoryVectorStore's memoryVectors), and only the documents with neither
+// are embedded with the given Embeddings; the query is embedded once. The
+// documents come back in pick order with their weight. Types:
+// langchain.d.ts.
+
+import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_compressors';
+import { Document } from '@langchain/core/documents';
+import { init, select } from '../mempursuit.js';
+import { argumentError, checkVectors, isVector, selectOptions } from './common.js';
+
+const OWN = ['k', 'embeddings', 'vectorStore', 'embeddingKey', 'scoreKey'];
+
+/** The vector a store of memory vectors holds for `doc`: by id, else by text (and metadata). */
+function storeLookup(store) {
+  const entries = Array.isArray(store?.memoryVectors) ? store.memoryVectors : null;
+  if (!entries) return () => undefined;
+  const byId = new Map();
+  const byContent = new Map();
+  for (const e of entries) {
+    if (e?.id != null) byId.set(e.id, e);
+    const list = byContent.get(e?.content) ?? [];
+    list.push(e);
+    byContent.set(e?.content, list);
+  }
+  return (doc) => {
+    if (doc.id != null && byId.has(doc.id)) return byId.get(doc.id).embedding;
+    const list = byContent.get(doc.pageContent);
+    if (!list) return undefined;
+    if (list.length === 1) return list[0].embedding;
+    const same = list.find((e) => e.metadata === doc.metadata) ?? list.find((e) => JSON.stringify(e.metadata) === JSON.stringify(doc.metadata));
+    return (same ?? list[0]).embedding;
+  };
+}
+
+export class MemPursuitCompressor extends BaseDocumentCompressor {
+  /**
+   * Fields: `k` (how many documents to keep, default 4), `embeddings` (an
+   * Embeddings for the query, and for documents whose vector is nowhere
+   * else; default: the vector store's), `vectorStore` (a store whose
+   * memoryVectors hold the documents' vectors), `embeddingKey` (the
+   * metadata key of a document's vector, default 'embedding'), `scoreKey`
+   * (a metadata key with the retriever's score, used by rank), and any
+   * option of `select()` (the recommended setting by default).
+   */
+  constructor(fields = {}) {
+    super();
+    if (fields === null || typeof fields !== 'object') throw argumentError('MemPursuitCompressor(fields): fields must be an object');
+    const { k = 4, embeddings, vectorStore, embeddingKey = 'embedding', scoreKey } = fields;
+    if (!Number.isSafeInteger(k) || k < 0) throw argumentError(`MemPursuitCompressor: k must be a non-negative integer, got ${k}`);
+    this.k = k;
+    this.embeddings = embeddings ?? vectorStore?.embeddings;
+    this.vectorStore = vectorStore;
+    this.embeddingKey = embeddingKey;
+    this.scoreKey = scoreKey;
+    this.options = selectOptions(fields, OWN);
+  }
+
+  /** The `k` documents MemPursuit selects for `query`, in pick order, with `metadata.mempursuit = { rank, weight, score }`. */
+  async compressDocuments(documents, query) {
+    await init();
+    if (!Array.isArray(documents)) throw argumentError('MemPursuitCompressor.compressDocuments: documents must be an array');
+    if (documents.length === 0) return [];
+    const lookup = storeLookup(this.vectorStore);
+    const vectors = documents.map((doc) => {
+      const v = doc?.metadata?.[this.embeddingKey];
+      return isVector(v) ? v : lookup(doc ?? {});
+    });
+    const missing = vectors.flatMap((v, i) => (isVector(v) ? [] : [i]));
+    if (missing.length > 0) {
+      if (!this.embeddings) {
+        throw argumentError(
+          `MemPursuitCompressor: document ${missing[0]} has no vector (metadata '${this.embeddingKey}' or the vector store) and no embeddings were given to embed it`,
+        );
+      }
+      const embedded = await this.embeddings.embedDocuments(missing.map((i) => documents[i].pageContent));
+      missing.forEach((i, j) => (vectors[i] = embedded[j]));
+    }
+    if (!this.embeddings) throw argumentError('MemPursuitCompressor: no embeddings to embed the query: pass embeddings, or a vectorStore with embeddings');
+    const q = await this.embeddings.embedQuery(query);
+    checkVectors(vectors, q.length, (i) => `MemPursuitCompressor: document ${i}`);
+    let relevance;
+    if (this.scoreKey !== undefined) {
+      relevance = documents.map((doc, i) => {
+        const s = doc.metadata?.[this.scoreKey];
+        if (typeof s !== 'number') throw argumentError(`MemPursuitCompressor: document ${i} has no numeric metadata '${this.scoreKey}' (scoreKey)`);
+        return s;
+      });
+    }
+    const r = select(q, vectors, this.k, { ...this.options, ...(relevance ? { relevance } : {}) });
+    return Array.from(r.picks, (i, t) => {
+      const doc = documents[i];
+      const mempursuit = { rank: t, weight: r.weights.length > 0 ? r.weights[t] : null, score: r.steps[t].score };
+      return new Document({ pageContent: doc.pageContent, metadata: { ...doc.metadata, mempursuit }, id: doc.id });
+    });
+  }
+}

@@ -1,0 +1,205 @@
+// The framework integrations with the real framework packages (dev
+// dependencies, offline): `mempursuit/ai-sdk` with `rerank()` from `ai` and
+// its mock embedding model (`ai/test`), `mempursuit/langchain` with
+// @langchain/core's document compressor base class, Document, Embeddings and
+// in-memory vector store. Each asserts: the picks equal select()'s on the
+// same vectors; the documents come back in pick order with the weights; no
+// document is re-embedded when its vector is present (embedding calls
+// counted); the default is the recommended setting; documents without an
+// embedding or with the wrong dimension are MemPursuitErrors naming them.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { init, select, MemPursuitError } from 'mempursuit';
+
+let ai = null;
+let aiTest = null;
+let lc = null;
+try {
+  ai = await import('ai');
+  aiTest = await import('ai/test');
+  lc = {
+    ...(await import('mempursuit/langchain')),
+    ...(await import('@langchain/core/documents')),
+    ...(await import('@langchain/core/embeddings')),
+    ...(await import('@langchain/core/retrievers/document_compressors')),
+    ...(await import('@langchain/core/utils/testing')),
+  };
+} catch (err) {
+  if (process.env.MEMPURSUIT_REQUIRE_DEV) throw err;
+}
+const skipAi = !ai && 'ai not installed (run npm ci in wasm/)';
+const skipLc = !lc && '@langchain/core not installed (run npm ci in wasm/)';
+const { mempursuitReranker } = await import('mempursuit/ai-sdk');
+
+await init();
+
+// A pool where the recommended setting and top-K differ (the conformance
+// vectors' "clustered-0": P = 14, d = 8).
+const vectors = JSON.parse(readFileSync(new URL('../../tests/conformance/vectors.json', import.meta.url), 'utf8'));
+const { query, candidates } = vectors.inputs['clustered-0'];
+const texts = candidates.map((_, i) => `memory ${i}`);
+const K = 5;
+const picks = (options) => Array.from(select(query, candidates, K, options).picks);
+const RECOMMENDED = picks();
+assert.notDeepEqual(RECOMMENDED, picks({ method: 'topk' }), 'the pool tells the recommended setting from top-K');
+
+/** Asserts that `promise` rejects with a MemPursuitError (possibly as the cause of the framework's error) whose message matches. */
+async function rejectsWith(promise, message) {
+  await assert.rejects(promise, (err) => {
+    const mine = err instanceof MemPursuitError ? err : err?.cause instanceof MemPursuitError ? err.cause : null;
+    assert.ok(mine, `not a MemPursuitError: ${err?.name}: ${err?.message}`);
+    assert.equal(mine.code, 'argument');
+    assert.match(mine.message, message);
+    return true;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Vercel AI SDK
+
+const documents = candidates.map((embedding, i) => ({ id: `m${i}`, text: texts[i], embedding }));
+
+test('AI SDK rerank(): the picks of select(), in pick order, with the weights; the default is the recommended setting', { skip: skipAi }, async () => {
+  const model = mempursuitReranker();
+  assert.equal(model.modelId, 'default');
+  const result = await ai.rerank({ model, documents, query: 'a question', topN: K, providerOptions: { mempursuit: { queryEmbedding: query } } });
+  assert.deepEqual(result.ranking.map((r) => r.originalIndex), RECOMMENDED);
+  assert.deepEqual(result.rerankedDocuments.map((d) => d.id), RECOMMENDED.map((i) => `m${i}`));
+  const expected = select(query, candidates, K, { method: 'recommended' });
+  assert.deepEqual(result.ranking.map((r) => r.score), Array.from(expected.weights));
+  assert.deepEqual(result.providerMetadata.mempursuit.weights, Array.from(expected.weights));
+  assert.equal(result.providerMetadata.mempursuit.stopReason, 'budget');
+  // Without topN: the whole pool, in pick order.
+  const all = await ai.rerank({ model, documents, query: 'q', providerOptions: { mempursuit: { queryEmbedding: query } } });
+  assert.deepEqual(all.ranking.map((r) => r.originalIndex), Array.from(select(query, candidates, candidates.length).picks));
+});
+
+test('AI SDK: options at construction and per call, retriever scores by rank, baselines score by step', { skip: skipAi }, async () => {
+  const mmr = mempursuitReranker({ method: 'mmr', mmrLambda: 0.3 });
+  assert.equal(mmr.modelId, 'mmr');
+  const got = await ai.rerank({ model: mmr, documents, query: 'q', topN: K, providerOptions: { mempursuit: { queryEmbedding: query } } });
+  assert.deepEqual(got.ranking.map((r) => r.originalIndex), picks({ method: 'mmr', mmrLambda: 0.3 }));
+  const steps = select(query, candidates, K, { method: 'mmr', mmrLambda: 0.3 }).steps;
+  assert.deepEqual(got.ranking.map((r) => r.score), steps.map((s) => s.score), 'MMR has no weights: the step scores');
+  const perCall = await ai.rerank({ model: mempursuitReranker(), documents, query: 'q', topN: K, providerOptions: { mempursuit: { queryEmbedding: query, method: 'topk' } } });
+  assert.deepEqual(perCall.ranking.map((r) => r.originalIndex), picks({ method: 'topk' }));
+  const scored = documents.map((d, i) => ({ ...d, score: (i * 7) % 5 }));
+  const byScore = await ai.rerank({ model: mempursuitReranker({ scoreField: 'score' }), documents: scored, query: 'q', topN: K, providerOptions: { mempursuit: { queryEmbedding: query } } });
+  assert.deepEqual(byScore.ranking.map((r) => r.originalIndex), picks({ relevance: scored.map((d) => d.score) }));
+  // An option the library does not know is its error.
+  await assert.rejects(
+    ai.rerank({ model: mempursuitReranker({ lambda: 0.3 }), documents, query: 'q', topN: K, providerOptions: { mempursuit: { queryEmbedding: query } }, maxRetries: 0 }),
+    (err) => (err instanceof MemPursuitError ? err : err.cause)?.code === 'option',
+  );
+});
+
+test('AI SDK: the query embedded by the embedding model, the documents never (doEmbed calls counted)', { skip: skipAi }, async () => {
+  const embeddingModel = new aiTest.MockEmbeddingModelV3({
+    doEmbed: async ({ values }) => ({ embeddings: values.map((v) => (v === 'a question' ? query : candidates[texts.indexOf(v)])) }),
+  });
+  const model = mempursuitReranker({ embeddingModel });
+  const result = await ai.rerank({ model, documents, query: 'a question', topN: K });
+  assert.deepEqual(result.ranking.map((r) => r.originalIndex), RECOMMENDED);
+  assert.deepEqual(embeddingModel.doEmbedCalls.map((c) => c.values), [['a question']], 'one call, for the query only');
+  // Texts carry no embedding: then (and only then) the model embeds them.
+  const fromTexts = await ai.rerank({ model, documents: texts, query: 'a question', topN: K });
+  assert.deepEqual(fromTexts.ranking.map((r) => r.originalIndex), RECOMMENDED);
+  assert.deepEqual(embeddingModel.doEmbedCalls.slice(1).map((c) => c.values.length), [candidates.length, 1]);
+  // embedQuery instead of a model.
+  let asked = 0;
+  const viaFunction = mempursuitReranker({ embedQuery: async () => (asked++, query) });
+  assert.deepEqual((await ai.rerank({ model: viaFunction, documents, query: 'q', topN: K })).ranking.map((r) => r.originalIndex), RECOMMENDED);
+  assert.equal(asked, 1);
+});
+
+test('AI SDK: documents without an embedding or of the wrong dimension, no query embedding', { skip: skipAi }, async () => {
+  const model = mempursuitReranker();
+  const call = (docs, providerOptions = { mempursuit: { queryEmbedding: query } }) => ai.rerank({ model, documents: docs, query: 'q', topN: 2, providerOptions, maxRetries: 0 });
+  const missing = documents.map((d, i) => (i === 3 ? { id: d.id, text: d.text } : d));
+  await rejectsWith(call(missing), /^mempursuit reranker: document 3 \('embedding'\) has no embedding \(an array of numbers\)$/);
+  const short = documents.map((d, i) => (i === 5 ? { ...d, embedding: d.embedding.slice(0, 4) } : d));
+  await rejectsWith(call(short), /^mempursuit reranker: document 5 \('embedding'\): its embedding has 4 values but the query embedding has 8; embed documents and queries with the same model$/);
+  await rejectsWith(call(documents, {}), /^mempursuit reranker: no query embedding: pass providerOptions: \{ mempursuit: \{ queryEmbedding \} \}/);
+  await rejectsWith(call(texts), /^mempursuit reranker: the documents are strings, which carry no embedding/);
+  assert.throws(() => mempursuitReranker({ embeddingModel: {} }), (err) => err instanceof MemPursuitError && err.code === 'argument');
+});
+
+// ---------------------------------------------------------------------------
+// LangChain.js
+
+/** Deterministic embeddings (the pool's vectors by text), counting calls and texts. */
+function countingEmbeddings() {
+  const table = new Map(texts.map((t, i) => [t, candidates[i]]));
+  const counts = { documentCalls: 0, documentTexts: 0, queryCalls: 0 };
+  class TableEmbeddings extends lc.Embeddings {
+    async embedDocuments(docs) {
+      counts.documentCalls++;
+      counts.documentTexts += docs.length;
+      return docs.map((t) => table.get(t));
+    }
+    async embedQuery() {
+      counts.queryCalls++;
+      return query;
+    }
+  }
+  return { embeddings: new TableEmbeddings({}), counts };
+}
+
+test('LangChain: vectors in the metadata: the picks of select(), in pick order with the weights, nothing re-embedded', { skip: skipLc }, async () => {
+  const { embeddings, counts } = countingEmbeddings();
+  const compressor = new lc.MemPursuitCompressor({ embeddings, k: K });
+  assert.ok(compressor instanceof lc.BaseDocumentCompressor);
+  const docs = candidates.map((embedding, i) => new lc.Document({ pageContent: texts[i], metadata: { embedding, source: i }, id: `m${i}` }));
+  const out = await compressor.compressDocuments(docs, 'a question');
+  assert.deepEqual(out.map((d) => d.metadata.source), RECOMMENDED);
+  assert.deepEqual(out.map((d) => d.id), RECOMMENDED.map((i) => `m${i}`));
+  const expected = select(query, candidates, K);
+  assert.deepEqual(out.map((d) => d.metadata.mempursuit.weight), Array.from(expected.weights));
+  assert.deepEqual(out.map((d) => d.metadata.mempursuit.rank), [0, 1, 2, 3, 4]);
+  assert.ok(out.every((d) => d instanceof lc.Document));
+  assert.equal(docs[0].metadata.mempursuit, undefined, 'the input documents are not modified');
+  assert.deepEqual(counts, { documentCalls: 0, documentTexts: 0, queryCalls: 1 });
+  // Options pass through; top-K has no weights.
+  const topk = await new lc.MemPursuitCompressor({ embeddings, k: K, method: 'topk' }).compressDocuments(docs, 'q');
+  assert.deepEqual(topk.map((d) => d.metadata.source), picks({ method: 'topk' }));
+  assert.ok(topk.every((d) => d.metadata.mempursuit.weight === null));
+  // A retriever score in the metadata, by rank.
+  const scored = docs.map((d, i) => new lc.Document({ pageContent: d.pageContent, metadata: { ...d.metadata, score: (i * 7) % 5 } }));
+  const byScore = await new lc.MemPursuitCompressor({ embeddings, k: K, scoreKey: 'score' }).compressDocuments(scored, 'q');
+  assert.deepEqual(byScore.map((d) => d.metadata.source), picks({ relevance: scored.map((d) => d.metadata.score) }));
+});
+
+test('LangChain: vectors from an in-memory vector store: not re-embedded; embedded only where nothing holds them', { skip: skipLc }, async () => {
+  const { embeddings, counts } = countingEmbeddings();
+  const store = new lc.FakeVectorStore(embeddings);
+  await store.addDocuments(texts.map((t, i) => new lc.Document({ pageContent: t, metadata: { source: i } })));
+  assert.deepEqual(counts, { documentCalls: 1, documentTexts: candidates.length, queryCalls: 0 }, 'the store embedded the texts once');
+  // What a retriever returns: documents without vectors.
+  const retrieved = await store.similaritySearchVectorWithScore(query, candidates.length);
+  const docs = retrieved.map(([doc]) => doc);
+  assert.ok(docs.every((d) => d.metadata.embedding === undefined));
+  const compressor = new lc.MemPursuitCompressor({ vectorStore: store, k: K });
+  const out = await compressor.compressDocuments(docs, 'a question');
+  const pool = docs.map((d) => candidates[d.metadata.source]);
+  const expected = Array.from(select(query, pool, K).picks, (i) => docs[i].metadata.source);
+  assert.deepEqual(out.map((d) => d.metadata.source), expected);
+  assert.deepEqual(counts, { documentCalls: 1, documentTexts: candidates.length, queryCalls: 1 }, 'only the query was embedded');
+  // Neither the metadata nor a store: the given Embeddings embeds them (one call).
+  const bare = texts.map((t, i) => new lc.Document({ pageContent: t, metadata: { source: i } }));
+  const embedded = await new lc.MemPursuitCompressor({ embeddings, k: K }).compressDocuments(bare, 'q');
+  assert.deepEqual(embedded.map((d) => d.metadata.source), RECOMMENDED);
+  assert.deepEqual(counts, { documentCalls: 2, documentTexts: 2 * candidates.length, queryCalls: 2 });
+});
+
+test('LangChain: documents without vectors (and no embeddings), of the wrong dimension', { skip: skipLc }, async () => {
+  const { embeddings } = countingEmbeddings();
+  const docs = candidates.map((embedding, i) => new lc.Document({ pageContent: texts[i], metadata: i === 2 ? {} : { embedding } }));
+  const noEmbeddings = new lc.MemPursuitCompressor({ k: K });
+  await rejectsWith(noEmbeddings.compressDocuments(docs, 'q'), /^MemPursuitCompressor: document 2 has no vector \(metadata 'embedding' or the vector store\) and no embeddings were given to embed it$/);
+  const wrong = candidates.map((embedding, i) => new lc.Document({ pageContent: texts[i], metadata: { embedding: i === 6 ? embedding.concat([0]) : embedding } }));
+  await rejectsWith(new lc.MemPursuitCompressor({ embeddings, k: K }).compressDocuments(wrong, 'q'), /^MemPursuitCompressor: document 6: its embedding has 9 values but the query embedding has 8/);
+  assert.deepEqual(await new lc.MemPursuitCompressor({ embeddings }).compressDocuments([], 'q'), []);
+  assert.throws(() => new lc.MemPursuitCompressor({ k: -1 }), (err) => err instanceof MemPursuitError && err.code === 'argument');
+});

@@ -1,0 +1,61 @@
+// Every ```js block of the package's README (wasm/README.md) and of the
+// repository's README.md runs as pasted: each is written to its own .mjs
+// file in a project where the package is installed as users get it, run
+// with Node.js, and must exit 0; a line `// prints: TEXT` in a block
+// requires TEXT in its output. The ```json block of wasm/README.md is the
+// tsconfig.json package.test.mjs type-checks with.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { blocks } from '../test-util/markdown.mjs';
+import { installPackage, linkDevDependencies, wasmDir } from '../test-util/project.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+const tmp = mkdtempSync(join(tmpdir(), 'mempursuit-readme-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+installPackage(tmp);
+// The framework sections import `ai` and `@langchain/core` (dev dependencies).
+linkDevDependencies(tmp);
+writeFileSync(join(tmp, 'package.json'), JSON.stringify({ name: 'readme', private: true, type: 'module' }));
+
+function runBlocks(file, label) {
+  const found = blocks(file, 'js');
+  for (const [n, { line, code }] of found.entries()) {
+    const script = join(tmp, `${label.replace(/\W/g, '-')}-${n}.mjs`);
+    writeFileSync(script, code);
+    let stdout;
+    try {
+      stdout = execFileSync(process.execPath, [script], { cwd: tmp, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (err) {
+      assert.fail(`${label}, the js block at line ${line} fails as pasted:\n${err.stderr || err.message}`);
+    }
+    for (const m of code.matchAll(/\/\/ prints: (.*)$/gm)) {
+      assert.ok(stdout.includes(m[1]), `${label}, block at line ${line}: the output lacks "${m[1]}":\n${stdout}`);
+    }
+  }
+  return found.length;
+}
+
+test('every js block of wasm/README.md runs as pasted', (t) => {
+  const n = runBlocks(join(wasmDir, 'README.md'), 'wasm/README.md');
+  assert.ok(n >= 5, `${n} blocks`);
+  t.diagnostic(`${n} blocks ran`);
+});
+
+test('every js block of README.md runs as pasted', (t) => {
+  const n = runBlocks(join(root, 'README.md'), 'README.md');
+  t.diagnostic(`${n} blocks ran`);
+});
+
+test('the README lead example is the recommended call', () => {
+  const [first] = blocks(join(wasmDir, 'README.md'), 'js');
+  assert.match(first.code, /= select\(\s*queryEmbedding,/);
+  assert.doesNotMatch(first.code, /method:/, 'the first example uses the default');
+  assert.doesNotMatch(readFileSync(join(wasmDir, 'README.md'), 'utf8'), /method: 'centroid', gamma|γ = 0\.5/, 'no advice of a fixed centroid gamma');
+});
