@@ -309,7 +309,7 @@ use sealed::Rows;
 /// the f32 pass is limited by the bytes it reads (pools beyond the core's
 /// L2 cache, and on cores with a narrow L2 path also L2-resident ones) and
 /// the widening keeps up. On an AMD Zen 4 (AVX-512, 1 MiB L2) f16 took
-/// 0.64–0.80 and bf16 0.76–0.91 of the f32 time (medians) from P = 100, d = 384 to
+/// 0.58–0.80 and bf16 0.66–0.91 of the f32 time (medians) from P = 100, d = 384 to
 /// P = 500, d = 1536; on an AVX2-only AMD EPYC (issue 22, with the kernels
 /// before the bf16 shuffle and the once-per-pass widening of the picked
 /// vector) both were 1.8× slower at P = 200 and 500, d = 1536. Where the
