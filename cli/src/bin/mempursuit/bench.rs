@@ -207,10 +207,13 @@ struct Config {
 }
 
 /// What one configuration measured: per-query seconds (batch mode: one
-/// sample per round, batch time / queries) and the picks of the last round.
+/// sample per round, batch time / queries), the mean per query of each
+/// round (what the speedups compare: a batch has no per-query times), and
+/// the picks of the last round.
 #[derive(Default)]
 struct Measured {
     samples: Vec<f64>,
+    rounds: Vec<f64>,
     picks: Vec<Vec<usize>>,
 }
 
@@ -247,6 +250,7 @@ fn config_round<E: Element>(
         let dt = t.elapsed().as_secs_f64() / inputs.len() as f64;
         if timed {
             m.samples.push(dt);
+            m.rounds.push(dt);
         }
         for (slot, r) in m.picks.iter_mut().zip(results) {
             *slot = r?.picks;
@@ -254,6 +258,7 @@ fn config_round<E: Element>(
         return Ok(());
     }
     let mut split = split;
+    let mut total = 0.0;
     for (input, slot) in inputs.iter().zip(m.picks.iter_mut()) {
         // The allocation-free call (core selector on a reused workspace);
         // the picks are copied out after the clock stops.
@@ -266,9 +271,13 @@ fn config_round<E: Element>(
         let dt = t.elapsed().as_secs_f64();
         slot.clear();
         slot.extend_from_slice(sel.picks());
+        total += dt;
         if timed {
             m.samples.push(dt);
         }
+    }
+    if timed {
+        m.rounds.push(total / inputs.len().max(1) as f64);
     }
     Ok(())
 }
@@ -691,6 +700,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
     writeln!(text, "|---|---|---|---|---|---|")?;
     let label = |c: &Config| config_label(&configs, c);
     let stats_of: Vec<Stats> = measured.iter().map(|m| stats(m.samples.clone())).collect();
+    let rounds_of: Vec<Stats> = measured.iter().map(|m| stats(m.rounds.clone())).collect();
     for (c, st) in configs.iter().zip(&stats_of) {
         writeln!(text, "{}", table_row(&format!("selection{}", label(c)), st))?;
     }
@@ -769,7 +779,8 @@ pub fn run(args: &BenchArgs) -> CliResult {
             .iter()
             .position(|b| b.storage == c.storage && b.mode == Mode::Single)
         {
-            let (a, b) = (&stats_of[i], &stats_of[j]);
+            // Round means: a batch has no per-query times.
+            let (a, b) = (&rounds_of[i], &rounds_of[j]);
             let st = if several_storages {
                 format!(", {}", storage_name(c.storage))
             } else {
@@ -777,10 +788,11 @@ pub fn run(args: &BenchArgs) -> CliResult {
             };
             writeln!(
                 ratios,
-                "speedup of {} over 1 thread{st}: {:.3} (medians), {:.3} (minima)",
+                "speedup of {} over 1 thread{st}: {:.3} (medians), {:.3} (minima) of {} round means",
                 mode_short(c.mode),
                 b.median / a.median,
-                b.min / a.min
+                b.min / a.min,
+                a.n
             )?;
             if a.median > b.median {
                 let hint = match c.mode {
