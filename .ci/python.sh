@@ -6,19 +6,23 @@
 #  2. a fresh virtual environment with maturin, numpy, pytest, hypothesis (the
 #     hostile-input property tests) and mypy (its minor version pinned: new
 #     stubtest checks come with new versions) from PyPI, and `pip install
-#     "./python[haystack,llama-index,langchain]"` (maturin builds the
+#     "./python[haystack,llama-index,langchain,arrow]"` (maturin builds the
 #     extension, stable ABI) with the framework versions of
 #     python/tests/integrations/requirements.txt (about 70 s and 300 MB more
-#     than the package alone, downloads without a pip cache);
+#     than the package alone, downloads without a pip cache) and pyarrow
+#     and Ray Data from python/tests/arrow/requirements.txt (34 s and
+#     500 MB more, measured the same way);
 #  3. the Rust API's reference outputs: native orders (the `mempursuit`
 #     crate's Selector on the mini fixture, synthetic pools and the
 #     embedded-check data) and `mempursuit demo`'s text;
 #  4. pytest python/tests against them (exit 5, no test collected, fails),
 #     including the conformance vectors (tests/conformance/vectors.json),
 #     the hostile-input suite, the README snippets, mypy's stubtest of the
-#     type stubs and the framework integrations
-#     (MEMPURSUIT_REQUIRE_INTEGRATIONS=1: a missing framework fails instead
-#     of skipping).
+#     type stubs, the framework integrations and mempursuit.arrow with the
+#     Ray Data recipe on a local Ray of 2 CPUs (about 30 s, 10 of them
+#     Ray's start)
+#     (MEMPURSUIT_REQUIRE_INTEGRATIONS=1: a missing framework, pyarrow or
+#     Ray fails instead of skipping).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,10 +45,10 @@ echo "== virtual environment: maturin, numpy, pytest, hypothesis, mypy (stub che
 "$venv/bin/python" -m pip install --quiet "maturin>=1.9.4,<2" numpy pytest hypothesis "mypy>=2.4,<2.5"
 "$venv/bin/python" -m pip --version
 
-echo "== pip install ./python with the integrations' extras"
-"$venv/bin/python" -m pip install "./python[haystack,llama-index,langchain]" \
-  -r python/tests/integrations/requirements.txt
-"$venv/bin/python" -m pip list 2>/dev/null | grep -iE '^(haystack-ai|llama-index-core|langchain-core|langchain-classic) '
+echo "== pip install ./python with the integrations' and Arrow's extras, and Ray Data"
+"$venv/bin/python" -m pip install "./python[haystack,llama-index,langchain,arrow]" \
+  -r python/tests/integrations/requirements.txt -r python/tests/arrow/requirements.txt
+"$venv/bin/python" -m pip list 2>/dev/null | grep -iE '^(haystack-ai|llama-index-core|langchain-core|langchain-classic|pyarrow|ray) '
 "$venv/bin/python" -c "import mempursuit; print('mempursuit', mempursuit.__version__, mempursuit.__file__)"
 
 echo "== reference outputs of the Rust API"
@@ -54,8 +58,12 @@ cargo run -q -p mempursuit-cli -- demo > "$out/demo.txt"
 echo "== pytest python/tests"
 # Run from the repository root, so `import mempursuit` is the installed
 # package, not the sources in python/mempursuit/.
+# Ray (the Arrow engine test) starts a local cluster: no usage report;
+# Haystack sends no telemetry either (the machine is offline).
 rc=0
-MEMPURSUIT_NATIVE_ORDERS="$PWD/$out/native-orders.json" \
+RAY_USAGE_STATS_ENABLED=0 \
+  HAYSTACK_TELEMETRY_ENABLED=False \
+  MEMPURSUIT_NATIVE_ORDERS="$PWD/$out/native-orders.json" \
   MEMPURSUIT_DEMO_OUTPUT="$PWD/$out/demo.txt" \
   MEMPURSUIT_REQUIRE_RUST=1 \
   MEMPURSUIT_REQUIRE_INTEGRATIONS=1 \

@@ -6,7 +6,9 @@
 use crate::cholesky::accepts_pivot;
 use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
-use crate::input::{prepare, Input};
+use crate::input::{prepare, Input, Spend};
+use crate::kernels::sealed::Rows;
+use crate::kernels::Isa;
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{AtPoolOptimum, DependentPicks, PursuitOptions, Stopping};
 use crate::scratch::ScratchKind;
@@ -67,6 +69,24 @@ pub fn pursuit_with<'w, E: Element>(
     ws: &'w mut Workspace<'_>,
     executor: &mut dyn Executor,
 ) -> Result<SelectionView<'w>, Error> {
+    pursuit_using(input, budget, options, Screening::Auto, ws, executor)
+}
+
+/// [`pursuit_with`] with exact screening chosen by the caller
+/// (`screening`; [`Screening::Auto`] is [`pursuit_with`]): the picks,
+/// weights and every [`Step`] field but [`Step::verified`] and
+/// [`SelectionView::rows_read`] are the same whatever it is, bit for bit.
+///
+/// # Errors
+/// As [`pursuit`].
+pub fn pursuit_using<'w, E: Element>(
+    input: &Input<'_, E>,
+    budget: usize,
+    options: &PursuitOptions,
+    screening: Screening,
+    ws: &'w mut Workspace<'_>,
+    executor: &mut dyn Executor,
+) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
     ws.require(if options.is_centroid() {
         ScratchKind::Centroid
@@ -84,15 +104,27 @@ pub fn pursuit_with<'w, E: Element>(
         exec: executor,
     };
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
-    let mut scorer = F32Scorer {
-        pass: &mut pass,
-        stored: k_eff,
-        admitted: 0,
-    };
-    let len = if options.is_centroid() {
-        centroid_loop(&mut scorer, k_eff, options, ws)
+    let spend = &mut Spend::new(input.cost_budget);
+    let len = if screening.screens(p, k_eff) {
+        let f32_rows = f32_rows(rows);
+        let mut scorer = ScreenedScorer::new(&mut pass, f32_rows, k_eff, ws);
+        if options.is_centroid() {
+            centroid_loop(&mut scorer, k_eff, options, spend, ws)
+        } else {
+            qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
+        }
     } else {
-        qp_loop(&mut scorer, &parts, k_eff, options, ws)
+        let mut scorer = F32Scorer {
+            pass: &mut pass,
+            stored: k_eff,
+            admitted: 0,
+            rows_read: p as u32,
+        };
+        if options.is_centroid() {
+            centroid_loop(&mut scorer, k_eff, options, spend, ws)
+        } else {
+            qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
+        }
     };
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(len, true))
@@ -113,7 +145,7 @@ pub(crate) fn argmax_available(values: &[f32], states: &States<'_>) -> Option<us
 /// holds −∞ (the loops keep them so): a SIMD maximum, then the first
 /// index holding it. Same result as [`argmax_available`], which it falls
 /// back to when no score is above −∞.
-fn argmax_scores(u: &[f32], states: &States<'_>) -> Option<usize> {
+pub(crate) fn argmax_scores(u: &[f32], states: &States<'_>) -> Option<usize> {
     let m = kernels::max(u);
     if m > f32::NEG_INFINITY {
         kernels::position(u, m)
@@ -253,8 +285,11 @@ pub(crate) struct Choice {
     /// The f32 pursuit's next pick; `None` when no candidate is left.
     pub(crate) pick: Option<usize>,
     /// Candidates whose score was computed exactly to certify it
-    /// ([`Step::verified`]); 0 on the f32 path.
+    /// ([`Step::verified`]); 0 on the unscreened f32 path.
     pub(crate) verified: u32,
+    /// Rows of the candidate matrix read since the last choose
+    /// ([`SelectionView::rows_read`]).
+    pub(crate) rows_read: u32,
 }
 
 /// Which scores [`Scorer::choose`] computes.
@@ -279,6 +314,9 @@ pub(crate) struct F32Scorer<'p, 'a, 'x> {
     pub(crate) stored: usize,
     /// Picks admitted so far (the protocol check of debug builds).
     pub(crate) admitted: usize,
+    /// Rows of the pool read since the last choose (the query pass before
+    /// the first one).
+    pub(crate) rows_read: u32,
 }
 
 impl Scorer for F32Scorer<'_, '_, '_> {
@@ -291,6 +329,7 @@ impl Scorer for F32Scorer<'_, '_, '_> {
         self.admitted = t + 1;
         if keep_row {
             gram_row_into(self.pass, i, t, ws);
+            self.rows_read += ws.pool as u32;
         } else {
             self.stored = self.stored.min(t);
         }
@@ -315,6 +354,7 @@ impl Scorer for F32Scorer<'_, '_, '_> {
         let p = ws.pool;
         let acc_i = ws.gram_sum[i];
         gram_row_into(self.pass, i, 0, ws);
+        self.rows_read += p as u32;
         kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
         (acc_i, ws.gram[i])
     }
@@ -331,7 +371,11 @@ impl Scorer for F32Scorer<'_, '_, '_> {
                 argmax_scores(&ws.u[..p], &ws.states)
             }
         };
-        Choice { pick, verified: 0 }
+        Choice {
+            pick,
+            verified: 0,
+            rows_read: core::mem::take(&mut self.rows_read),
+        }
     }
 }
 
@@ -498,6 +542,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     parts: &ExactParts<'_>,
     k_eff: usize,
     options: &PursuitOptions,
+    spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let (gamma, kappa) = (options.gamma, options.ridge);
@@ -505,6 +550,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     let entry_error = f32_entry_error(parts.d) * 1.01;
     let near_tol = (1e-4f64).max(100.0 * entry_error);
     ws.solver.reset();
+    ws.rows_read = 0;
     mask_excluded(ws);
     let mut st = QpState {
         exact: false,
@@ -512,12 +558,12 @@ pub(crate) fn qp_loop<S: Scorer>(
         stop: AdaptiveStop::new(options),
         l_prev: parts.qq,
         last: Step::default(),
-        next: scorer.choose(ws, ScoreForm::Relevance),
+        next: choose(scorer, ws, ScoreForm::Relevance),
     };
     let mut t = 0;
     while t < k_eff {
         let Some(i) = st.next.pick else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         // 1. Admit: the pick's pass (no kept row for relevance-fill picks).
@@ -540,11 +586,13 @@ pub(crate) fn qp_loop<S: Scorer>(
             } else {
                 ScoreForm::Refresh { picks: t }
             };
-            st.next = scorer.choose(ws, form);
+            st.next = choose(scorer, ws, form);
             continue;
         }
         ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
+        // The candidates that no longer fit the cost budget leave the pool.
+        spend.after_pick(ws, i);
         if st.fill {
             ws.steps[t] = Step {
                 dependent,
@@ -553,7 +601,7 @@ pub(crate) fn qp_loop<S: Scorer>(
             t += 1;
             st.next = Choice {
                 verified: 0,
-                ..scorer.choose(ws, ScoreForm::Relevance)
+                ..choose(scorer, ws, ScoreForm::Relevance)
             };
             continue;
         }
@@ -570,7 +618,7 @@ pub(crate) fn qp_loop<S: Scorer>(
         let l_t = residual_sq(parts, ws, entry_error);
         // 6. Choose the next pick (Eq. 9) and the certificate (Eq. 25).
         set_coefficients(ws, gamma);
-        let next = scorer.choose(ws, ScoreForm::Refresh { picks: t + 1 });
+        let next = choose(scorer, ws, ScoreForm::Refresh { picks: t + 1 });
         let gap = match next.pick {
             Some(n) => score64(scorer, ws, n, gamma) - r.nu,
             None => 0.0,
@@ -607,12 +655,20 @@ pub(crate) fn qp_loop<S: Scorer>(
                 st.fill = true;
                 st.next = Choice {
                     verified: 0,
-                    ..scorer.choose(ws, ScoreForm::Relevance)
+                    ..choose(scorer, ws, ScoreForm::Relevance)
                 };
             }
         }
     }
     t
+}
+
+/// [`Scorer::choose`], its rows read added to the call's count
+/// (`SelectionView::rows_read`).
+fn choose<S: Scorer>(scorer: &mut S, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
+    let c = scorer.choose(ws, form);
+    ws.rows_read += u64::from(c.rows_read);
+    c
 }
 
 /// Excluded candidates score −∞ in every refresh (`argmax_scores`); ρ is
@@ -734,6 +790,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
     scorer: &mut S,
     k_eff: usize,
     options: &PursuitOptions,
+    spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let p = ws.pool;
@@ -743,18 +800,21 @@ pub(crate) fn centroid_loop<S: Scorer>(
     // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
     let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
     ws.gram_sum[..p].fill(0.0);
+    ws.rows_read = 0;
     mask_excluded(ws);
     ws.u[..p].copy_from_slice(&ws.rho[..p]);
-    let mut next = scorer.choose(ws, ScoreForm::Relevance);
+    let mut next = choose(scorer, ws, ScoreForm::Relevance);
     let mut t = 0;
     while t < k_eff {
         let Some(i) = next.pick else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         let score = ws.u[i] as f64;
         ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
+        // The candidates that no longer fit the cost budget leave the pool.
+        spend.after_pick(ws, i);
         let (acc_i, g_ii) = scorer.admit_centroid(ws, i, t);
         total += 2.0 * acc_i as f64 + g_ii as f64;
         sum_b += ws.b[i] as f64;
@@ -764,7 +824,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
         let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
         let mean_u = sum_rho / n - gamma * total / (n * n);
         let form = ScoreForm::Centroid { c, n: t + 1, total };
-        let chosen = scorer.choose(ws, form);
+        let chosen = choose(scorer, ws, form);
         let gap = chosen.pick.map_or(0.0, |m| ws.u[m] as f64 - mean_u);
         let improvement = relative_improvement(l_prev, l_t, stop.eps);
         ws.steps[t] = Step {
@@ -792,6 +852,606 @@ pub(crate) fn centroid_loop<S: Scorer>(
     let w = if t > 0 { 1.0 / t as f64 } else { 0.0 };
     ws.solver.alpha[..t].fill(w);
     t
+}
+
+// ---------------------------------------------------------------------
+// Exact screening
+// ---------------------------------------------------------------------
+//
+// Exact screening: the pursuit's picks without reading every row.
+//
+// The unscreened pursuit streams the whole P × d pool once per pick (the
+// new pick's Gram row), though only the winner's score matters: every
+// other candidate needs only a proof that it cannot win. The screened
+// scorer ([`ScreenedScorer`]) keeps, per candidate j, the f32 Gram
+// entries G_{a,j} of a prefix of the picks (a < k_j, "lazy Gram", cached
+// in the workspace's Gram rows) and bounds the score from them; it
+// computes a candidate's missing entries (one f32 dot product each, the
+// pass's kernel and order, so the same bits) only when its bound can
+// still win, best bound first, and its score exactly as the unscreened
+// pursuit does. So the picks, weights and every [`Step`](crate::Step)
+// field but the counters are those of the unscreened pursuit, bit for
+// bit, by proof.
+//
+// # The bound (paper mode and family, κ < ∞)
+// The unscreened score is the f32 refresh
+// U_j = fl(ρ_j − Σ_{a∈F} c_a G̃_{a,j}) with c_a = fl32(γα_a) and the f32
+// entries G̃ (each within η n_a n_j of m̂_a·m̂_j, n = ‖m̂‖ ≤
+// [`N_MAX`]; `pursuit::f32_entry_error`). Split F into the known picks
+// (a < k_j) and the rest N. Then
+//
+// ```text
+// U_j ≤ ρ_j − Σ_{a∈F, a<k_j} c_a G̃_{a,j}  +  n_j ‖w_N‖ + η n_j Σ_N c_a n_a  +  δ_j
+// ```
+//
+// with w_N = Σ_N c_a m̂_a, ‖w_N‖² ≤ c_Nᵀ G_NN c_N + η (Σ_N c_a n_a)² from
+// the refit's G_SS (f32 or exact entries, either within η), and δ_j ≤
+// (|F| + 1)·1.01u·(|ρ_j| + 1.01 n_j Σ_F c_a n_a) the rounding of the f32
+// refresh (u = 2⁻²⁴); the same with the signs flipped is a lower bound.
+// Every term is evaluated in f64 and the sum scaled by 1 + 10⁻⁹ plus
+// 10⁻¹⁵ to cover that evaluation.
+//
+// # The bound (centroid pursuit, κ = ∞)
+// U_j = fl(ρ_j − fl(c·acc_j)) with c = fl32(γ/n) and acc_j the f32 running
+// sum of G̃_{a,j} over the n picks in pick order. With acc_j kept for the
+// first k_j picks (`Workspace::gram_sum`), the rest is at most
+// n_j Σ_{a≥k_j} n_a (1 + η) in magnitude, the two f32 summations err by at
+// most γ_n·A each (A = 1.01 n_j Σ_a n_a, γ_n = n·1.01u) and the final
+// multiply-subtract by 2.02u(|ρ_j| + c A).
+//
+// # The argmax
+// L = max_j (lower bound of U_j) over the available candidates; every
+// candidate whose upper bound is ≥ L could win. They are evaluated in
+// descending order of their upper bound until the next bound is below the
+// best exact score (ties: lowest index). A candidate never evaluated has
+// U_j ≤ its bound < that score, so the pick is the unscreened argmax. When
+// more than [`DENSE_SHARE`] of the candidates could win (the first picks,
+// where the residual moves most), the scorer streams the missing Gram
+// rows whole instead (the unscreened pass, the same bits) and takes the
+// refresh's argmax.
+
+/// Whether a pursuit screens (exact screening: the comment section "Exact
+/// screening" in `core/src/pursuit.rs` derives the bounds): the picks
+/// are the same either way, bit for bit; only the rows read (and so the
+/// time) differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Screening {
+    /// The measured rule of [`Screening::screens`].
+    #[default]
+    Auto,
+    /// Always screen.
+    On,
+    /// Never screen: every pick streams the pool (one Gram row per pick).
+    Off,
+}
+
+impl Screening {
+    /// Whether a pursuit of budget K on P candidates screens. `Auto`: not
+    /// yet anywhere. Measured (BENCHMARKS.md, "Exact screening"; one run
+    /// each, AMD EPYC with AVX-512, a loaded host): on random pools
+    /// (P = 200, d = 1536) the bounds admit most of the pool at every pick
+    /// (0.91–1.0 of the dot products) and the time is 1.01–1.04×; on pools
+    /// of the 200 store memories nearest each HotpotQA query (d = 384) it
+    /// computes 0.81 (K = 20) and 0.50 (K = 50) of the dot products in
+    /// 0.80–1.38× and 0.98–1.14× the time; on the fixture's own small
+    /// pools (P ≈ 36) 0.64 of them in 1.2–1.3× the time. `On` is for
+    /// measuring and for pools where the bounds bite.
+    pub fn screens(self, _p: usize, _k: usize) -> bool {
+        match self {
+            Screening::On => true,
+            Screening::Auto | Screening::Off => false,
+        }
+    }
+}
+
+/// Upper bound of ‖m̂_i‖ = s_i ‖m_i‖ for every usable row: 1 + the unit
+/// tolerance for rows used as given, ≈ 1 + 2⁻²⁴ for rescaled ones
+/// (`input::prepare`), with a margin.
+pub(crate) const N_MAX: f64 = 1.0 + crate::UNIT_NORM_TOLERANCE + 1e-4;
+
+/// Share of the available candidates above which a pick's scoring streams
+/// the missing Gram rows whole instead of evaluating candidates one by
+/// one (a gathered row costs more than a streamed one).
+pub const DENSE_SHARE: f64 = 0.5;
+
+/// Unit roundoff of f32, 2⁻²⁴.
+const U32: f64 = f32::EPSILON as f64 / 2.0;
+/// Factor that covers the f64 rounding of a bound's own evaluation.
+const SAFE: f64 = 1.0 + 1e-9;
+
+/// The screened source of the pursuit's entries and picks (section
+/// comment above).
+pub(crate) struct ScreenedScorer<'p, 'a, 'x> {
+    pub(crate) pass: &'p mut Passes<'a, 'x>,
+    /// The f32 rows, for the batched entry kernel (`None` for f16/bf16
+    /// storage: one entry at a time by the pass's own kernel).
+    pub(crate) f32_rows: Option<&'a [f32]>,
+    /// η: relative error bound of an f32 entry.
+    pub(crate) eta: f64,
+    /// Positions 0..complete have their whole Gram row.
+    pub(crate) complete: usize,
+    /// Positions 0..stored may be read from the Gram rows (all but the
+    /// relevance-fill picks of the QP loop).
+    pub(crate) stored: usize,
+    /// Picks admitted so far.
+    pub(crate) admitted: usize,
+    /// Rows of the pool read since the last choose (the query pass before
+    /// the first one).
+    pub(crate) rows_read: u32,
+}
+
+impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
+    /// A scorer for one call: `f32_rows` the rows when they are f32.
+    pub(crate) fn new(
+        pass: &'p mut Passes<'a, 'x>,
+        f32_rows: Option<&'a [f32]>,
+        k_eff: usize,
+        ws: &mut Workspace<'_>,
+    ) -> Self {
+        let p = ws.pool;
+        ws.known[..p].fill(0);
+        let eta = f32_entry_error(pass.d);
+        ScreenedScorer {
+            pass,
+            f32_rows,
+            eta,
+            complete: 0,
+            stored: k_eff,
+            admitted: 0,
+            rows_read: p as u32,
+        }
+    }
+
+    /// The f32 entries G_{picks[pos], j} for pos in `from..to` into
+    /// `out[..to − from]`: the pass's kernel and scaling, bit for bit.
+    fn entries(&self, ws: &Workspace<'_>, j: usize, from: usize, to: usize, out: &mut [f32]) {
+        let d = self.pass.d;
+        match self.f32_rows {
+            Some(rows) => {
+                let v = &rows[j * d..(j + 1) * d];
+                kernels::dots_indexed(Isa::detect(), rows, d, v, &ws.picks[from..to], out);
+                for (o, &a) in out.iter_mut().zip(&ws.picks[from..to]) {
+                    *o *= ws.scale[a] * ws.scale[j];
+                }
+            }
+            None => {
+                for (o, &a) in out.iter_mut().zip(&ws.picks[from..to]) {
+                    *o = cross_gram(self.pass, ws, a, j);
+                }
+            }
+        }
+    }
+
+    /// Makes the entries of candidate `j` with the picks 0..`to` known
+    /// (QP loop: stored in the Gram rows), up to eight at a time.
+    fn extend(&mut self, ws: &mut Workspace<'_>, j: usize, to: usize) {
+        let stride = ws.max_pool;
+        let mut from = ws.known[j].max(self.complete.min(to));
+        if ws.known[j] >= to {
+            return;
+        }
+        let mut buf = [0.0f32; 8];
+        while from < to {
+            let n = (to - from).min(8);
+            self.entries(ws, j, from, from + n, &mut buf[..n]);
+            self.rows_read += n as u32;
+            for (r, &g) in buf[..n].iter().enumerate() {
+                ws.gram[(from + r) * stride + j] = g;
+            }
+            from += n;
+        }
+        ws.known[j] = to;
+    }
+
+    /// The centroid loop's running sum of candidate `j` extended to the
+    /// picks 0..`to`, in pick order (`gram_sum`, `known`).
+    fn extend_sum(&mut self, ws: &mut Workspace<'_>, j: usize, to: usize) {
+        let mut from = ws.known[j];
+        let mut buf = [0.0f32; 8];
+        let mut acc = ws.gram_sum[j];
+        while from < to {
+            let n = (to - from).min(8);
+            self.entries(ws, j, from, from + n, &mut buf[..n]);
+            self.rows_read += n as u32;
+            for &g in &buf[..n] {
+                acc += g;
+            }
+            from += n;
+        }
+        ws.gram_sum[j] = acc;
+        ws.known[j] = to;
+    }
+
+    /// Streams the Gram rows of positions `complete..n` whole (the
+    /// unscreened pass) and marks every candidate known up to `n`.
+    fn complete_rows(&mut self, ws: &mut Workspace<'_>, n: usize) {
+        let p = ws.pool;
+        for pos in self.complete..n {
+            let pick = ws.picks[pos];
+            gram_row_into(self.pass, pick, pos, ws);
+            self.rows_read += p as u32;
+        }
+        self.complete = self.complete.max(n);
+        for k in ws.known[..p].iter_mut() {
+            *k = (*k).max(n);
+        }
+    }
+
+    /// The screened choose of the QP loop's refresh (module docs).
+    fn choose_refresh(&mut self, ws: &mut Workspace<'_>, n: usize) -> Choice {
+        // The known parts by the refresh kernel itself: an entry not yet
+        // computed is 0 in its Gram row (`admit` clears the row), so
+        // u_j = fl(ρ_j − Σ_{a∈F, a<k_j} c_a G̃_aj) with the refresh's own
+        // rounding (≤ δ_j), and exactly the unscreened score when k_j = n.
+        refresh_scores(ws, n);
+        let p = ws.pool;
+        let k = ws.max_budget;
+        let stride = ws.max_pool;
+        let eta = self.eta;
+        let nf = ws.solver.nfree();
+        // Per boundary b (0..=n): ‖w_N‖² and Σ_N c over N = F ∩ [b, n),
+        // from the last free position down.
+        let free = ws.solver.free();
+        let (mut q, mut s) = (0.0f64, 0.0f64);
+        let mut sum_c = 0.0f64;
+        for a in 0..nf {
+            sum_c += ws.coef[a] as f64;
+        }
+        let (tq, ts) = (&mut ws.tail_w[..n], &mut ws.tail_c[..n]);
+        // Free indices by position, descending: walk the positions.
+        for b in (0..n).rev() {
+            if let Some(fa) = free.iter().position(|&x| x == b) {
+                let ca = ws.coef[fa] as f64;
+                // q(b) = q(b+1) + 2 c_b Σ_{a∈F, a>b} c_a G_ab + c_b² G_bb.
+                let mut cross = 0.0;
+                for (fb, &pb) in free.iter().enumerate() {
+                    if pb > b {
+                        cross += ws.coef[fb] as f64 * ws.solver.gss[b * k + pb];
+                    }
+                }
+                q += 2.0 * ca * cross + ca * ca * ws.solver.gss[b * k + b];
+                s += ca;
+            }
+            tq[b] = q;
+            ts[b] = s;
+        }
+        for b in 0..n {
+            let sn = ts[b] * N_MAX;
+            let w = libm::sqrt((tq[b] + eta * sn * sn).max(0.0) * SAFE);
+            // n_j (‖w_N‖ + η Σ_N c n), n_j ≤ N_MAX.
+            tq[b] = N_MAX * (w + eta * sn);
+        }
+        let delta_c = (nf as f64 + 1.0) * 1.01 * U32;
+        let cn = 1.01 * N_MAX * N_MAX * sum_c;
+        // Bounds: u_j ± (tail + 2δ_j); exact for the fully known.
+        let mut lower = f64::NEG_INFINITY;
+        let mut available = 0usize;
+        for j in 0..p {
+            if ws.states.get(j) != CandidateState::Available {
+                ws.upper[j] = f64::NEG_INFINITY;
+                continue;
+            }
+            available += 1;
+            let center = ws.u[j] as f64;
+            if ws.known[j] >= n {
+                ws.upper[j] = center;
+                lower = lower.max(center);
+                continue;
+            }
+            let rho = ws.rho[j] as f64;
+            let r = (tq[ws.known[j]] + 2.0 * delta_c * (rho.abs() + cn)) * SAFE + 1e-15;
+            ws.upper[j] = center + r;
+            lower = lower.max(center - r);
+        }
+        if available == 0 {
+            return Choice {
+                pick: None,
+                verified: 0,
+                rows_read: core::mem::take(&mut self.rows_read),
+            };
+        }
+        let contenders = ws.upper[..p].iter().filter(|&&u| u >= lower).count();
+        if contenders as f64 > DENSE_SHARE * available as f64 {
+            self.complete_rows(ws, n);
+            refresh_scores(ws, n);
+            let pick = argmax_scores(&ws.u[..p], &ws.states);
+            return Choice {
+                pick,
+                verified: 0,
+                rows_read: core::mem::take(&mut self.rows_read),
+            };
+        }
+        // Best bounds first, eight at a time (their missing entries in one
+        // batched kernel call per pick), until the next bound is below the
+        // best score.
+        let mut verified = 0u32;
+        let mut best: Option<(usize, f32)> = None;
+        let mut batch = [0usize; 8];
+        while let Some(m) = next_batch(&ws.upper[..p], lower, best, &mut batch) {
+            for &j in &batch[..m] {
+                ws.upper[j] = f64::NEG_INFINITY;
+            }
+            self.fill_batch(ws, &batch[..m], n, false);
+            verified += m as u32;
+            for &j in &batch[..m] {
+                let mut v = ws.rho[j];
+                for (fa, &a) in ws.solver.free().iter().enumerate() {
+                    v -= ws.coef[fa] * ws.gram[a * stride + j];
+                }
+                ws.u[j] = v;
+                if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
+                    best = Some((j, v));
+                }
+            }
+        }
+        Choice {
+            pick: best.map(|(j, _)| j),
+            verified,
+            rows_read: core::mem::take(&mut self.rows_read),
+        }
+    }
+
+    /// The missing entries of the candidates `batch` with the picks
+    /// 0..`n`, by pick position (each pick's entries with the batch in one
+    /// call of the pass's kernel, up to eight rows per load of the pick's
+    /// row: the same bits), into the Gram rows (`sum` false) or added to
+    /// the centroid's running sums in pick order (`sum` true).
+    fn fill_batch(&mut self, ws: &mut Workspace<'_>, batch: &[usize], n: usize, sum: bool) {
+        let stride = ws.max_pool;
+        let d = self.pass.d;
+        let lo = batch.iter().map(|&j| ws.known[j]).min().unwrap_or(n);
+        let mut idx = [0usize; 8];
+        let mut out = [0.0f32; 8];
+        for pos in lo..n {
+            let mut cnt = 0;
+            for &j in batch {
+                if ws.known[j] == pos {
+                    idx[cnt] = j;
+                    cnt += 1;
+                }
+            }
+            if cnt == 0 {
+                continue;
+            }
+            let a = ws.picks[pos];
+            self.rows_read += cnt as u32;
+            match self.f32_rows {
+                Some(rows) => {
+                    let v = &rows[a * d..(a + 1) * d];
+                    kernels::dots_indexed(Isa::detect(), rows, d, v, &idx[..cnt], &mut out[..cnt]);
+                    for r in 0..cnt {
+                        out[r] *= ws.scale[idx[r]] * ws.scale[a];
+                    }
+                }
+                None => {
+                    for r in 0..cnt {
+                        out[r] = cross_gram(self.pass, ws, a, idx[r]);
+                    }
+                }
+            }
+            for r in 0..cnt {
+                let j = idx[r];
+                if sum {
+                    ws.gram_sum[j] += out[r];
+                } else {
+                    ws.gram[pos * stride + j] = out[r];
+                }
+                ws.known[j] = pos + 1;
+            }
+        }
+    }
+
+    /// The screened choose of the centroid loop (module docs).
+    fn choose_centroid(&mut self, ws: &mut Workspace<'_>, c: f32, n: usize) -> Choice {
+        let p = ws.pool;
+        let eta = self.eta;
+        let cf = c as f64;
+        let n2 = N_MAX * N_MAX;
+        let a_sum = 1.01 * n2 * n as f64;
+        let gamma_n = 2.0 * n as f64 * 1.01 * U32;
+        let mut lower = f64::NEG_INFINITY;
+        let mut available = 0usize;
+        for j in 0..p {
+            if ws.states.get(j) != CandidateState::Available {
+                ws.upper[j] = f64::NEG_INFINITY;
+                continue;
+            }
+            available += 1;
+            let rho = ws.rho[j] as f64;
+            let center = rho - cf * ws.gram_sum[j] as f64;
+            let missing = (n - ws.known[j].min(n)) as f64;
+            let r = (cf * n2 * missing * (1.0 + eta)
+                + cf * gamma_n * a_sum
+                + 2.02 * U32 * (rho.abs() + cf * a_sum))
+                * SAFE
+                + 1e-15;
+            ws.upper[j] = center + r;
+            lower = lower.max(center - r);
+        }
+        if available == 0 {
+            return Choice {
+                pick: None,
+                verified: 0,
+                rows_read: core::mem::take(&mut self.rows_read),
+            };
+        }
+        let contenders = ws.upper[..p].iter().filter(|&&u| u >= lower).count();
+        let dense = contenders as f64 > DENSE_SHARE * available as f64;
+        let mut verified = 0u32;
+        let mut best: Option<(usize, f32)> = None;
+        if dense {
+            // Every candidate's sum extended by whole rows (the unscreened
+            // pass and running sum, the same bits).
+            let from = (0..p)
+                .filter(|&j| ws.states.get(j) == CandidateState::Available)
+                .map(|j| ws.known[j])
+                .min()
+                .unwrap_or(n);
+            for pos in from..n {
+                let pick = ws.picks[pos];
+                gram_row_into(self.pass, pick, 0, ws);
+                self.rows_read += p as u32;
+                for j in 0..p {
+                    if ws.known[j] == pos && ws.states.get(j) == CandidateState::Available {
+                        ws.gram_sum[j] += ws.gram[j];
+                        ws.known[j] = pos + 1;
+                    }
+                }
+            }
+            for j in 0..p {
+                if ws.states.get(j) == CandidateState::Available {
+                    let v = ws.rho[j] - c * ws.gram_sum[j];
+                    ws.u[j] = v;
+                    if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
+                        best = Some((j, v));
+                    }
+                }
+            }
+            return Choice {
+                pick: best.map(|(j, _)| j),
+                verified: 0,
+                rows_read: core::mem::take(&mut self.rows_read),
+            };
+        }
+        let mut batch = [0usize; 8];
+        while let Some(m) = next_batch(&ws.upper[..p], lower, best, &mut batch) {
+            for &j in &batch[..m] {
+                ws.upper[j] = f64::NEG_INFINITY;
+            }
+            self.fill_batch(ws, &batch[..m], n, true);
+            verified += m as u32;
+            for &j in &batch[..m] {
+                let v = ws.rho[j] - c * ws.gram_sum[j];
+                ws.u[j] = v;
+                if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
+                    best = Some((j, v));
+                }
+            }
+        }
+        Choice {
+            pick: best.map(|(j, _)| j),
+            verified,
+            rows_read: core::mem::take(&mut self.rows_read),
+        }
+    }
+}
+
+/// The up to eight candidates of largest upper bound `upper[j]` ≥ `lower`
+/// that can still reach `best` (bound ≥ its score), into `batch` in
+/// descending order of their bounds; `None` when there is none (every other
+/// candidate's bound is below the best score: the argmax is found).
+fn next_batch(
+    upper: &[f64],
+    lower: f64,
+    best: Option<(usize, f32)>,
+    batch: &mut [usize; 8],
+) -> Option<usize> {
+    let floor = best.map_or(lower, |(_, b)| lower.max(b as f64));
+    let mut top = [(f64::NEG_INFINITY, 0usize); 8];
+    let mut m = 0;
+    for (j, &u) in upper.iter().enumerate() {
+        if u < floor || (m == 8 && u <= top[7].0) {
+            continue;
+        }
+        // Insert keeping `top[..m]` descending (ties: lower index first).
+        let mut at = m.min(7);
+        while at > 0 && top[at - 1].0 < u {
+            top[at] = top[at - 1];
+            at -= 1;
+        }
+        top[at] = (u, j);
+        m = (m + 1).min(8);
+    }
+    for (b, &(_, j)) in batch.iter_mut().zip(&top[..m]) {
+        *b = j;
+    }
+    (m > 0).then_some(m)
+}
+
+impl Scorer for ScreenedScorer<'_, '_, '_> {
+    fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool) {
+        debug_assert!(
+            t == self.admitted || t + 1 == self.admitted,
+            "admitted out of order"
+        );
+        self.admitted = t + 1;
+        if keep_row {
+            // Row t starts with every entry unknown, held as 0 (see
+            // `choose_refresh`).
+            if t >= self.complete {
+                let (start, p) = (t * ws.max_pool, ws.pool);
+                ws.gram[start..start + p].fill(0.0);
+            }
+        } else {
+            self.stored = self.stored.min(t);
+        }
+        self.extend(ws, i, t.min(self.stored));
+    }
+    fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
+        debug_assert!(pos < self.admitted, "entry of a pick not admitted");
+        if pos < self.stored && pos < ws.known[i] {
+            ws.gram[pos * ws.max_pool + i]
+        } else {
+            cross_gram(self.pass, ws, ws.picks[pos], i)
+        }
+    }
+    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32 {
+        let t = self.admitted - 1;
+        let mut out = [0.0f32];
+        // G_ii as the pass of pick t computes it (entry i of its row).
+        match self.f32_rows {
+            Some(rows) => {
+                let d = self.pass.d;
+                let v = &rows[i * d..(i + 1) * d];
+                kernels::dots_indexed(Isa::detect(), rows, d, v, &[i], &mut out);
+                out[0] *= ws.scale[i] * ws.scale[i];
+            }
+            None => out[0] = cross_gram(self.pass, ws, i, i),
+        }
+        if t < self.stored && ws.known[i] == t {
+            ws.gram[t * ws.max_pool + i] = out[0];
+            ws.known[i] = t + 1;
+        }
+        out[0]
+    }
+    fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> (f32, f32) {
+        self.extend_sum(ws, i, n);
+        let acc_i = ws.gram_sum[i];
+        let mut out = [0.0f32];
+        match self.f32_rows {
+            Some(rows) => {
+                let d = self.pass.d;
+                let v = &rows[i * d..(i + 1) * d];
+                kernels::dots_indexed(Isa::detect(), rows, d, v, &[i], &mut out);
+                out[0] *= ws.scale[i] * ws.scale[i];
+            }
+            None => out[0] = cross_gram(self.pass, ws, i, i),
+        }
+        (acc_i, out[0])
+    }
+    fn choose(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
+        match form {
+            ScoreForm::Relevance => {
+                let p = ws.pool;
+                Choice {
+                    pick: argmax_available(&ws.rho[..p], &ws.states),
+                    verified: 0,
+                    rows_read: core::mem::take(&mut self.rows_read),
+                }
+            }
+            ScoreForm::Refresh { picks } => self.choose_refresh(ws, picks),
+            ScoreForm::Centroid { c, n, .. } => self.choose_centroid(ws, c, n),
+        }
+    }
+}
+
+/// Rows of a storage type as f32, when they are.
+pub(crate) fn f32_rows(rows: Rows<'_>) -> Option<&[f32]> {
+    match rows {
+        Rows::F32(r) => Some(r),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@ pub enum ScratchKind {
     TopK,
     /// Also centroid pursuit (a [`pursuit`](crate::pursuit) with
     /// `ridge = ∞`), the [`recommended`](crate::recommended) setting and
-    /// [`mmr`](crate::mmr): one Gram row and the scores (O(P + K)).
+    /// [`mmr`](crate::mmr): one Gram row, the scores and the screening's
+    /// per-candidate state (O(P + K)).
     Centroid,
     /// Also the paper's pursuit and its family (κ < ∞) on every
     /// [`Element`](crate::Element) storage: the picks' Gram rows and the
@@ -45,10 +46,10 @@ impl ScratchKind {
 /// | part | kinds | f32 | f64 | usize | flags (u8) | [`Step`] |
 /// |---|---|---|---|---|---|---|
 /// | the query pass and relevance: b, ρ, scales, squared norms, the sorted cosines; the ranking order of caller scores; candidate states; picks; step records | all | 5P | | P + K | P | K |
-/// | scores, the centroid's running sum of Gram rows and MMR's running maximum; the weights | ≥ `Centroid` | 3P | K | | | |
+/// | scores, the centroid's running sum of Gram rows and MMR's running maximum; the weights; the screened argmax's upper bounds and known-entry counts | ≥ `Centroid` | 3P | K + P | P | | |
 /// | Gram rows: one (the newest pick's) for `Centroid`, K for `Pursuit` and `Int8` | ≥ `Centroid` | P or K·P | | | | |
-/// | the refresh coefficients; G_SS, its Cholesky factor and nine K-vectors; the free set and its memberships | ≥ `Pursuit` | K | 2K² + 9K | K | K | |
-/// | the int8 pursuit's cache of f32 Gram entries; its per-row radii, scales and upper bounds | `Int8` | K·P | 4P | | | |
+/// | the refresh coefficients; G_SS, its Cholesky factor, nine K-vectors of the refit and two of the screened refresh; the free set and its memberships | ≥ `Pursuit` | K | 2K² + 11K | K | K | |
+/// | the int8 pursuit's cache of f32 Gram entries; its per-row radii, norm bounds and scales | `Int8` | K·P | 3P | | | |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScratchSize {
     /// f32 elements.
@@ -117,18 +118,27 @@ impl ScratchSize {
             if int8 { mul(k, p) } else { Some(0) },
         ]);
         let f64s = sum([
-            if centroid { Some(k) } else { Some(0) },
+            if centroid {
+                sum([Some(k), Some(p)])
+            } else {
+                Some(0)
+            },
             if qp {
                 match kk {
-                    Some(kk) => sum([mul(2, kk), mul(9, k)]),
+                    Some(kk) => sum([mul(2, kk), mul(11, k)]),
                     None => None,
                 }
             } else {
                 Some(0)
             },
-            if int8 { mul(4, p) } else { Some(0) },
+            if int8 { mul(3, p) } else { Some(0) },
         ]);
-        let indices = sum([Some(k), Some(p), if qp { Some(k) } else { Some(0) }]);
+        let indices = sum([
+            Some(k),
+            Some(p),
+            if centroid { Some(p) } else { Some(0) },
+            if qp { Some(k) } else { Some(0) },
+        ]);
         let flags = sum([Some(p), if qp { Some(k) } else { Some(0) }]);
         let (Some(f32s), Some(f64s), Some(indices), Some(flags)) = (f32s, f64s, indices, flags)
         else {

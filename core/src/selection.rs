@@ -18,6 +18,9 @@ pub(crate) enum CandidateState {
     /// Skipped as already represented by the free set
     /// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)).
     Skipped = 3,
+    /// Its cost no longer fits the rest of the cost budget
+    /// ([`CostBudget`](crate::CostBudget)).
+    OverBudget = 4,
 }
 
 impl CandidateState {
@@ -27,7 +30,8 @@ impl CandidateState {
             0 => CandidateState::Available,
             1 => CandidateState::Selected,
             2 => CandidateState::Excluded,
-            _ => CandidateState::Skipped,
+            3 => CandidateState::Skipped,
+            _ => CandidateState::OverBudget,
         }
     }
 }
@@ -101,25 +105,32 @@ pub enum StopReason {
     /// The Frank–Wolfe gap reached the tolerance and
     /// [`AtPoolOptimum::Stop`](crate::AtPoolOptimum::Stop) was set.
     PoolOptimum,
+    /// No candidate left fits the rest of the cost budget
+    /// ([`CostBudget`](crate::CostBudget)) before K picks: some candidate
+    /// would have been picked next without it.
+    CostBudget,
 }
 
 impl StopReason {
     /// Every stop reason, in declaration order.
-    pub const ALL: [StopReason; 4] = [
+    pub const ALL: [StopReason; 5] = [
         StopReason::Budget,
         StopReason::Adaptive,
         StopReason::PoolExhausted,
         StopReason::PoolOptimum,
+        StopReason::CostBudget,
     ];
 
     /// The one spelling of this stop reason in every binding and in JSON:
-    /// `"budget"`, `"adaptive"`, `"pool_exhausted"` or `"pool_optimum"`.
+    /// `"budget"`, `"adaptive"`, `"pool_exhausted"`, `"pool_optimum"` or
+    /// `"cost_budget"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             StopReason::Budget => "budget",
             StopReason::Adaptive => "adaptive",
             StopReason::PoolExhausted => "pool_exhausted",
             StopReason::PoolOptimum => "pool_optimum",
+            StopReason::CostBudget => "cost_budget",
         }
     }
 }
@@ -252,8 +263,10 @@ pub struct Step {
     /// computes it, to certify this pick ([`pursuit_int8`](crate::pursuit_int8):
     /// those whose int8 score interval could reach the best score, best
     /// bound first; ≥ 1 there, except 0 for the first pick and for
-    /// relevance-fill picks, which ρ alone decides). 0 for the f32 pursuit
-    /// and the baselines.
+    /// relevance-fill picks, which ρ alone decides); with exact screening
+    /// ([`Screening::On`](crate::Screening::On)) the candidates evaluated
+    /// against their bounds. 0 for the unscreened f32 pursuit and the
+    /// baselines.
     #[cfg_attr(feature = "serde", serde(default))]
     pub verified: u32,
 }
@@ -269,6 +282,7 @@ pub struct SelectionView<'w> {
     pub(crate) weights: &'w [f64],
     pub(crate) steps: &'w [Step],
     pub(crate) states: StatesView<'w>,
+    pub(crate) rows_read: u64,
     pub(crate) excluded: usize,
     pub(crate) skipped: usize,
     pub(crate) stop: StopReason,
@@ -306,6 +320,17 @@ impl<'w> SelectionView<'w> {
     /// Why the selection ended.
     pub fn stop_reason(&self) -> StopReason {
         self.stop
+    }
+
+    /// Rows of the candidate matrix the pursuit read, counted as dot
+    /// products of length d: P for the query pass and for each whole pass
+    /// (the unscreened pursuit makes one per pick, its Gram row), plus one
+    /// per Gram entry that exact screening
+    /// ([`Screening`](crate::Screening)) computed, or per candidate the
+    /// certified int8 pursuit verified against f32 rows. 0 for the
+    /// baselines.
+    pub fn rows_read(&self) -> u64 {
+        self.rows_read
     }
 
     /// Number of candidate rows excluded as unusable (only under

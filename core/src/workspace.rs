@@ -111,13 +111,30 @@ pub struct Workspace<'a> {
     /// w_i = s_i · scale_i rounded to f32: the approximate row is w_i c_i
     /// (int8 pursuit), P_max.
     pub(crate) wscale: &'a mut [f64],
-    /// Upper bounds Ũ_i + B_i of the candidates still to verify in one
-    /// certified argmax (int8 pursuit); −∞ for the others. P_max.
+    // ≥ Centroid, exact screening (`screen`).
+    /// Upper bounds of the candidates' scores still to evaluate in one
+    /// screened or certified argmax; −∞ for the others. In the
+    /// recommended setting's loop: the reference pivot² r of each candidate
+    /// marked represented, −1 for the others. P_max.
     pub(crate) upper: &'a mut [f64],
+    /// Per candidate, how many leading picks' Gram entries it has (the
+    /// screened pursuit: cached in `gram`; the screened centroid pursuit:
+    /// summed into `gram_sum`). P_max.
+    pub(crate) known: &'a mut [usize],
+    // ≥ Pursuit, exact screening.
+    /// Per boundary b < n: the bound n_j(‖w_N‖ + η Σ_N c n) of the
+    /// screened refresh, N = F ∩ [b, n). K_max.
+    pub(crate) tail_w: &'a mut [f64],
+    /// Per boundary b < n: Σ_{a∈F, a≥b} c_a (scratch of `tail_w`). K_max.
+    pub(crate) tail_c: &'a mut [f64],
     // Result metadata of the last call.
+    /// Rows read by the last call (`SelectionView::rows_read`).
+    pub(crate) rows_read: u64,
     pub(crate) pool: usize,
     pub(crate) excluded: usize,
     pub(crate) skipped: usize,
+    /// Candidates marked over the cost budget (`CandidateState::OverBudget`).
+    pub(crate) over_budget: usize,
     pub(crate) stop: StopReason,
 }
 
@@ -192,11 +209,13 @@ impl<'a> Workspace<'a> {
         let verified_gram = f32s(on(ScratchKind::Int8, k * p));
         let mut f64s = |n: usize| take(&mut f64s, n);
         let alpha = f64s(on(ScratchKind::Centroid, k));
-        let qp_k = [(); 9].map(|()| f64s(on(ScratchKind::Pursuit, k)));
+        let upper = f64s(on(ScratchKind::Centroid, p));
+        let qp_k = [(); 11].map(|()| f64s(on(ScratchKind::Pursuit, k)));
         let qp_kk = [(); 2].map(|()| f64s(on(ScratchKind::Pursuit, k * k)));
-        let int8_p = [(); 4].map(|()| f64s(on(ScratchKind::Int8, p)));
+        let int8_p = [(); 3].map(|()| f64s(on(ScratchKind::Int8, p)));
         let picks = take(&mut indices, k);
         let order = take(&mut indices, p);
+        let known = take(&mut indices, on(ScratchKind::Centroid, p));
         let free = take(&mut indices, on(ScratchKind::Pursuit, k));
         let states = take(&mut flags, p);
         let memberships = take(&mut flags, on(ScratchKind::Pursuit, k));
@@ -210,11 +229,13 @@ impl<'a> Workspace<'a> {
                 coef,
                 verified_gram,
                 alpha,
+                upper,
                 qp_k,
                 qp_kk,
                 int8_p,
                 picks,
                 order,
+                known,
                 free,
                 states,
                 memberships,
@@ -233,11 +254,13 @@ impl<'a> Workspace<'a> {
             coef,
             verified_gram,
             alpha,
-            qp_k: [rho_s, b_s, u_s, g_alpha, trial, solve_a, solve_b, w_rho, w_one],
+            upper,
+            qp_k: [rho_s, b_s, u_s, g_alpha, trial, solve_a, solve_b, w_rho, w_one, tail_w, tail_c],
             qp_kk: [gss, chol],
-            int8_p: [err_bound, norm_bound, wscale, upper],
+            int8_p: [err_bound, norm_bound, wscale],
             picks,
             order,
+            known,
             free,
             states,
             memberships,
@@ -281,9 +304,14 @@ impl<'a> Workspace<'a> {
             norm_bound,
             wscale,
             upper,
+            known,
+            tail_w,
+            tail_c,
+            rows_read: 0,
             pool: 0,
             excluded: 0,
             skipped: 0,
+            over_budget: 0,
             stop: StopReason::Budget,
         }
     }
@@ -346,6 +374,7 @@ impl<'a> Workspace<'a> {
             },
             steps: &self.steps[..len],
             states: self.states.view(self.pool),
+            rows_read: self.rows_read,
             excluded: self.excluded,
             skipped: self.skipped,
             stop: self.stop,
@@ -369,17 +398,21 @@ struct Parts<'a> {
     verified_gram: &'a mut [f32],
     /// α (K, ≥ Centroid).
     alpha: &'a mut [f64],
-    /// ρ_S, b_S, U_S, G_SS α, the trial point, two solve vectors, w_ρ, w₁
-    /// (K each, ≥ Pursuit).
-    qp_k: [&'a mut [f64]; 9],
+    /// The screened or certified argmax's upper bounds (P, ≥ Centroid).
+    upper: &'a mut [f64],
+    /// ρ_S, b_S, U_S, G_SS α, the trial point, two solve vectors, w_ρ, w₁,
+    /// the screened refresh's two tail vectors (K each, ≥ Pursuit).
+    qp_k: [&'a mut [f64]; 11],
     /// G_SS and its Cholesky factor (K² each, ≥ Pursuit).
     qp_kk: [&'a mut [f64]; 2],
-    /// The int8 radii, norm bounds, scales and upper bounds (P each, Int8).
-    int8_p: [&'a mut [f64]; 4],
+    /// The int8 radii, norm bounds and scales (P each, Int8).
+    int8_p: [&'a mut [f64]; 3],
     /// The picks (K).
     picks: &'a mut [usize],
     /// The ranking order (P).
     order: &'a mut [usize],
+    /// The screened pursuit's known-entry counts (P, ≥ Centroid).
+    known: &'a mut [usize],
     /// The free set (K, ≥ Pursuit).
     free: &'a mut [usize],
     /// The candidates' states (P).
@@ -476,11 +509,13 @@ impl<const P: usize, const K: usize> TopKWorkspace<P, K> {
                 coef: &mut [],
                 verified_gram: &mut [],
                 alpha: &mut [],
+                upper: &mut [],
                 qp_k: none(),
                 qp_kk: none(),
                 int8_p: none(),
                 picks: &mut self.picks,
                 order: &mut self.order,
+                known: &mut [],
                 free: &mut [],
                 states: &mut self.states,
                 memberships: &mut [],
@@ -504,8 +539,10 @@ pub struct CentroidWorkspace<const P: usize, const K: usize> {
     loop_p: [[f32; P]; 3],
     gram: [f32; P],
     alpha: [f64; K],
+    upper: [f64; P],
     picks: [usize; K],
     order: [usize; P],
+    known: [usize; P],
     states: [u8; P],
     steps: [Step; K],
 }
@@ -519,8 +556,10 @@ impl<const P: usize, const K: usize> CentroidWorkspace<P, K> {
             loop_p: [[0.0; P]; 3],
             gram: [0.0; P],
             alpha: [0.0; K],
+            upper: [0.0; P],
             picks: [0; K],
             order: [0; P],
+            known: [0; P],
             states: [0; P],
             steps: [ZERO_STEP; K],
         }
@@ -539,11 +578,13 @@ impl<const P: usize, const K: usize> CentroidWorkspace<P, K> {
                 coef: &mut [],
                 verified_gram: &mut [],
                 alpha: &mut self.alpha,
+                upper: &mut self.upper,
                 qp_k: none(),
                 qp_kk: none(),
                 int8_p: none(),
                 picks: &mut self.picks,
                 order: &mut self.order,
+                known: &mut self.known,
                 free: &mut [],
                 states: &mut self.states,
                 memberships: &mut [],
@@ -567,10 +608,12 @@ macro_rules! pursuit_workspace {
             gram: [[f32; P]; K],
             coef: [f32; K],
             alpha: [f64; K],
-            qp_k: [[f64; K]; 9],
+            upper: [f64; P],
+            qp_k: [[f64; K]; 11],
             qp_kk: [[[f64; K]; K]; 2],
             picks: [usize; K],
             order: [usize; P],
+            known: [usize; P],
             free: [usize; K],
             states: [u8; P],
             memberships: [u8; K],
@@ -588,10 +631,12 @@ macro_rules! pursuit_workspace {
                     gram: [[0.0; P]; K],
                     coef: [0.0; K],
                     alpha: [0.0; K],
-                    qp_k: [[0.0; K]; 9],
+                    upper: [0.0; P],
+                    qp_k: [[0.0; K]; 11],
                     qp_kk: [[[0.0; K]; K]; 2],
                     picks: [0; K],
                     order: [0; P],
+                    known: [0; P],
                     free: [0; K],
                     states: [0; P],
                     memberships: [0; K],
@@ -612,11 +657,13 @@ macro_rules! pursuit_workspace {
                     coef: &mut self.coef,
                     verified_gram: &mut [],
                     alpha: &mut self.alpha,
+                    upper: &mut self.upper,
                     qp_k: rows(&mut self.qp_k),
                     qp_kk: [gss.as_flattened_mut(), chol.as_flattened_mut()],
                     int8_p: none(),
                     picks: &mut self.picks,
                     order: &mut self.order,
+                    known: &mut self.known,
                     free: &mut self.free,
                     states: &mut self.states,
                     memberships: &mut self.memberships,
@@ -663,6 +710,6 @@ pursuit_workspace!(
     /// shows the capacity only.
     FixedWorkspace, ScratchKind::Int8, {
         verified_gram: [[f32; P]; K] = [[0.0; P]; K],
-        int8_p: [[f64; P]; 4] = [[0.0; P]; 4]
+        int8_p: [[f64; P]; 3] = [[0.0; P]; 3]
     }
 );

@@ -837,7 +837,8 @@ pub fn check_int8_certified(
     Ok(())
 }
 
-/// Bit-for-bit equality of two selections, `Step::verified` aside.
+/// Bit-for-bit equality of two selections, the counter `Step::verified`
+/// aside.
 ///
 /// # Errors
 /// The first difference.

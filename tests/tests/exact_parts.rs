@@ -358,10 +358,12 @@ fn int8_certificate_holds_for_every_finite_code_and_scale() {
     assert!(wild_rows >= 6 * 16);
 }
 
-/// `Int8Passes`: `Int8` always streams the int8 codes (certified argmax:
-/// some pick verifies candidates), `F32` never (every `verified` is 0),
-/// and `Auto` follows its documented rule (a CPU with VNNI and f32 rows
-/// beyond L2); all three give the f32 pursuit's selection.
+/// `Int8Passes`: `Int8` always streams the int8 codes (certified argmax),
+/// `F32` never (the f32 pursuit runs: its steps equal the f32 selection's
+/// to the counters; the int8 path's first step reads no row, the f32 one's
+/// the query pass), and `Auto` follows its documented rule (a CPU with
+/// VNNI and f32 rows beyond L2); all three give the f32 pursuit's
+/// selection.
 #[test]
 fn int8_passes_choose_the_path_and_never_the_result() {
     use mempursuit::kernels::int8::{has_int8_dot_instruction, l2_cache_bytes};

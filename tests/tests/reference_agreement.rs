@@ -392,6 +392,23 @@ fn pursuit_orders_agree_with_reference_on_the_full_fixture() {
     for qi in 0..n {
         let (q, pool) = (fx.query(qi), fx.pool(qi));
         let got = run(&mut sel, q, &pool, 20, PursuitOptions::default());
+        // The screened pursuit makes the same picks, bit for bit.
+        let screened: Selection = {
+            let p = pool.len() / d;
+            let mut ws = sel.workspace(p, 20.min(p));
+            mempursuit::pursuit_using(
+                &Input::new(q, &pool),
+                20,
+                &PursuitOptions::default(),
+                mempursuit::Screening::On,
+                &mut ws,
+                &mut mempursuit::Serial,
+            )
+            .unwrap()
+            .into()
+        };
+        mempursuit_tests::checks::same_selection(&screened, &got)
+            .unwrap_or_else(|e| panic!("query {qi}, screened: {e}"));
         let got_i8 = run_on(
             Storage::I8,
             &mut sel,

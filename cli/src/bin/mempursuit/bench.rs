@@ -11,7 +11,10 @@
 //! matrix–vector product (f32 storage); with a reduced-precision
 //! `--storage` it reports how often the picks differ from the f32 picks.
 //! `--storage int8` also times the f32 pursuit on the same pools, round by
-//! round, for the int8 / f32 ratio.
+//! round, for the int8 / f32 ratio. `--screening on|off` sets the pursuit's
+//! exact screening, `--screening compare` times the screened against the
+//! unscreened pursuit; `--dir DIR --store-pool N` takes each query's pool
+//! from the N store memories nearest to it.
 //!
 //! `--storage`, `--threads`, `--split` and `--batch-plan` take lists
 //! (`--storage f32,f16,bf16 --threads 1,2`): every combination is timed in
@@ -31,7 +34,7 @@ use mempursuit::parallel::{
 };
 use mempursuit::{
     pursuit, pursuit_int8_using, Element, Input, Int8Candidates, Int8Passes, Method,
-    PursuitOptions, Selector, Serial,
+    PursuitOptions, Screening, Selector, Serial,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
@@ -60,6 +63,29 @@ pub enum Storage {
     Int8,
 }
 
+/// `--screening`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScreeningArg {
+    /// `Screening::Auto`.
+    Auto,
+    /// `Screening::On`.
+    On,
+    /// `Screening::Off`.
+    Off,
+    /// Both, interleaved, with the ratio and the rows read.
+    Compare,
+}
+
+impl ScreeningArg {
+    fn screening(self) -> Screening {
+        match self {
+            ScreeningArg::Auto => Screening::Auto,
+            ScreeningArg::On | ScreeningArg::Compare => Screening::On,
+            ScreeningArg::Off => Screening::Off,
+        }
+    }
+}
+
 /// Arguments of `mempursuit bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
@@ -85,6 +111,11 @@ pub struct BenchArgs {
     /// instead of random data: every query with its own pool.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// With `--dir`: instead of each query's own pool, the N memories of
+    /// the whole store nearest to the query by cosine (a retriever's
+    /// top-N pool of real embeddings, in descending cosine order).
+    #[arg(long, value_name = "N", requires = "dir")]
+    pub store_pool: Option<usize>,
     /// Storage of the candidate matrix; a list (`f32,f16,bf16`) times each
     /// in the same run (ratios against the first). `int8` runs alone.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "f32")]
@@ -106,6 +137,15 @@ pub struct BenchArgs {
     /// with `--threads 1`); a list (`1,2`) times each.
     #[arg(long, value_delimiter = ',', default_value = "1")]
     pub split: Vec<usize>,
+    /// Exact screening of the pursuit methods (single-thread and split
+    /// runs): `auto` (the default rule), `on`, `off`, or `compare`: the
+    /// screened and the unscreened pursuit on the same pools, round by
+    /// round in the same process (rows `screened` and `unscreened`, ratio
+    /// `screened / unscreened`), with the rows read per pick (one storage,
+    /// f32/f16/bf16, on one thread). A batch (`--threads N > 1`) runs the
+    /// library's rule (`auto`).
+    #[arg(long, value_enum, default_value_t = ScreeningArg::Auto)]
+    pub screening: ScreeningArg,
     /// Also time the roofline: K + 1 plain matrix–vector passes per query
     /// (and with the external libraries of a build with the `openblas` /
     /// `faer` features, f32 storage only).
@@ -226,12 +266,15 @@ struct Inputs<'a> {
 }
 
 /// One round of `mode` over every input (see [`measure`]): appends its
-/// samples to `m` when `timed` and keeps the picks.
+/// samples to `m` when `timed` and keeps the picks. The pursuit methods
+/// run with `screening` on one thread and split (a batch runs the
+/// library's rule).
 #[allow(clippy::too_many_arguments)]
 fn config_round<E: Element>(
     inputs: &[Input<'_, E>],
     k: usize,
     method: &Method,
+    screening: Screening,
     mode: Mode,
     split: Option<&mut SplitPool>,
     selector: &mut Selector,
@@ -265,7 +308,12 @@ fn config_round<E: Element>(
         let mut ws = selector.workspace(max_pool, k.min(max_pool));
         let t = Instant::now();
         let sel = match (split.as_deref_mut(), method) {
-            (Some(pool), Method::Pursuit(options)) => pool.pursuit(input, k, options, &mut ws)?,
+            (Some(pool), Method::Pursuit(o)) => {
+                mempursuit::pursuit_using(input, k, o, screening, &mut ws, pool)?
+            }
+            (None, Method::Pursuit(o)) => {
+                mempursuit::pursuit_using(input, k, o, screening, &mut ws, &mut Serial)?
+            }
             _ => method.run(input, k, &mut ws)?,
         };
         let dt = t.elapsed().as_secs_f64();
@@ -308,6 +356,7 @@ fn measure(
     pools: &[&[f32]],
 ) -> Result<(Vec<Measured>, Vec<Roofs>), Box<dyn std::error::Error>> {
     let k = args.budget;
+    let screening = args.screening.screening();
     let max_pool = inputs
         .f32
         .iter()
@@ -350,12 +399,16 @@ fn measure(
         };
         for i in order {
             let (c, m, split) = (configs[i], &mut out[i], splits[i].as_mut());
-            let sel = &mut selector;
+            let (sel, s) = (&mut selector, screening);
             match c.storage {
-                Storage::F32 => config_round(&inputs.f32, k, method, c.mode, split, sel, m, timed)?,
-                Storage::F16 => config_round(&inputs.f16, k, method, c.mode, split, sel, m, timed)?,
+                Storage::F32 => {
+                    config_round(&inputs.f32, k, method, s, c.mode, split, sel, m, timed)?
+                }
+                Storage::F16 => {
+                    config_round(&inputs.f16, k, method, s, c.mode, split, sel, m, timed)?
+                }
                 Storage::Bf16 => {
-                    config_round(&inputs.bf16, k, method, c.mode, split, sel, m, timed)?
+                    config_round(&inputs.bf16, k, method, s, c.mode, split, sel, m, timed)?
                 }
                 Storage::Int8 => return Err("bench: --storage int8 runs alone".into()),
             }
@@ -519,6 +572,75 @@ fn measure_int8(
     })
 }
 
+/// What [`measure_screening`] measured: per-query seconds of the screened
+/// and the unscreened pursuit, and the rows read per pick of each (last
+/// round).
+struct ScreeningTimed {
+    on: Vec<f64>,
+    off: Vec<f64>,
+    rows_on: Vec<f64>,
+    rows_off: Vec<f64>,
+    picks: Vec<Vec<usize>>,
+}
+
+/// The screened (`Screening::On`) and the unscreened pursuit on the same
+/// pools, round by round, alternating which goes first (round 0 untimed);
+/// each query's picks must agree.
+fn measure_screening<E: Element>(
+    inputs: &[Input<'_, E>],
+    args: &BenchArgs,
+    options: &PursuitOptions,
+) -> Result<ScreeningTimed, Box<dyn std::error::Error>> {
+    let k = args.budget;
+    let max_pool = inputs
+        .iter()
+        .filter_map(|i| i.pool_size())
+        .max()
+        .unwrap_or(0);
+    let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
+    let mut out = ScreeningTimed {
+        on: Vec::new(),
+        off: Vec::new(),
+        rows_on: Vec::new(),
+        rows_off: Vec::new(),
+        picks: vec![Vec::new(); inputs.len()],
+    };
+    for round in 0..=args.rounds {
+        let timed = round > 0;
+        for screened in [round % 2 == 0, round % 2 == 1] {
+            let s = if screened {
+                Screening::On
+            } else {
+                Screening::Off
+            };
+            let rows = if screened {
+                &mut out.rows_on
+            } else {
+                &mut out.rows_off
+            };
+            rows.clear();
+            for (input, slot) in inputs.iter().zip(out.picks.iter_mut()) {
+                let mut ws = selector.workspace(max_pool, k.min(max_pool));
+                let t = Instant::now();
+                let sel = mempursuit::pursuit_using(input, k, options, s, &mut ws, &mut Serial)?;
+                let dt = t.elapsed().as_secs_f64();
+                if screened {
+                    slot.clear();
+                    slot.extend_from_slice(sel.picks());
+                } else if slot.as_slice() != sel.picks() && !slot.is_empty() {
+                    return Err("bench: screened and unscreened picks differ".into());
+                }
+                // Rows read per pick of this query.
+                rows.push(sel.rows_read() as f64 / sel.len().max(1) as f64);
+                if timed {
+                    if screened { &mut out.on } else { &mut out.off }.push(dt);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn convert<E>(queries: &[Query], f: impl Fn(f32) -> E) -> Vec<Vec<E>> {
     queries
         .iter()
@@ -535,18 +657,40 @@ pub fn run(args: &BenchArgs) -> CliResult {
         Some(dir) => {
             let data = Dataset::load_dir(dir)?;
             let mut qs = Vec::with_capacity(data.queries.len());
+            let store = &data.memory_embeddings;
+            let d = data.dim();
             for i in 0..data.queries.len() {
                 let mut pool = Vec::new();
-                data.gather_pool(i, &mut pool);
-                qs.push(Query {
-                    query: data.query_embedding(i).to_vec(),
-                    pool,
-                });
+                let query = data.query_embedding(i).to_vec();
+                match args.store_pool {
+                    None => data.gather_pool(i, &mut pool),
+                    Some(n) => {
+                        // The n store rows of largest cosine, descending.
+                        let cos = |r: usize| -> f64 {
+                            let row = &store.data[r * d..(r + 1) * d];
+                            let dot: f64 =
+                                row.iter().zip(&query).map(|(a, b)| (a * b) as f64).sum();
+                            let nn: f64 = row.iter().map(|a| (a * a) as f64).sum::<f64>().sqrt();
+                            dot / nn.max(1e-30)
+                        };
+                        let mut order: Vec<(f64, usize)> =
+                            (0..store.rows).map(|r| (cos(r), r)).collect();
+                        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                        for &(_, r) in order.iter().take(n) {
+                            pool.extend_from_slice(&store.data[r * d..(r + 1) * d]);
+                        }
+                    }
+                }
+                qs.push(Query { query, pool });
             }
             let n = qs.len();
+            let how = match args.store_pool {
+                None => "each query's own pool".to_string(),
+                Some(n) => format!("pools of the {n} store rows nearest each query"),
+            };
             (
                 qs,
-                format!("{} ({n} queries, d = {})", dir.display(), data.dim()),
+                format!("{} ({n} queries, {how}, d = {})", dir.display(), data.dim()),
             )
         }
         None => {
@@ -581,6 +725,16 @@ pub fn run(args: &BenchArgs) -> CliResult {
         .min()
         .unwrap_or(0);
     crate::select::notice_budget_above_pool(args.budget, p_min, "the smallest pool");
+    if args.screening == ScreeningArg::Compare {
+        return run_screening_compare(
+            args,
+            &queries,
+            &source,
+            &spec.to_string(),
+            &method,
+            relevance,
+        );
+    }
     if args.storage.contains(&Storage::Int8) {
         return run_int8(
             args,
@@ -596,6 +750,20 @@ pub fn run(args: &BenchArgs) -> CliResult {
         && configs.iter().any(|c| matches!(c.mode, Mode::Split(_)))
     {
         return Err("bench: --split applies to the pursuit methods only".into());
+    }
+    if args.screening != ScreeningArg::Auto
+        && configs.iter().any(|c| matches!(c.mode, Mode::Batch(..)))
+    {
+        return Err(format!(
+            "bench: --screening {} applies to the single-thread and split runs; a batch \
+             (--threads N > 1) runs the library's rule (auto): drop --screening or the \
+             batch thread counts",
+            match args.screening {
+                ScreeningArg::On => "on",
+                _ => "off",
+            }
+        )
+        .into());
     }
 
     let f32_inputs: Vec<Input<'_>> = queries
@@ -1118,6 +1286,87 @@ fn cpu_text() -> String {
     format!("{model}; {}", isa.join(" "))
 }
 
+/// `bench --screening compare`: the screened and the unscreened pursuit
+/// on the same pools, round by round, on one thread and one storage.
+fn run_screening_compare(
+    args: &BenchArgs,
+    queries: &[Query],
+    source: &str,
+    spec: &str,
+    method: &Method,
+    relevance: mempursuit::Relevance<'_>,
+) -> CliResult {
+    let Method::Pursuit(options) = *method else {
+        return Err("bench: --screening compare applies to the pursuit methods only".into());
+    };
+    let one_thread = args.threads.iter().all(|&t| t == 1) && args.split.iter().all(|&s| s == 1);
+    let storage =
+        match args.storage.as_slice() {
+            [s] if *s != Storage::Int8 && one_thread => *s,
+            _ => return Err(
+                "bench: --screening compare runs one storage (f32, f16 or bf16) on one thread: \
+                 give a single --storage and no --threads / --split above 1"
+                    .into(),
+            ),
+        };
+    let m = match storage {
+        Storage::F16 => {
+            let pools = convert(queries, f16::from_f32);
+            let inputs: Vec<Input<'_, f16>> = queries
+                .iter()
+                .zip(&pools)
+                .map(|(q, m)| Input::with_storage(&q.query, m).with_relevance(relevance))
+                .collect();
+            measure_screening(&inputs, args, &options)?
+        }
+        Storage::Bf16 => {
+            let pools = convert(queries, bf16::from_f32);
+            let inputs: Vec<Input<'_, bf16>> = queries
+                .iter()
+                .zip(&pools)
+                .map(|(q, m)| Input::with_storage(&q.query, m).with_relevance(relevance))
+                .collect();
+            measure_screening(&inputs, args, &options)?
+        }
+        _ => {
+            let inputs: Vec<Input<'_>> = queries
+                .iter()
+                .map(|q| Input::new(&q.query, &q.pool).with_relevance(relevance))
+                .collect();
+            measure_screening(&inputs, args, &options)?
+        }
+    };
+    let (on, off) = (stats(m.on), stats(m.off));
+    let p = queries
+        .first()
+        .map_or(0, |q| q.pool.len() / q.query.len().max(1));
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let mut text = String::new();
+    writeln!(text, "data:    {source}")?;
+    writeln!(
+        text,
+        "method:  {spec}, K = {}, storage {storage:?}, single thread, kernels {}",
+        args.budget,
+        Isa::detect().name()
+    )?;
+    writeln!(text, "cpu:     {}", cpu_text())?;
+    writeln!(
+        text,
+        "\n| what | median µs | mean µs | p95 µs | min µs | samples |"
+    )?;
+    writeln!(text, "|---|---|---|---|---|---|")?;
+    writeln!(text, "{}", table_row("screened", &on))?;
+    writeln!(text, "{}", table_row("unscreened", &off))?;
+    writeln!(text, "\n{}", ratio_line("screened / unscreened", &on, &off))?;
+    let (ron, roff) = (mean(&m.rows_on), mean(&m.rows_off));
+    writeln!(
+        text,
+        "rows read per pick (the query pass included): screened {ron:.1}, unscreened {roff:.1} (P = {p}): {:.3} of the unscreened bytes",
+        ron / roff.max(1e-9)
+    )?;
+    emit(&text)
+}
+
 /// `bench --storage int8`: the certified int8 pursuit and the f32 pursuit
 /// on the same pools, round by round, single-threaded.
 fn run_int8(
@@ -1136,6 +1385,9 @@ fn run_int8(
     }
     if args.threads.iter().any(|&t| t != 1) || args.split.iter().any(|&s| s != 1) {
         return Err("bench: --storage int8 runs on one thread".into());
+    }
+    if args.screening != ScreeningArg::Auto {
+        return Err("bench: --screening applies to f32, f16 and bf16 storage, not int8".into());
     }
     let f32_inputs: Vec<Input<'_>> = queries
         .iter()
