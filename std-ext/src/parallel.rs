@@ -920,6 +920,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "string parsing only, no unsafe code")]
     fn sysfs_cache_sizes_parse() {
         use super::parse_cache_size;
         assert_eq!(parse_cache_size("1024K\n"), Some(1 << 20));
