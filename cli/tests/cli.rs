@@ -842,7 +842,8 @@ fn select_exposes_invalid_candidates_and_budget_notice() {
     );
 }
 
-/// `bench --threads N` says how many threads ran (one per query at most).
+/// `bench --threads N` says how many threads ran (one per query at most,
+/// and fewer for a batch too small to pay for them) and the plan.
 #[test]
 fn bench_reports_the_threads_it_used() {
     let o = run(&[
@@ -859,11 +860,24 @@ fn bench_reports_the_threads_it_used() {
         "1",
         "--threads",
         "8",
+        "--batch-plan",
+        "queries,auto",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
         out.contains("batch on 3 threads (--threads 8: one per query at most)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("plan queries: 3 whole queries at a time"),
+        "{out}"
+    );
+    // Three pools of 128 bytes are too little work to start threads for.
+    assert!(
+        out.contains(
+            "batch on 1 thread (--threads 8: the automatic plan: too little work for more), plan auto"
+        ),
         "{out}"
     );
     let o = run(&[
@@ -927,6 +941,196 @@ fn bench_int8_times_the_f32_pursuit() {
             .any(|l| l.starts_with("| f32 pursuit |") && l.ends_with("| 4 |")),
         "{out}"
     );
+}
+
+/// Lists of storages, thread counts and batch plans are timed in one run:
+/// one row per configuration, the storage ratios against the first
+/// storage, the speedups against one thread, the plan each batch resolved
+/// to, the CPU and cache lines, and the agreement of each reduced storage.
+#[test]
+fn bench_times_storages_and_thread_plans_in_one_run() {
+    let o = run(&[
+        "bench",
+        "-p",
+        "24",
+        "-d",
+        "16",
+        "-k",
+        "3",
+        "--queries",
+        "3",
+        "--rounds",
+        "2",
+        "--storage",
+        "f32,f16",
+        "--threads",
+        "1,2",
+        "--batch-plan",
+        "queries,split",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for want in [
+        "cpu:     ",
+        "cache:   L2 ",
+        "6 configurations timed round by round",
+        "F32, batch on 2 threads, plan queries: 2 whole queries at a time",
+        "F16, batch on 2 threads, plan split: each query split over 2 threads",
+        "| selection f32, 1 thread | ",
+        "| selection f16, batch 2 threads (split) | ",
+        "f16 / f32 (1 thread): ",
+        "f16 / f32 (batch 2 threads (queries)): ",
+        "speedup of batch 2 threads (split) over 1 thread, f32: ",
+        "picks vs f32 (f16): identical sequence in 3/3 queries",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    // 3 queries × 2 rounds single-threaded, one sample per round in batch.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("| selection f16, 1 thread |") && l.ends_with("| 6 |")),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(
+            |l| l.starts_with("| selection f32, batch 2 threads (queries) |")
+                && l.ends_with("| 2 |")
+        ),
+        "{out}"
+    );
+    // f16 alone on pools that fit in L2 even as f32: a line says it cannot pay.
+    let o = run(&[
+        "bench",
+        "-p",
+        "24",
+        "-d",
+        "16",
+        "-k",
+        "3",
+        "--queries",
+        "2",
+        "--rounds",
+        "1",
+        "--storage",
+        "f16",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("note: these pools fit in this core's L2 cache even as f32"),
+        "{}",
+        stdout(&o)
+    );
+    // Bad combinations are errors that say what to do.
+    let o = run(&[
+        "bench",
+        "-p",
+        "8",
+        "-d",
+        "4",
+        "--threads",
+        "2",
+        "--split",
+        "2",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("add 1 to the --threads list"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["bench", "-p", "8", "-d", "4", "--storage", "f32,int8"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("int8 runs alone"), "{}", stderr(&o));
+    let o = run(&["bench", "-p", "8", "-d", "4", "--batch-plan", "split-by-0"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("split-by-N"), "{}", stderr(&o));
+}
+
+/// `bench --screening compare` times the screened against the unscreened
+/// pursuit (one storage on one thread; lists are errors that say so);
+/// `--screening on` runs with the lists of storages and split threads but
+/// not with a batch; `--store-pool N` takes pools from a dataset's store.
+#[test]
+fn bench_screening_and_store_pools() {
+    let base = ["bench", "-p", "24", "-d", "16", "-k", "3", "--queries", "2"];
+    let bench = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(&["--rounds", "2"]);
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let o = bench(&["--screening", "compare", "--storage", "f16"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for want in [
+        "storage F16, single thread",
+        "| screened | ",
+        "| unscreened | ",
+        "screened / unscreened: ",
+        "rows read per pick (the query pass included): screened ",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    // 2 queries × 2 rounds in each row.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("| unscreened |") && l.ends_with("| 4 |")),
+        "{out}"
+    );
+    for extra in [
+        &["--screening", "compare", "--threads", "1,2"][..],
+        &["--screening", "compare", "--storage", "f32,f16"][..],
+        &["--screening", "compare", "--split", "2"][..],
+    ] {
+        assert_clean_failure(
+            &bench(extra),
+            &["--screening compare runs one storage (f32, f16 or bf16) on one thread"],
+        );
+    }
+    let o = bench(&[
+        "--screening",
+        "on",
+        "--storage",
+        "f32,bf16",
+        "--split",
+        "1,2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("| selection bf16, split 2 | "), "{out}");
+    assert!(
+        out.contains("picks vs f32 (bf16): identical sequence in 2/2 queries"),
+        "{out}"
+    );
+    assert_clean_failure(
+        &bench(&["--screening", "off", "--threads", "1,2"]),
+        &["--screening off applies to the single-thread and split runs"],
+    );
+    assert_clean_failure(
+        &bench(&["--screening", "on", "--storage", "int8"]),
+        &["--screening applies to f32, f16 and bf16 storage, not int8"],
+    );
+    let o = run(&[
+        "bench",
+        "--dir",
+        FIXTURE,
+        "--store-pool",
+        "12",
+        "-k",
+        "3",
+        "--rounds",
+        "1",
+        "--screening",
+        "compare",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("pools of the 12 store rows nearest each query"),
+        "{out}"
+    );
+    assert!(out.contains("(P = 12)"), "{out}");
+    assert_clean_failure(&run(&["bench", "--store-pool", "12"]), &["--dir"]);
 }
 
 /// The selector flags are the specification's options: `--help` lists every

@@ -131,7 +131,9 @@ impl<'a, E: Element> Input<'a, E> {
     /// A query (f32) and its pool stored as `E` (any [`Element`]: f32, or
     /// with the `half` feature `half::f16` / `half::bf16`), with ρ = b.
     /// The selection equals, bit for bit, the f32 selection on the pool's
-    /// values widened to f32.
+    /// values widened to f32. Speed: f16 / bf16 halve the bytes each pass
+    /// reads and add a widening; which wins depends on the CPU and the
+    /// pool's size ([`Element`], "When reduced precision pays").
     #[must_use]
     pub fn with_storage(query: &'a [f32], candidates: &'a [E]) -> Self {
         Input {
