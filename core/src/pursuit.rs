@@ -189,6 +189,45 @@ pub(crate) fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
     }
 }
 
+/// The record of centroid pursuit's n-th pick `index` (α = 1/n on the
+/// picks S, unit rows), from the running sums over S: `total` =
+/// Σ_{j,k∈S} G_jk, `sum_b` = Σ_{j∈S} b_j, `sum_rho` = Σ_{j∈S} ρ_j. The
+/// residual is L = ‖q − x̄_S‖² = 1 − 2 Σb/n + ΣG/n² (clamped at 0 against
+/// rounding), the mean score ν = Σρ/n − γ ΣG/n², and the Frank–Wolfe gap
+/// `next_score` − ν (`next_score`: U of the next pick; 0 when none is
+/// left). Shared by [`centroid_loop`] and the recommended setting's loop.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn centroid_step(
+    index: usize,
+    score: f64,
+    n: usize,
+    gamma: f64,
+    (total, sum_b, sum_rho): (f64, f64, f64),
+    next_score: Option<f64>,
+    l_prev: f64,
+    eps: f64,
+    dependent: bool,
+    verified: u32,
+) -> Step {
+    let nf = n as f64;
+    let l_t = (1.0 - 2.0 * sum_b / nf + total / (nf * nf)).max(0.0);
+    let mean_u = sum_rho / nf - gamma * total / (nf * nf);
+    Step {
+        index,
+        score,
+        residual_sq: l_t,
+        improvement: relative_improvement(l_prev, l_t, eps),
+        fw_gap: next_score.map_or(0.0, |u| u - mean_u),
+        nu: mean_u,
+        free_size: n,
+        solver_iterations: 0,
+        filled: false,
+        dependent,
+        refit: RefitStatus::Optimal,
+        verified,
+    }
+}
+
 /// Adaptive stopping (Eq. 7): counts consecutive steps with Δ_t ≤ τ.
 pub(crate) struct AdaptiveStop {
     pub(crate) eps: f64,
@@ -819,32 +858,26 @@ pub(crate) fn centroid_loop<S: Scorer>(
         total += 2.0 * acc_i as f64 + g_ii as f64;
         sum_b += ws.b[i] as f64;
         sum_rho += ws.rho[i] as f64;
-        let n = (t + 1) as f64;
-        let c = (gamma / n) as f32;
-        let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
-        let mean_u = sum_rho / n - gamma * total / (n * n);
+        let c = (gamma / (t + 1) as f64) as f32;
         let form = ScoreForm::Centroid { c, n: t + 1, total };
         let chosen = choose(scorer, ws, form);
-        let gap = chosen.pick.map_or(0.0, |m| ws.u[m] as f64 - mean_u);
-        let improvement = relative_improvement(l_prev, l_t, stop.eps);
-        ws.steps[t] = Step {
-            index: i,
+        let step = centroid_step(
+            i,
             score,
-            residual_sq: l_t,
-            improvement,
-            fw_gap: gap,
-            nu: mean_u,
-            free_size: t + 1,
-            solver_iterations: 0,
-            filled: false,
-            dependent: false,
-            refit: RefitStatus::Optimal,
-            verified: next.verified,
-        };
+            t + 1,
+            gamma,
+            (total, sum_b, sum_rho),
+            chosen.pick.map(|m| ws.u[m] as f64),
+            l_prev,
+            stop.eps,
+            false,
+            next.verified,
+        );
+        ws.steps[t] = step;
         next = chosen;
         t += 1;
-        l_prev = l_t;
-        if stop.small_step(improvement) && t < k_eff {
+        l_prev = step.residual_sq;
+        if stop.small_step(step.improvement) && t < k_eff {
             ws.stop = StopReason::Adaptive;
             break;
         }

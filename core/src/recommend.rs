@@ -57,7 +57,7 @@
 //! represented by an already marked candidate is marked too, and marks in
 //! turn: a family of near-copies is caught whichever of its members is
 //! picked first. Marked candidates are picked only when no unmarked one is
-//! left ([`Step::dependent`] is then set).
+//! left ([`Step::dependent`](crate::selection::Step::dependent) is then set).
 //!
 //! Source of the constants: measurements on the HotpotQA distractor fixture
 //! (340 multi-hop questions, pools of 20–122 sentences), two encoders
@@ -97,7 +97,7 @@ use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
 use crate::pursuit::{gram_row_into, Passes};
 use crate::scratch::ScratchKind;
-use crate::selection::{CandidateState, RefitStatus, SelectionView, Step, StopReason};
+use crate::selection::{CandidateState, SelectionView, StopReason};
 use crate::workspace::Workspace;
 
 /// c of the rule when ρ ranks the pool as the query cosines do (ρ = b, or
@@ -352,7 +352,7 @@ pub fn recommend<E: Element>(
 /// taken only when nothing else is left.
 ///
 /// The result lists the picks in entry order with weights 1/|S| (centroid
-/// pursuit), one [`Step`] per pick (`dependent` marks a pick that was
+/// pursuit), one [`Step`](crate::selection::Step) per pick (`dependent` marks a pick that was
 /// represented by earlier picks, made because no other candidate was left),
 /// and as skipped ([`SelectionView::skipped`]) the exact duplicates and
 /// the candidates found represented and not picked. Fewer than min(K, P)
@@ -536,33 +536,27 @@ fn represented_loop(
         kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
         sum_b += ws.b[i] as f64;
         sum_rho += ws.rho[i] as f64;
-        let n = (t + 1) as f64;
-        let c = (gamma / n) as f32;
+        let c = (gamma / (t + 1) as f64) as f32;
         ws.u[..p].copy_from_slice(&ws.rho[..p]);
         kernels::sub_scaled(&mut ws.u[..p], c, &ws.gram_sum[..p]);
         for &j in &ws.picks[..=t] {
             ws.u[j] = f32::NEG_INFINITY;
         }
-        let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
-        let mean_u = sum_rho / n - gamma * total / (n * n);
-        let gap = choose(ws).map_or(0.0, |(m, _)| ws.u[m] as f64 - mean_u);
-        let improvement = crate::pursuit::relative_improvement(l_prev, l_t, 1e-12);
-        ws.steps[t] = Step {
-            index: i,
+        let step = crate::pursuit::centroid_step(
+            i,
             score,
-            residual_sq: l_t,
-            improvement,
-            fw_gap: gap,
-            nu: mean_u,
-            free_size: t + 1,
-            solver_iterations: 0,
-            filled: false,
+            t + 1,
+            gamma,
+            (total, sum_b, sum_rho),
+            choose(ws).map(|(m, _)| ws.u[m] as f64),
+            l_prev,
+            1e-12,
             dependent,
-            refit: RefitStatus::Optimal,
-            verified: 0,
-        };
+            0,
+        );
+        ws.steps[t] = step;
         t += 1;
-        l_prev = l_t;
+        l_prev = step.residual_sq;
     }
     for i in 0..p {
         if ws.states.is_available(i) && marked(ws, i) {

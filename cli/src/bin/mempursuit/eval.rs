@@ -1,6 +1,5 @@
 //! `mempursuit eval`: selectors on an evidence-selection dataset.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use mempursuit::{MethodName, SelectSpec};
@@ -262,14 +261,7 @@ pub fn run(args: &EvalArgs) -> CliResult {
             serde_json::to_string_pretty(&report.metrics_json())?
         ));
     }
-    let mut text = String::new();
-    writeln!(
-        text,
-        "dataset: {label}: {} queries, {} memories, d = {}\n",
-        data.queries.len(),
-        data.memory_embeddings.rows,
-        data.dim()
-    )?;
+    let mut text = dataset_header(&data, &label);
     text.push_str(&report.table());
     emit(&text)
 }
@@ -313,16 +305,19 @@ fn run_robustness(
             serde_json::to_string_pretty(&report.metrics_json())?
         ));
     }
-    let mut text = String::new();
-    writeln!(
-        text,
-        "dataset: {label}: {} queries, {} memories, d = {}\n",
-        data.queries.len(),
-        data.memory_embeddings.rows,
-        data.dim()
-    )?;
+    let mut text = dataset_header(data, label);
     text.push_str(&report.clean.table());
     text.push_str("\nRobustness to near-copies:\n\n");
     text.push_str(&report.table());
     emit(&text)
+}
+
+/// The first line of `eval`'s text output: the dataset and its sizes.
+fn dataset_header(data: &Dataset, label: &str) -> String {
+    format!(
+        "dataset: {label}: {} queries, {} memories, d = {}\n\n",
+        data.queries.len(),
+        data.memory_embeddings.rows,
+        data.dim()
+    )
 }
