@@ -31,7 +31,7 @@ export function mempursuitReranker(settings = {}) {
     throw argumentError('mempursuitReranker: embeddingModel must be an AI SDK embedding model (with doEmbed)');
   }
   if (cost !== undefined && typeof cost !== 'function') throw argumentError('mempursuitReranker: cost must be a function (doc) => number, e.g. its token count');
-  const options = selectOptions(settings, OWN, 'mempursuitReranker');
+  const options = selectOptions(settings, OWN, 'mempursuitReranker', 'scoreField');
 
   async function embed(values, abortSignal) {
     const { embeddings } = await embeddingModel.doEmbed({ values, abortSignal });
@@ -48,7 +48,7 @@ export function mempursuitReranker(settings = {}) {
       const { queryEmbedding, ...perCall } = providerOptions?.mempursuit ?? {};
       const values = documents?.values ?? [];
       // costBudget may come with the settings or per call; costs only from cost().
-      const merged = { ...options, ...selectOptions(perCall, [], `${OWNER} (providerOptions.mempursuit)`) };
+      const merged = { ...options, ...selectOptions(perCall, [], `${OWNER} (providerOptions.mempursuit)`, 'scoreField') };
       checkCost(OWNER, cost, merged);
       const costs = costsOf(cost, values, (i) => `${OWNER}: document ${i}${idOf(values[i])}`);
       let vectors;

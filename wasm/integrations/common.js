@@ -25,13 +25,19 @@ export function checkVectors(vectors, d, describe) {
 
 /**
  * The selector options of an integration's settings: every key but the
- * integration's own (`own`, which includes `cost`). `costs` is filled by
- * the integration from `cost(doc)`: given as a setting it is an error
+ * integration's own (`own`, which includes `cost`). `costs` and `relevance` are
+ * filled by the integration (from `cost(doc)` and the `scoreSetting` field of
+ * each document): given as a setting, either is an error
  * (`owner` names the integration).
  */
-export function selectOptions(settings, own, owner) {
+export function selectOptions(settings, own, owner, scoreSetting) {
   if (Object.hasOwn(settings, 'costs')) {
     throw argumentError(`${owner}: 'costs' is filled by the integration, one per document: pass cost: (doc) => number (e.g. its token count) with costBudget`);
+  }
+  if (Object.hasOwn(settings, 'relevance')) {
+    throw argumentError(
+      `${owner}: 'relevance' is filled by the integration, one per document: name the documents' retriever score with ${scoreSetting} instead`,
+    );
   }
   return Object.fromEntries(Object.entries(settings).filter(([key]) => !own.includes(key)));
 }

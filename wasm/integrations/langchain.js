@@ -58,7 +58,7 @@ export class MemPursuitCompressor extends BaseDocumentCompressor {
     this.vectorStore = vectorStore;
     this.embeddingKey = embeddingKey;
     this.scoreKey = scoreKey;
-    this.options = selectOptions(fields, OWN, 'MemPursuitCompressor');
+    this.options = selectOptions(fields, OWN, 'MemPursuitCompressor', 'scoreKey');
     checkCost('MemPursuitCompressor', cost, this.options);
     this.cost = cost;
   }

@@ -260,6 +260,9 @@ test('AI SDK: a bad cost names the document; cost and costBudget go together; co
   await rejectsWith(call({}, { costs: UNIT, costBudget: 3 }), /^mempursuit reranker \(providerOptions.mempursuit\): 'costs' is filled by the integration/);
   assert.throws(() => mempursuitReranker({ costs: UNIT, costBudget: 3 }), /^MemPursuitError: mempursuitReranker: 'costs' is filled by the integration, one per document: pass cost/);
   assert.throws(() => mempursuitReranker({ cost: 3, costBudget: 3 }), (err) => err instanceof MemPursuitError && /cost must be a function/.test(err.message));
+  // relevance comes from the documents (scoreField), never from the settings (the types say so too).
+  assert.throws(() => mempursuitReranker({ relevance: [1, 2] }), /^MemPursuitError: mempursuitReranker: 'relevance' is filled by the integration, one per document: name the documents' retriever score with scoreField instead$/);
+  await rejectsWith(call({}, { relevance: UNIT }), /^mempursuit reranker \(providerOptions.mempursuit\): 'relevance' is filled by the integration, one per document: name the documents' retriever score with scoreField/);
   // Text documents: cost() gets the string, and the message has no id.
   const embeddingModel = new aiTest.MockEmbeddingModelV3({ doEmbed: async ({ values }) => ({ embeddings: values.map((v) => candidates[texts.indexOf(v)] ?? query) }) });
   const model = mempursuitReranker({ embeddingModel, cost: (t) => (t === texts[4] ? -2 : 1), costBudget: 3 });
@@ -296,5 +299,6 @@ test('LangChain: a bad cost names the document (before any embedding call); cost
   fails({ cost: () => 1 }, /^MemPursuitCompressor: cost needs costBudget/);
   fails({ costBudget: 10 }, /^MemPursuitCompressor: costBudget needs cost/);
   fails({ costs: UNIT, costBudget: 10 }, /^MemPursuitCompressor: 'costs' is filled by the integration/);
+  fails({ relevance: UNIT }, /^MemPursuitCompressor: 'relevance' is filled by the integration, one per document: name the documents' retriever score with scoreKey instead$/);
   fails({ cost: 'tokens', costBudget: 10 }, /^MemPursuitCompressor: cost must be a function/);
 });
