@@ -115,18 +115,26 @@ class MemPursuitRanker:
         documents: List[Document],
         query_embedding: List[float],
         top_k: Optional[int] = None,
+        cost_budget: Optional[float] = None,
     ) -> Dict[str, List[Document]]:
         """Selects up to ``top_k`` (default: the component's) of
-        ``documents`` for ``query_embedding``.
+        ``documents`` for ``query_embedding``, within ``cost_budget``
+        (default: the component's; given here, it needs the component's
+        ``cost`` function, e.g. a per-request token budget).
 
         :returns: ``{"documents": picked documents in pick order}``.
         :raises DocumentError: a document has no embedding, one of another
             dimension than the query's, or an unusable one, or no usable
             cost (the message names its position and id); mixed
             present/absent scores.
-        :raises ValueError: a bad query embedding or option value.
+        :raises ValueError: a bad query embedding or option value; a
+            ``cost_budget`` without the component's ``cost``.
         """
         k = self.top_k if top_k is None else top_k
+        options = self.options
+        if cost_budget is not None:
+            options = {**options, "cost_budget": cost_budget}
+            _common.check_cost("MemPursuitRanker.run", self.cost, options)
         names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
         relevance = None
         if self.use_scores:
@@ -139,7 +147,7 @@ class MemPursuitRanker:
             names,
             k,
             relevance,
-            self.options,
+            options,
             _MISSING,
             costs,
         )

@@ -281,6 +281,16 @@ def test_word_costs_stay_within_the_budget(data, store):
     assert again.cost is word_count and again.options == {"cost_budget": BUDGET}
     got = loaded.run({"ranker": {"documents": docs, "query_embedding": q}})["ranker"]["documents"]
     assert [x.id for x in got] == [docs[i].id for i in budgeted(docs, data.query, words, BUDGET).picks]
+    # A per-call budget (run's cost_budget input) overrides the component's.
+    out = ranker.run(docs, q, cost_budget=BUDGET // 2)["documents"]
+    assert [x.id for x in out] == [docs[i].id for i in expected(docs, data.query, FETCH, costs=words, cost_budget=BUDGET // 2).picks]
+    assert sum(word_count(d) for d in out) <= BUDGET // 2 < sum(word_count(d) for d in got)
+    got_half = loaded.run({"ranker": {"documents": docs, "query_embedding": q, "cost_budget": BUDGET // 2}})
+    assert [x.id for x in got_half["ranker"]["documents"]] == [x.id for x in out]
+    assert ranker.options == {"cost_budget": BUDGET}  # the component's own budget is unchanged
+    # Without a cost function a per-call budget is an error naming the fix.
+    with pytest.raises(ValueError, match=r"MemPursuitRanker.run: cost_budget.* needs cost"):
+        MemPursuitRanker(top_k=FETCH).run(docs, q, cost_budget=10)
     # A lambda cannot be saved (Haystack's own error).
     with pytest.raises(Exception, match="lambda"):
         MemPursuitRanker(cost=lambda d: 1, cost_budget=3).to_dict()
