@@ -397,6 +397,24 @@ pub fn check_refit(
     weights: &[f64],
     step: &Step,
 ) -> Result<RefitReport, String> {
+    check_refit_among(geo, fam, picks, weights, step, &|_| true)
+}
+
+/// [`check_refit`] with the Frank–Wolfe gap taken over the unselected
+/// candidates for which `available` holds (under a budget in cost: those
+/// that still fit, as [`CostBudget`](mempursuit::CostBudget) defines the
+/// core's gap).
+///
+/// # Errors
+/// As [`check_refit`].
+pub fn check_refit_among(
+    geo: &Geometry,
+    fam: Family,
+    picks: &[usize],
+    weights: &[f64],
+    step: &Step,
+    available: &dyn Fn(usize) -> bool,
+) -> Result<RefitReport, String> {
     let t = picks.len();
     if weights.len() != t || t == 0 {
         return Err(format!("{} weights for {t} picks", weights.len()));
@@ -409,7 +427,7 @@ pub fn check_refit(
     let u = geo.scores(fam.gamma, picks, weights);
     let selected: std::collections::HashSet<usize> = picks.iter().copied().collect();
     let max_out = (0..geo.len())
-        .filter(|i| !selected.contains(i))
+        .filter(|&i| !selected.contains(&i) && available(i))
         .map(|i| u[i])
         .fold(f64::NEG_INFINITY, f64::max);
     let mut rep = RefitReport {
@@ -609,13 +627,46 @@ pub fn check_pursuit_path(
     fam: Family,
     certificate: bool,
 ) -> Result<PathReport, String> {
+    check_pursuit_path_costed(query, pool, dim, budget, relevance, fam, certificate, None)
+}
+
+/// [`check_pursuit_path`] under an optional budget in cost (`costs`: one
+/// cost per candidate and the total, as [`Input::with_costs`] takes them).
+/// With costs it also checks that the picks' costs sum to at most the
+/// total and that a pick was skipped only for not fitting (a selection that
+/// stops with [`StopReason::CostBudget`](mempursuit::StopReason) before K picks
+/// leaves no unpicked, non-excluded candidate that fits); the certificate
+/// against the pool optimum is checked only without costs (the budget in
+/// cost restricts which candidates may enter, so the pool optimum is not
+/// the pursuit's target).
+///
+/// # Errors
+/// As [`check_pursuit_path`], or a message naming the budget violation.
+#[allow(clippy::too_many_arguments)]
+pub fn check_pursuit_path_costed(
+    query: &[f32],
+    pool: &[f32],
+    dim: usize,
+    budget: usize,
+    relevance: &RelevanceSpec,
+    fam: Family,
+    certificate: bool,
+    costs: Option<(&[f32], f64)>,
+) -> Result<PathReport, String> {
     let geo = Geometry::new(query, pool, dim, relevance)?;
-    let input = Input::new(query, pool).with_relevance(relevance.as_relevance());
+    let mut input = Input::new(query, pool).with_relevance(relevance.as_relevance());
+    if let Some((c, total)) = costs {
+        input = input.with_costs(c, total);
+    }
+    let certificate = certificate && costs.is_none();
     let mut selector = Selector::new();
     let method = Method::Pursuit(fam.options());
     let full = selector
         .select(&input, budget, &method)
         .map_err(|e| format!("core error: {e}"))?;
+    if let Some((c, total)) = costs {
+        check_cost_budget(&full, c, total, budget)?;
+    }
     let f_star = (certificate && fam.ridge.is_finite() && !geo.is_empty())
         .then(|| geo.pool_optimum(fam.ridge, fam.gamma));
     let mut rep = PathReport {
@@ -637,8 +688,21 @@ pub fn check_pursuit_path(
                 sel.picks, full.picks
             ));
         }
-        let r = check_refit(&geo, fam, &sel.picks, &sel.weights, &sel.steps[t - 1])
-            .map_err(|e| format!("step {t}: {e}"))?;
+        // Under a budget in cost the gap runs over the candidates that
+        // still fit after the t picks.
+        let spent: f64 = costs.map_or(0.0, |(c, _)| {
+            sel.picks.iter().map(|&i| f64::from(c[i])).sum()
+        });
+        let fits = |i: usize| costs.is_none_or(|(c, total)| spent + f64::from(c[i]) <= total);
+        let r = check_refit_among(
+            &geo,
+            fam,
+            &sel.picks,
+            &sel.weights,
+            &sel.steps[t - 1],
+            &fits,
+        )
+        .map_err(|e| format!("step {t}: {e}"))?;
         rep.max_free_violation = rep.max_free_violation.max(r.free_violation);
         rep.max_zero_violation = rep.max_zero_violation.max(r.zero_violation);
         rep.blocked_steps += r.blocked_allowance_used as usize;
@@ -649,6 +713,41 @@ pub fn check_pursuit_path(
         }
     }
     Ok(rep)
+}
+
+/// A selection under a budget in cost: its picks cost at most `total` in
+/// all (summed in f64, as the core does), and when it stopped for the
+/// budget in cost before `budget` picks, no candidate that is neither
+/// picked, excluded nor skipped would still fit.
+fn check_cost_budget(
+    sel: &Selection,
+    costs: &[f32],
+    total: f64,
+    budget: usize,
+) -> Result<(), String> {
+    let spent: f64 = sel.picks.iter().map(|&i| f64::from(costs[i])).sum();
+    if spent > total {
+        return Err(format!(
+            "picks {:?} cost {spent} in all, over the budget in cost {total}",
+            sel.picks
+        ));
+    }
+    if sel.stop == mempursuit::StopReason::CostBudget && sel.picks.len() < budget {
+        let fits = (0..costs.len()).find(|&i| {
+            !sel.picks.contains(&i)
+                && !sel.excluded.contains(&i)
+                && !sel.skipped.contains(&i)
+                && spent + f64::from(costs[i]) <= total
+        });
+        if let Some(i) = fits {
+            return Err(format!(
+                "stopped for the budget in cost after {:?} (spent {spent} of {total}), \
+                 but candidate {i} (cost {}) still fits",
+                sel.picks, costs[i]
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The first step t (0-based) of a reference path at which the best and

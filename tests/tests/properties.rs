@@ -26,8 +26,8 @@
 use mempursuit::synth::{generate, FactClusterParams, Label};
 use mempursuit::{Input, Method, PursuitOptions, Selector};
 use mempursuit_tests::checks::{
-    check_coverage, check_differential, check_pursuit_path, first_near_tie, score_tolerance,
-    Family, Geometry, RelevanceSpec,
+    check_coverage, check_differential, check_pursuit_path, check_pursuit_path_costed,
+    first_near_tie, score_tolerance, Family, Geometry, RelevanceSpec,
 };
 use mempursuit_tests::fixture::{self, Fixture};
 use mempursuit_tests::random;
@@ -589,4 +589,45 @@ fn kkt_on_the_mini_fixture() {
         )
         .unwrap_or_else(|e| panic!("mini query {qi}: {e}"));
     }
+}
+
+/// The `kkt` fuzz target's budget in cost, on the real fixture: KKT after
+/// every refit, nestedness, the picks within the budget, and a stop for the
+/// budget only when nothing left fits. The costs (1 + i mod 7, so every
+/// pool has cheap and dear memories) bind: some query stops for the budget
+/// with fewer than K picks, and some skips a dear candidate for a cheaper one.
+#[test]
+fn kkt_and_cost_budget_on_the_mini_fixture() {
+    let fx = mini();
+    let (mut stopped, mut skipped_dear) = (0, 0);
+    for qi in 0..fx.queries.len() {
+        let (q, pool) = (fx.query(qi), fx.pool(qi));
+        let p = pool.len() / fx.dim();
+        let costs: Vec<f32> = (0..p).map(|i| 1.0 + (i % 7) as f32).collect();
+        let total = 20.0;
+        check_pursuit_path_costed(
+            q,
+            &pool,
+            fx.dim(),
+            12,
+            &RelevanceSpec::Similarity,
+            PAPER,
+            false,
+            Some((&costs, total)),
+        )
+        .unwrap_or_else(|e| panic!("mini query {qi}: {e}"));
+        let input = Input::new(q, &pool).with_costs(&costs, total);
+        let sel = Selector::new()
+            .select(&input, 12, &Method::Pursuit(PAPER.options()))
+            .unwrap();
+        let plain = Selector::new()
+            .select(&Input::new(q, &pool), 12, &Method::Pursuit(PAPER.options()))
+            .unwrap();
+        stopped += usize::from(sel.stop == mempursuit::StopReason::CostBudget);
+        skipped_dear += usize::from(sel.picks[..] != plain.picks[..sel.picks.len()]);
+    }
+    assert!(
+        stopped > 0 && skipped_dear > 0,
+        "stopped {stopped}, skipped {skipped_dear}"
+    );
 }

@@ -20,7 +20,7 @@ use mempursuit::{
 
 use super::{
     check_coverage, check_differential, check_differential_int8, check_int8_certified,
-    check_pursuit_path, check_valid_selection, F32s, F64Lit, Family, RelevanceSpec,
+    check_pursuit_path_costed, check_valid_selection, F32s, F64Lit, Family, RelevanceSpec,
 };
 
 /// Largest pool of the structured valid-input cases (keeps the f64 pool
@@ -136,7 +136,7 @@ fn fmt_family(f: &Family) -> String {
 /// Target `kkt`: a bounded valid pool and query, a budget and a member of
 /// the pursuit family; checks KKT (Lemma B.1), ν, the certificate
 /// (Theorem B.2) and nestedness after every step
-/// ([`check_pursuit_path`]).
+/// ([`check_pursuit_path_costed`]).
 #[derive(Clone, PartialEq)]
 pub struct KktCase {
     /// d.
@@ -151,6 +151,9 @@ pub struct KktCase {
     pub relevance: RelevanceSpec,
     /// κ and γ.
     pub family: Family,
+    /// A budget in cost: one cost per candidate (multiples of 1/16 in
+    /// [0, 16), zeros included) and the total (multiples of 1/8 in [0, 32)).
+    pub costs: Option<(Vec<f32>, f64)>,
 }
 
 impl<'a> Arbitrary<'a> for KktCase {
@@ -160,6 +163,17 @@ impl<'a> Arbitrary<'a> for KktCase {
         let budget = u.int_in_range(1..=p + 1)?;
         let relevance = relevance_for(u, p)?;
         let family = family(u, &[0.0, 1e-10, 1e-10, 1e-6, 1e-3, 0.1, 1.0, f64::INFINITY])?;
+        // Drawn last, and None when the bytes have run out (as in the
+        // committed regressions, which decode as before).
+        let costs = if u.int_in_range(0u8..=2)? == 2 {
+            let mut c = Vec::with_capacity(p);
+            for _ in 0..p {
+                c.push(f32::from(u.arbitrary::<u8>()?) / 16.0);
+            }
+            Some((c, f64::from(u.arbitrary::<u8>()?) / 8.0))
+        } else {
+            None
+        };
         Ok(KktCase {
             dim,
             query,
@@ -167,6 +181,7 @@ impl<'a> Arbitrary<'a> for KktCase {
             budget,
             relevance,
             family,
+            costs,
         })
     }
 }
@@ -175,24 +190,29 @@ impl fmt::Debug for KktCase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "KktCase {{ dim: {}, query: {:?}, pool: {:?}, budget: {}, relevance: {:?}, family: {} }}",
+            "KktCase {{ dim: {}, query: {:?}, pool: {:?}, budget: {}, relevance: {:?}, family: {}, costs: {} }}",
             self.dim,
             F32s(&self.query),
             F32s(&self.pool),
             self.budget,
             self.relevance,
-            fmt_family(&self.family)
+            fmt_family(&self.family),
+            match &self.costs {
+                Some((c, total)) => format!("Some(({:?}, {total:?}))", F32s(c)),
+                None => "None".to_string(),
+            }
         )
     }
 }
 
 impl KktCase {
-    /// Runs [`check_pursuit_path`] with the certificate check.
+    /// Runs [`check_pursuit_path_costed`] with the certificate check (made
+    /// only without costs).
     ///
     /// # Errors
     /// The violation found.
     pub fn run(&self) -> Result<(), String> {
-        check_pursuit_path(
+        check_pursuit_path_costed(
             &self.query,
             &self.pool,
             self.dim,
@@ -200,6 +220,7 @@ impl KktCase {
             &self.relevance,
             self.family,
             true,
+            self.costs.as_ref().map(|(c, total)| (&c[..], *total)),
         )
         .map(|_| ())
     }
