@@ -1,7 +1,8 @@
 //! The keyword arguments of `select`, `Selector.select` and `select_batch`
 //! turned into the crate's one specification of a call
-//! ([`SelectSpec`]): every option keyword goes to [`SelectSpec::set`] with
-//! its Python value typed (`float`/`int` → [`Value::Number`], `bool` →
+//! ([`SelectSpec`]): every option keyword goes to
+//! [`SelectSpec::set_typed`] (text is a name only: `gamma="0.3"` is an
+//! error, as in JavaScript) with its Python value typed (`float`/`int` → [`Value::Number`], `bool` →
 //! [`Value::Bool`], `str` → [`Value::Text`]); `None` leaves the option at
 //! the specification's default. The binding maps no name to a method and
 //! holds no default of its own. Also the integer arguments (`k`, `threads`,
@@ -148,9 +149,9 @@ pub(crate) fn spec(
                 continue;
             }
             let set = match typed(&key, &value)? {
-                Ok(Typed::Bool(b)) => spec.set(&key, Value::Bool(b)),
-                Ok(Typed::Text(t)) => spec.set(&key, Value::Text(&t)),
-                Ok(Typed::Number(x)) => spec.set(&key, Value::Number(x)),
+                Ok(Typed::Bool(b)) => spec.set_typed(&key, Value::Bool(b)),
+                Ok(Typed::Text(t)) => spec.set_typed(&key, Value::Text(&t)),
+                Ok(Typed::Number(x)) => spec.set_typed(&key, Value::Number(x)),
                 Err(mismatch) => return Err(mismatch.error(py)),
             };
             set.map_err(|e| errors::spec(py, e))?;

@@ -81,7 +81,10 @@ def check_selection(sel, expect):
 
 def run(entry, case, selector):
     query, candidates, relevance = arrays(case)
-    k, options = case["k"], case["options"]
+    k = case["k"]
+    # JSON has no inf or NaN: the file writes them as strings; a Python
+    # caller passes floats (a string is a name, never a number).
+    options = {key: float(v) if v in ("nan", "inf", "-inf") else v for key, v in case["options"].items()}
     # Costs (with the option cost_budget), only in the cases that have them:
     # as float32, or as the int64 token counts a caller would pass.
     costs = case.get("costs")

@@ -301,10 +301,14 @@ OPTION_ERRORS = [
         "relevance scores and pool order exclude each other: pass one of them",
     ),
     # Values of the wrong kind among the types an option can take.
-    (dict(method="pursuit", gamma="big"), "option 'gamma' must be a number, got 'big'"),
+    (dict(method="pursuit", gamma="big"), "option 'gamma' must be a number, not a string, got 'big'"),
     (dict(method="pursuit", gamma=True), "option 'gamma' must be a number, got 'true'"),
+    # A number or bool written as text is text (a name), as in JavaScript.
+    (dict(method="pursuit", gamma="0.3"), "option 'gamma' must be a number, not a string, got '0.3'"),
+    (dict(method="pursuit", cost_budget="3"), "option 'cost_budget' must be a number, not a string, got '3'"),
+    (dict(method="pursuit", adaptive="true"), "option 'adaptive' must be true or false, not a string, got 'true'"),
     (dict(method="pursuit", adaptive=1), "option 'adaptive' must be true or false, got '1'"),
-    (dict(method="pursuit", adaptive="yes"), "option 'adaptive' must be true or false, got 'yes'"),
+    (dict(method="pursuit", adaptive="yes"), "option 'adaptive' must be true or false, not a string, got 'yes'"),
     (dict(storage=np.float32(1.0)), "option 'storage' must be 'f32', 'f16', 'bf16' or 'int8', got '1'"),
     (dict(method=True), "option 'method' must be a method name, got 'true'"),
 ]
@@ -353,22 +357,24 @@ def test_camel_case_keys_are_the_same_options():
 
 def test_option_values_are_typed():
     """Python values reach the spec typed: ints and NumPy scalars are
-    numbers, NumPy bools are bools, str values are the text form, None is
-    the default."""
+    numbers, NumPy bools are bools, a str is a name (never a number or bool
+    written out), None is the default."""
     ref = mempursuit.select(Q, POOL, 3, method="centroid", gamma=0.25, adaptive=True)
-    for gamma in (np.float32(0.25), np.float64(0.25), "0.25", 0.25):
-        for adaptive in (True, np.True_, "true"):
+    for gamma in (np.float32(0.25), np.float64(0.25), 0.25):
+        for adaptive in (True, np.True_):
             same = mempursuit.select(Q, POOL, 3, method="centroid", gamma=gamma, adaptive=adaptive)
             assert same.picks.tolist() == ref.picks.tolist()
+    raises("option", "option 'gamma' must be a number, not a string, got '0.25'", mempursuit.select, Q, POOL, 3, method="centroid", gamma="0.25")
+    raises("option", "option 'adaptive' must be true or false, not a string, got 'true'", mempursuit.select, Q, POOL, 3, method="centroid", adaptive="true")
     # An int gamma is a number: 1 is the paper's gamma.
     assert (
         mempursuit.select(Q, POOL, 3, method="pursuit", gamma=1).picks.tolist()
         == mempursuit.select(Q, POOL, 3, method="pursuit").picks.tolist()
     )
-    # ridge = inf (a float, the text form, or an int beyond the float range)
-    # is centroid pursuit.
+    # ridge = inf (a float, or an int beyond the float range) is centroid
+    # pursuit.
     centroid = mempursuit.select(Q, POOL, 3, method="pursuit", ridge=float("inf"), gamma=0.5).picks.tolist()
-    for ridge in ("inf", 10**400):
+    for ridge in (np.inf, 10**400):
         assert mempursuit.select(Q, POOL, 3, method="pursuit", ridge=ridge, gamma=0.5).picks.tolist() == centroid
     assert mempursuit.select(Q, POOL, 3, method="centroid").picks.tolist() == centroid
     for kw in (dict(method=None), dict(gamma=None), dict(storage=None, adaptive=None)):

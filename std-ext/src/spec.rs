@@ -809,6 +809,33 @@ impl SelectSpec {
         Ok(())
     }
 
+    /// [`SelectSpec::set`] for callers whose values carry their type (the
+    /// Python and JavaScript bindings): there text is only a name, so a
+    /// number or bool option given text (`gamma="0.3"`) is an error instead
+    /// of being read as the number or bool it spells.
+    ///
+    /// # Errors
+    /// As [`SelectSpec::set`]; [`SpecError::InvalidValue`] for text given
+    /// to a number or bool option.
+    pub fn set_typed(&mut self, key: &str, value: Value<'_>) -> Result<(), SpecError> {
+        if let Value::Text(_) = value {
+            let canonical = canonical_key(key);
+            let expected = match OPTIONS.iter().find(|o| o.key == canonical).map(|o| &o.ty) {
+                Some(OptionType::Number) => Some("a number, not a string"),
+                Some(OptionType::Bool) => Some("true or false, not a string"),
+                _ => None,
+            };
+            if let Some(expected) = expected {
+                return Err(SpecError::InvalidValue {
+                    key: key.to_owned(),
+                    value: value.to_string(),
+                    expected,
+                });
+            }
+        }
+        self.set(key, value)
+    }
+
     /// [`SelectSpec::set`] by value, for chaining.
     ///
     /// # Errors
@@ -1088,7 +1115,9 @@ impl FromStr for SelectSpec {
 /// always present (`{"method": "mmr", "mmr_lambda": 0.3}`); numbers as
 /// numbers (the non-finite ones as `"inf"`, `"-inf"`, `"nan"`), booleans as
 /// booleans, names as strings. Reading takes the same keys as
-/// [`SelectSpec::set`] in any order.
+/// [`SelectSpec::set`] in any order, with the values typed as written
+/// ([`SelectSpec::set_typed`]: `{"gamma": "0.3"}` is an error; only the
+/// three non-finite spellings are numbers).
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{Num, OptionType, SelectSpec, Value, OPTIONS};
@@ -1142,12 +1171,18 @@ mod serde_impl {
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SelectSpec, A::Error> {
             let mut spec = SelectSpec::default();
             while let Some((key, value)) = map.next_entry::<String, Any>()? {
-                let v = match &value {
-                    Any::Bool(b) => Value::Bool(*b),
-                    Any::Number(x) => Value::Number(*x),
-                    Any::Text(t) => Value::Text(t),
+                let set = match &value {
+                    Any::Bool(b) => spec.set_typed(&key, Value::Bool(*b)),
+                    Any::Number(x) => spec.set_typed(&key, Value::Number(*x)),
+                    // JSON has no ±inf or NaN: serialization writes them as
+                    // these strings. Any other text is a name (as in the
+                    // bindings: "0.3" for a number option is an error).
+                    Any::Text(t) if matches!(t.as_str(), "inf" | "-inf" | "nan") => {
+                        spec.set(&key, Value::Text(t))
+                    }
+                    Any::Text(t) => spec.set_typed(&key, Value::Text(t)),
                 };
-                spec.set(&key, v).map_err(de::Error::custom)?;
+                set.map_err(de::Error::custom)?;
             }
             Ok(spec)
         }
@@ -1296,6 +1331,37 @@ mod tests {
         spec.set("rawRelevance", Value::Bool(true)).unwrap();
         assert_eq!(spec.to_string(), "mmr,mmr_lambda=0.7,raw_relevance=true");
         assert!(spec.set("gamma", Value::Bool(true)).is_err());
+        // Typed callers: text is a name only (the CLI's text is parsed).
+        let mut typed = SelectSpec::default();
+        typed.set_typed("method", Value::Text("pursuit")).unwrap();
+        typed.set_typed("gamma", Value::Number(0.3)).unwrap();
+        assert_eq!(
+            typed
+                .set_typed("gamma", Value::Text("0.5"))
+                .unwrap_err()
+                .to_string(),
+            "option 'gamma' must be a number, not a string, got '0.5'"
+        );
+        assert_eq!(
+            typed
+                .set_typed("rawRelevance", Value::Text("true"))
+                .unwrap_err()
+                .to_string(),
+            "option 'rawRelevance' must be true or false, not a string, got 'true'"
+        );
+        assert_eq!(
+            typed
+                .set_typed("gama", Value::Text("0.5"))
+                .unwrap_err()
+                .to_string(),
+            SelectSpec::default()
+                .set("gama", Value::Text("0.5"))
+                .unwrap_err()
+                .to_string()
+        );
+        assert_eq!(typed.to_string(), "pursuit,gamma=0.3");
+        typed.set("gamma", Value::Text("0.5")).unwrap();
+        assert_eq!(typed.to_string(), "pursuit,gamma=0.5");
         let scores = [1.0f32, 2.0];
         assert_eq!(
             spec.relevance(Some(&scores)).unwrap(),

@@ -291,6 +291,11 @@ fn cases() -> Vec<Case> {
         ("unknown-option", json!({"method": "pursuit", "gama": 0.3})),
         ("gamma-range", json!({"method": "pursuit", "gamma": 2})),
         ("gamma-type", json!({"method": "pursuit", "gamma": "big"})),
+        ("gamma-text", json!({"method": "pursuit", "gamma": "0.3"})),
+        (
+            "cost-budget-text",
+            json!({"method": "pursuit", "cost_budget": "3"}),
+        ),
         ("ridge-range", json!({"method": "pursuit", "ridge": -1})),
         ("mmr-range", json!({"method": "mmr", "mmr_lambda": 1.5})),
         ("not-applicable", json!({"method": "topk", "gamma": 0.5})),

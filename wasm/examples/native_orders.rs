@@ -107,7 +107,7 @@ fn spec_of(options: &Value) -> Result<Result<SelectSpec, mempursuit::SpecError>,
             Value::String(s) if !matches!(s.as_str(), "NaN" | "inf" | "-inf") => SpecValue::Text(s),
             other => SpecValue::Number(number(other)?),
         };
-        if let Err(e) = spec.set(key, value) {
+        if let Err(e) = spec.set_typed(key, value) {
             return Ok(Err(e));
         }
     }

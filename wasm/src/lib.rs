@@ -449,9 +449,10 @@ pub unsafe extern "C" fn mp_spec_reset(sel: *mut MpSelector) -> i32 {
     sel.finish(Ok(0))
 }
 
-/// Sets option `key` (UTF-8, `key_len` bytes; snake_case or camelCase, see
-/// [`SelectSpec::set`]) of the specification of `sel` to a value of
-/// `kind`: 0 text (`text`, `text_len` UTF-8 bytes), 1 number (`number`),
+/// Sets option `key` (UTF-8, `key_len` bytes; snake_case or camelCase) of
+/// the specification of `sel` to a value of `kind`
+/// ([`SelectSpec::set_typed`]: text is a name only, never a number or
+/// bool written out): 0 text (`text`, `text_len` UTF-8 bytes), 1 number (`number`),
 /// 2 boolean (`number` ≠ 0). Returns 0, or −1 with the library's error
 /// (an unknown option or method, a value of the wrong type or not one of
 /// the option's names: kind `option`) or an `argument` error (null `sel`,
@@ -486,7 +487,7 @@ pub unsafe extern "C" fn mp_spec_set(
             other => return Err(argument(format!("unknown value kind {other}"))),
         };
         sel.spec
-            .set(key, value)
+            .set_typed(key, value)
             .map_err(|e| Failure(e.kind().as_str(), e.to_string()))?;
         Ok(0)
     })();

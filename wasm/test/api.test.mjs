@@ -147,8 +147,8 @@ test('the default is the recommended setting; every method by name on the exampl
   assert.deepEqual(Array.from(centroid.weights), [1 / 3, 1 / 3, 1 / 3]);
   // Keys in snake_case are the same options.
   assert.deepEqual(select(query, rows, 2, { method: 'mmr', mmr_lambda: 1 }), select(query, rows, 2, { method: 'mmr', mmrLambda: 1 }));
-  // A number written as text is read as the spec's text form reads it.
-  assert.deepEqual(select(query, rows, 2, { method: 'pursuit', gamma: '0.5' }), select(query, rows, 2, { method: 'pursuit', gamma: 0.5 }));
+  // A number written as text is not a number (the types say number; the CLI's text form is another matter).
+  assert.throws(() => select(query, rows, 2, { method: 'pursuit', gamma: '0.5' }), /^MemPursuitError: option 'gamma' must be a number, not a string, got '0.5'$/);
   assert.deepEqual(select(query, rows, 3, { method: 'pursuit', ridge: Infinity, gamma: 0.5 }), select(query, rows, 3, { method: 'centroid', gamma: 0.5 }));
 });
 
@@ -287,7 +287,10 @@ test('options are the library\'s: its messages for unknown, bad and misapplied o
   throwsCode(() => select(query, flat, 2, { mmrLambda: 0.5 }), 'option', "option 'mmrLambda' does not apply to method 'recommended' (it applies to mmr)");
   throwsCode(() => select(query, flat, 2, { method: 'centroid', ridge: 1 }), 'option', "option 'ridge' does not apply to method 'centroid' (it applies to pursuit)");
   throwsCode(() => select(query, flat, 2, { method: 'centroid', atPoolOptimum: 'fill' }), 'option', "option 'atPoolOptimum' does not apply to method 'centroid' (it applies to pursuit with a finite ridge)");
-  throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: 'big' }), 'option', "option 'gamma' must be a number, got 'big'");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: 'big' }), 'option', "option 'gamma' must be a number, not a string, got 'big'");
+  // A number or bool written as text is text (a name), as in Python.
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: '0.3' }), 'option', "option 'gamma' must be a number, not a string, got '0.3'");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', adaptive: 'true' }), 'option', "option 'adaptive' must be true or false, not a string, got 'true'");
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: true }), 'option', "option 'gamma' must be a number, got 'true'");
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', adaptive: 1 }), 'option', "option 'adaptive' must be true or false, got '1'");
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', atPoolOptimum: 'halt' }), 'option', "option 'atPoolOptimum' must be 'continue', 'stop' or 'fill', got 'halt'");
