@@ -90,6 +90,7 @@ export interface SelectOptions {
    * the r-th largest score gets the pool's r-th largest query cosine as its
    * relevance, so γ means the same whatever the retriever's units (equal
    * scores get equal relevance). Default: relevance = the query cosine.
+   * Integer typed arrays (up to 32 bits) are read as their values.
    */
   relevance?: Float32Array | Float64Array | ArrayLike<number> | null;
   /** Every method but `recommended`: use `relevance` as given instead of by rank (default false; needs `relevance`). */
@@ -99,7 +100,8 @@ export interface SelectOptions {
   /**
    * Each candidate's cost, e.g. its token count (P finite values ≥ 0), for
    * `costBudget`: a prompt is budgeted in tokens, not in memories. Needs
-   * `costBudget`, and the reverse.
+   * `costBudget`, and the reverse. Integer typed arrays (up to 32 bits,
+   * e.g. an Int32Array of token counts) are read as their values.
    */
   costs?: Float32Array | Float64Array | ArrayLike<number> | null;
   /**
@@ -204,10 +206,14 @@ export class MemPursuitError extends Error {
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown });
 }
 
-/** The query embedding: d numbers. */
+/**
+ * The query embedding: d numbers. An integer typed array (a Uint8Array, an
+ * Int32Array, ...) is refused at run time with an `argument` error: it is
+ * usually the bytes of float values (view them as a Float32Array).
+ */
 export type Vector = Float32Array | Float64Array | ArrayLike<number>;
 
-/** Candidate embeddings: a flat row-major P × d array, or P rows of d numbers. */
+/** Candidate embeddings: a flat row-major P × d array, or P rows of d numbers (integer typed arrays are refused, as for {@link Vector}). */
 export type Candidates = Float32Array | Float64Array | ArrayLike<number> | ArrayLike<Vector>;
 
 /**

@@ -232,6 +232,8 @@ const typedArrayBuffer = Object.getOwnPropertyDescriptor(TypedArrayProto, 'buffe
 const typedArrayAt = TypedArrayProto.at;
 const typedArraySet = TypedArrayProto.set;
 const FLOAT_ARRAYS = new Set(['Float32Array', 'Float64Array', 'Float16Array']);
+// Integer typed arrays the relevance scores and costs may come in (values converted to f32).
+const INTEGER_ARRAYS = new Set(['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array']);
 /** The largest f32, and wasm32's address space. */
 const F32_MAX = 3.4028234663852886e38;
 const WASM32_BYTES = 2 ** 32;
@@ -290,14 +292,24 @@ function checkLive(x, what) {
   }
 }
 
-/** Throws unless the real typed array `x` holds floats. */
-function checkFloatKind(x, kind, what) {
-  if (FLOAT_ARRAYS.has(kind)) return;
+/** 'a Float32Array', 'an Int32Array'. */
+const withArticle = (kind) => `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}`;
+
+/**
+ * Throws unless the real typed array `x` holds floats, or (with
+ * `integers`, for the relevance scores and the costs: token counts come as
+ * integers) integers of up to 32 bits.
+ */
+function checkFloatKind(x, kind, what, integers = false) {
+  if (FLOAT_ARRAYS.has(kind) || (integers && INTEGER_ARRAYS.has(kind))) return;
   const hint =
-    kind === 'Uint8Array' || kind === 'Int8Array' || kind === 'Uint8ClampedArray'
+    !integers && (kind === 'Uint8Array' || kind === 'Int8Array' || kind === 'Uint8ClampedArray')
       ? ` (for the bytes of f32 values, view them as floats: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4))`
       : '';
-  throw argumentError(`${what} is a ${kind}: pass a Float32Array, a Float64Array or an array of numbers${hint}`);
+  const accepted = integers
+    ? 'a Float32Array, a Float64Array, an integer typed array of up to 32 bits or an array of numbers'
+    : 'a Float32Array, a Float64Array or an array of numbers';
+  throw argumentError(`${what} is ${withArticle(kind)}: pass ${accepted}${hint}`);
 }
 
 /** Throws unless `n` values of 4 bytes fit in wasm32 memory. */
@@ -358,15 +370,16 @@ function reading(what, read) {
 }
 
 /**
- * A vector of numbers (the query, the relevance): `{ view }` for a
- * Float32Array (read in place, checked again just before it is copied into
- * wasm memory), else `{ data }`, a new Float32Array.
+ * A vector of numbers (the query, the relevance, the costs): `{ view }` for
+ * a Float32Array (read in place, checked again just before it is copied
+ * into wasm memory), else `{ data }`, a new Float32Array. `integers`: also
+ * integer typed arrays (the relevance and the costs).
  */
-function readVector(x, what) {
+function readVector(x, what, integers = false) {
   return reading(what, () => {
     const kind = typedKind(x);
     if (kind !== undefined) {
-      checkFloatKind(x, kind, what);
+      checkFloatKind(x, kind, what, integers);
       checkLive(x, what);
       if (kind === 'Float32Array') return { view: x };
       const n = typedArrayLength.call(x);
@@ -614,8 +627,8 @@ export class Selector {
     const qRead = readVector(query, 'query');
     const d = qRead.view ? typedArrayLength.call(qRead.view) : qRead.data.length;
     const pool = readPool(candidates, d);
-    const relRead = opts.relevance === null ? null : readVector(opts.relevance, 'options.relevance');
-    const costRead = opts.costs === null ? null : readVector(opts.costs, 'options.costs');
+    const relRead = opts.relevance === null ? null : readVector(opts.relevance, 'options.relevance', true);
+    const costRead = opts.costs === null ? null : readVector(opts.costs, 'options.costs', true);
     // The caller's code may have freed this Selector meanwhile.
     if (!held.selector) throw argumentError('this Selector was freed while its arguments were read');
     if (held.exports !== wasm) throw argumentError('the module instance was discarded while the arguments were read: create a new Selector');

@@ -138,14 +138,24 @@ test('a query resized by a getter while the rows are read against its length', (
 });
 
 test('typed arrays of the wrong kind, DataView, ArrayBuffer', () => {
+  const costs = [3, 1, 4, 1, 5, 9, 2, 6].slice(0, flat.length / 2);
+  const relevance = costs.map((c, i) => (i * 7) % 5);
+  const costed = (c) => picks(select(query, flat, K, { costs: c, costBudget: 6 }));
+  const scored = (r) => picks(select(query, flat, K, { relevance: r }));
   for (const Kind of [Uint8Array, Int8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array]) {
+    const a = /^[AEIOU]/.test(Kind.name) ? 'an' : 'a';
     const c = new Kind(flat.length).fill(1);
-    rejects(() => select(query, c, K), 'argument', new RegExp(`^candidates is a ${Kind.name}: pass a Float32Array, a Float64Array or an array of numbers`), Kind.name);
-    rejects(() => select(new Kind(2).fill(1), flat, K), 'argument', new RegExp(`^query is a ${Kind.name}`), `query ${Kind.name}`);
-    rejects(() => select(query, [new Kind(2), new Kind(2)], K), 'argument', new RegExp(`^candidates\\[0\\] is a ${Kind.name}`), `row ${Kind.name}`);
+    rejects(() => select(query, c, K), 'argument', new RegExp(`^candidates is ${a} ${Kind.name}: pass a Float32Array, a Float64Array or an array of numbers`), Kind.name);
+    rejects(() => select(new Kind(2).fill(1), flat, K), 'argument', new RegExp(`^query is ${a} ${Kind.name}`), `query ${Kind.name}`);
+    rejects(() => select(query, [new Kind(2), new Kind(2)], K), 'argument', new RegExp(`^candidates\\[0\\] is ${a} ${Kind.name}`), `row ${Kind.name}`);
+    // Costs (token counts) and relevance scores may be integers: the same picks as from floats.
+    assert.deepEqual(costed(Kind.from(costs)), costed(new Float32Array(costs)), `costs ${Kind.name}`);
+    assert.deepEqual(scored(Kind.from(relevance)), scored(new Float32Array(relevance)), `relevance ${Kind.name}`);
   }
+  assert.notDeepEqual(costed(costs), REF, 'the costs bind');
   for (const Kind of [BigInt64Array, BigUint64Array]) {
     rejects(() => select(query, new Kind(8), K), 'argument', new RegExp(`^candidates is a ${Kind.name}`), Kind.name);
+    rejects(() => select(query, flat, K, { costs: new Kind(flat.length / 2), costBudget: 6 }), 'argument', new RegExp(`^options.costs is a ${Kind.name}: pass a Float32Array, a Float64Array, an integer typed array of up to 32 bits or an array of numbers$`), `costs ${Kind.name}`);
   }
   // The bytes of f32 values (a Node.js Buffer) are not the values.
   const bytes = Buffer.from(new Float32Array(flat).buffer);
