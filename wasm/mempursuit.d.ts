@@ -183,7 +183,7 @@ export interface Selection {
   stopReason: StopReason;
   /** Candidate rows excluded as unusable, ascending (only with `invalid: 'exclude'`; never picked). */
   excluded: Uint32Array;
-  /** Candidates skipped as already represented by the picks, ascending (only with `dependentPicks: 'skip'`). */
+  /** Candidates skipped as already represented by the picks, ascending (`dependentPicks: 'skip'`, and the default `recommended`, which takes them only when nothing else is left). */
   skipped: Uint32Array;
 }
 

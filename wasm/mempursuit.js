@@ -619,7 +619,8 @@ export class Selector {
     if (held.exports !== wasm) {
       throw argumentError('this Selector belongs to a module instance that was discarded (after a trap or before init()): create a new Selector');
     }
-    if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0) {
+    // Any integer >= 0 (2 ** 53 and above too, as in Python): K above P selects min(K, P).
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) {
       throw argumentError(`k must be a non-negative integer, got ${describe(k)}`);
     }
     // Everything the caller's code can run in (getters, proxies) first.

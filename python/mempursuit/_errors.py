@@ -20,7 +20,7 @@ An argument of the wrong Python type (``k=2.5``, ``gamma=[1]``, a complex or
 string array) is a plain ``TypeError`` naming the argument.
 """
 
-from typing import Any, Tuple, Type
+from typing import Any, Literal, Tuple, Type
 
 __all__ = ["CapacityError", "MemPursuitError"]
 
@@ -32,9 +32,9 @@ class MemPursuitError(ValueError):
     __module__ = "mempursuit"
 
     #: ``"input"``, ``"option"`` or ``"capacity"``.
-    kind: str
+    kind: Literal["input", "option", "capacity"]
 
-    def __init__(self, message: str, kind: str = "input") -> None:
+    def __init__(self, message: str, kind: Literal["input", "option", "capacity"] = "input") -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -50,5 +50,5 @@ class CapacityError(MemPursuitError, MemoryError):
 
     __module__ = "mempursuit"
 
-    def __init__(self, message: str, kind: str = "capacity") -> None:
+    def __init__(self, message: str, kind: Literal["input", "option", "capacity"] = "capacity") -> None:
         super().__init__(message, kind)

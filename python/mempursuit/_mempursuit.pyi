@@ -7,11 +7,14 @@ Every option keyword defaults to ``None``: the library's default (the
 recommended setting, with the defaults listed in ``OPTIONS``).
 """
 
-from typing import Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, final
+from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import TypeAlias
+
+# The budget K: a Python int or a NumPy integer (a bool is refused at run time).
+_Budget: TypeAlias = Union[int, np.integer[Any]]
 
 __all__ = [
     "METHODS",
@@ -74,7 +77,11 @@ class Selection:
         nu (ν_S, Eq. 14), free_size (|F|), solver_iterations (int64),
         filled (bool), dependent (bool: already represented by the picks),
         refit (str: "optimal", "iteration_cap", "blocked" or
-        "numerical_failure"), verified (int64: int8 certificate checks)."""
+        "numerical_failure"), verified (int64: int8 certificate checks).
+        For ``"topk"`` and ``"mmr"`` only index and score are computed; the
+        other fields hold 0, False and "optimal" (not measurements).
+        For ``"centroid"`` and ``"recommended"`` (equal weights), fw_gap and
+        improvement are diagnostics that may be negative."""
     @property
     def stop_reason(self) -> _StopReason:
         """Why the selection ended."""
@@ -84,13 +91,15 @@ class Selection:
     @property
     def skipped(self) -> npt.NDArray[np.int64]:
         """int64: candidates skipped as already represented by the picks
-        under ``dependent_picks="skip"``."""
+        (ascending): under ``dependent_picks="skip"``, and by the default
+        recommended setting, which takes represented candidates only when
+        nothing else is left (docs/METHODS.md in the repository)."""
     def __len__(self) -> int: ...
 
 def select(
     query: npt.ArrayLike,
     candidates: npt.ArrayLike,
-    k: int,
+    k: _Budget,
     *,
     relevance: Optional[npt.ArrayLike] = None,
     costs: Optional[npt.ArrayLike] = None,
@@ -124,7 +133,7 @@ def select(
 def select_batch(
     queries: Union[npt.ArrayLike, Sequence[npt.ArrayLike]],
     pools: Union[npt.ArrayLike, Sequence[npt.ArrayLike]],
-    k: int,
+    k: _Budget,
     *,
     relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
     costs: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
@@ -163,7 +172,7 @@ class Selector:
         self,
         query: npt.ArrayLike,
         candidates: npt.ArrayLike,
-        k: int,
+        k: _Budget,
         *,
         relevance: Optional[npt.ArrayLike] = None,
         costs: Optional[npt.ArrayLike] = None,

@@ -15,6 +15,7 @@ pytest.importorskip("mypy")
 
 USAGE = textwrap.dedent(
     """
+    from typing import Literal
     import numpy as np
     import numpy.typing as npt
     import mempursuit
@@ -31,6 +32,7 @@ USAGE = textwrap.dedent(
     ragged = mempursuit.select_batch(np.stack([q, q]), pool, 2, offsets=np.array([0, 1, 4]), relevance=[1, 2, 3, 4])
     selector = mempursuit.Selector(max_pool=16, max_budget=4)
     n: int = len(selector.select(q, pool, 1, method="pursuit", storage="f16", adaptive=True))
+    n = len(selector.select(q, pool, np.int64(1)))  # a NumPy integer is a budget too
     options: dict[str, object] = {"method": "mmr", "mmr_lambda": 0.3}
     mempursuit.select(q, pool, 2, method=None, dependent_picks=None)
     kinds: list[str] = [info["type"] for info in mempursuit.OPTIONS.values()]
@@ -41,6 +43,7 @@ USAGE = textwrap.dedent(
         kind: str = e.kind
     except mempursuit.MemPursuitError as e:
         kind = e.kind
+        three: Literal["input", "option", "capacity"] = e.kind
     """
 )
 

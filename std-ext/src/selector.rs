@@ -50,7 +50,7 @@ pub struct Selection {
     /// Candidate rows excluded as unusable (ascending).
     pub excluded: Vec<usize>,
     /// Candidates skipped as already represented by the picks (ascending;
-    /// only under
+    /// under the recommended setting, and under
     /// [`DependentPicks::Skip`](mempursuit_core::DependentPicks::Skip)).
     #[cfg_attr(feature = "serde", serde(default))]
     pub skipped: Vec<usize>,

@@ -305,9 +305,11 @@ test('options are the library\'s: its messages for unknown, bad and misapplied o
   throwsCode(() => select(query, flat, 2, { method: ['mmr'] }), 'argument', "option 'method' is an array: option values are numbers, booleans or strings");
   throwsCode(() => select(query, flat, 2, { gamma: 1n }), 'argument', "option 'gamma' is a BigInt (1n): option values are numbers, booleans or strings");
   throwsCode(() => select(query, flat, 2, 'mmr'), 'argument', `options must be an object such as { method: 'mmr', mmrLambda: 0.3 }, got a string ("mmr")`);
-  for (const [k, shown] of [[-1, 'number -1'], [1.5, 'number 1.5'], [NaN, 'number NaN'], [Infinity, 'number Infinity'], [2 ** 53, `number ${2 ** 53}`], ['2', 'a string ("2")'], [2n, 'a BigInt (2n)'], [undefined, 'undefined']]) {
+  for (const [k, shown] of [[-1, 'number -1'], [1.5, 'number 1.5'], [NaN, 'number NaN'], [Infinity, 'number Infinity'], ['2', 'a string ("2")'], [2n, 'a BigInt (2n)'], [undefined, 'undefined']]) {
     throwsCode(() => select(query, flat, k), 'argument', `k must be a non-negative integer, got ${shown}`);
   }
+  // Integers beyond 2 ** 53 are integers: K above P selects min(K, P).
+  for (const k of [2 ** 53, 2 ** 70, Number.MAX_VALUE]) assert.deepEqual(select(query, flat, k), select(query, flat, flat.length));
   throwsCode(() => select(query, [[1, 0], [1]], 2), 'argument', 'candidates[1] has 1 values but the query has 2: every row needs d = 2 values');
   throwsCode(() => select('query', flat, 2), 'argument', 'query must be a Float32Array, a Float64Array or an array of numbers, got a string ("query")');
   throwsCode(() => select(query, 7, 2), 'argument', 'candidates must be a Float32Array (P x d, row-major), an array of numbers or an array of rows, got number 7');

@@ -130,6 +130,19 @@ def _row(owner: str, name: str, vector: Any, hint: str) -> np.ndarray:
     return row
 
 
+def query_vector(owner: str, query: Any) -> np.ndarray:
+    """The query embedding as float32 (d,), checked as ``mempursuit.select``
+    checks it (finite, not all zeros, a norm in range): a ValueError
+    (``MemPursuitError`` for its values) before any store or model call."""
+    if query is None:
+        raise ValueError(f"{owner}: no query embedding")
+    q = np.asarray(query, dtype=np.float32)
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError(f"{owner}: the query embedding has shape {q.shape}, expected (d,) with d >= 1")
+    mempursuit.select(q, np.zeros((0, q.shape[0]), np.float32), 0)
+    return q
+
+
 def selection(
     owner: str,
     query: Any,
@@ -149,11 +162,7 @@ def selection(
     Raises DocumentError for a document without a usable vector (the
     message says ``missing_hint`` when it has none), ValueError for a bad
     query or option, TypeError for a bad ``k``."""
-    if query is None:
-        raise ValueError(f"{owner}: no query embedding")
-    q = np.asarray(query, dtype=np.float32)
-    if q.ndim != 1 or q.size == 0:
-        raise ValueError(f"{owner}: the query embedding has shape {q.shape}, expected (d,) with d >= 1")
+    q = query_vector(owner, query)
     d = q.shape[0]
     rows = []
     for name, vector in zip(names, vectors):

@@ -145,11 +145,15 @@ def mempursuit_search_by_vector(
         fit, or ``cost`` raised for it or gave no finite cost >= 0 (the
         message names it).
     :raises TypeError: an option name ``select`` does not take.
-    :raises ValueError: ``cost`` without ``cost_budget`` or the reverse.
+    :raises ValueError: ``cost`` without ``cost_budget`` or the reverse; a
+        query embedding that is not a finite, non-zero vector (a
+        ``MemPursuitError``, before the store is asked).
     """
     owner = "mempursuit_search_by_vector"
     options = _common.select_options(owner, options)
     _common.check_cost(owner, cost, options)
+    # The query first: a NaN or zero vector is our error, not the store's.
+    _common.query_vector(owner, embedding)
     search_kwargs = dict(search_kwargs or {})
     with_scores = getattr(store, "similarity_search_with_score_by_vector", None)
     relevance = None

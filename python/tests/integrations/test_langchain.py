@@ -190,6 +190,13 @@ def test_bad_documents_name_the_document(data, store):
         mempursuit_search_by_vector(store, [float(x) for x in data.query], lambda_mult=0.5)
     with pytest.raises(TypeError, match="mempursuit.select has no keyword 'fetch_k'"):
         MemPursuitCompressor(fetch_k=20)
+    # A bad query vector is our error, raised before the store is asked.
+    bad = [float(x) for x in data.query]
+    bad[3] = float("nan")
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^query: element 3 is not finite \(NaN\)$"):
+        mempursuit_search_by_vector(store, bad, k=2)
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^query: all elements are zero$"):
+        mempursuit_search_by_vector(store, [0.0] * len(bad), k=2)
     assert MemPursuitCompressor(k=2).method_options == {}  # select's default method
 
 

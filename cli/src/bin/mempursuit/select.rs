@@ -277,8 +277,9 @@ pub fn run(args: &SelectArgs) -> CliResult {
         writeln!(
             out,
             "\nweight: final simplex weight; score: U at pick time (Eq. 9); L_t: squared residual after the refit;\n\
-             Δ_t: relative improvement (Eq. 7); g_S: Frank-Wolfe gap (Eq. 25); ν: KKT multiplier (Eq. 14);\n\
-             |F|: free-set size; '+': picked by relevance fill; '=': already represented by the picks."
+             Δ_t: relative improvement of L_t (Eq. 7); g_S: Frank-Wolfe gap (Eq. 25), a certificate >= 0 for\n\
+             pursuit with a finite ridge; for centroid pursuit (equal weights: centroid, recommended) g_S and Δ_t\n\
+             are diagnostics that may be negative; ν: KKT multiplier (Eq. 14); |F|: free-set size; '+': picked by relevance fill; '=': already represented by the picks."
         )?;
     }
     emit(&out)
