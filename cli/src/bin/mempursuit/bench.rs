@@ -104,6 +104,15 @@ pub struct BenchArgs {
     /// top-N pool of real embeddings, in descending cosine order).
     #[arg(long, value_name = "N", requires = "dir")]
     pub store_pool: Option<usize>,
+    /// With `--dir`: lift every vector to T·d dimensions by an isometry
+    /// (its d coordinates repeated T times with seeded random signs, scaled
+    /// by 1/√T, the T·d coordinates then permuted by a seeded random
+    /// permutation): every cosine and Gram entry of the data set is kept
+    /// (up to f32 rounding), the rows are T times longer. A stand-in for
+    /// real embeddings of dimension T·d, which screening sees through
+    /// their Gram matrix only.
+    #[arg(long, value_name = "T", requires = "dir", default_value_t = 1)]
+    pub tile: usize,
     /// Storage of the candidate matrix.
     #[arg(long, value_enum, default_value_t = Storage::F32)]
     pub storage: Storage,
@@ -135,6 +144,34 @@ pub struct BenchArgs {
 struct Query {
     query: Vec<f32>,
     pool: Vec<f32>,
+}
+
+/// Lifts every vector of `qs` from `d` to `t·d` dimensions by the
+/// isometry of `--tile` (signs and permutation from `seed`).
+fn tile_queries(qs: &mut [Query], d: usize, t: usize, seed: u64) {
+    use rand::seq::SliceRandom;
+    use rand::RngExt;
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x7469_6c65);
+    let dt = d * t;
+    let signs: Vec<f32> = (0..dt)
+        .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+        .collect();
+    let mut perm: Vec<usize> = (0..dt).collect();
+    perm.shuffle(&mut rng);
+    let scale = 1.0 / (t as f64).sqrt();
+    let lift = |v: &[f32]| -> Vec<f32> {
+        let mut out = vec![0.0f32; v.len() * t];
+        for (row, chunk) in v.chunks_exact(d).zip(out.chunks_exact_mut(dt)) {
+            for (k, &dst) in perm.iter().enumerate() {
+                chunk[dst] = (row[k % d] as f64 * scale) as f32 * signs[k];
+            }
+        }
+        out
+    };
+    for q in qs.iter_mut() {
+        q.query = lift(&q.query);
+        q.pool = lift(&q.pool);
+    }
 }
 
 fn random_unit(n: usize, d: usize, rng: &mut StdRng) -> Vec<f32> {
@@ -443,20 +480,20 @@ fn measure_int8(
     })
 }
 
-/// What [`measure_screening`] measured: per-query seconds of the screened
-/// and the unscreened pursuit, and the rows read per pick of each (last
-/// round).
+/// What [`measure_screening`] measured, per mode (`Screening::On`,
+/// `Screening::Auto`, `Screening::Off`): per-query seconds and the rows
+/// read per pick of each query (last round).
 struct ScreeningTimed {
-    on: Vec<f64>,
-    off: Vec<f64>,
-    rows_on: Vec<f64>,
-    rows_off: Vec<f64>,
-    picks: Vec<Vec<usize>>,
+    times: [Vec<f64>; 3],
+    rows: [Vec<f64>; 3],
 }
 
-/// The screened (`Screening::On`) and the unscreened pursuit on the same
-/// pools, round by round, alternating which goes first (round 0 untimed);
-/// each query's picks must agree.
+/// The modes of `--screening compare`, in the order of [`ScreeningTimed`].
+const COMPARED: [Screening; 3] = [Screening::On, Screening::Auto, Screening::Off];
+
+/// The screened (`Screening::On`), the default (`Screening::Auto`) and the
+/// unscreened pursuit on the same pools, round by round, rotating which
+/// goes first (round 0 untimed); each query's picks must agree.
 fn measure_screening<E: Element>(
     inputs: &[Input<'_, E>],
     args: &BenchArgs,
@@ -470,41 +507,36 @@ fn measure_screening<E: Element>(
         .unwrap_or(0);
     let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
     let mut out = ScreeningTimed {
-        on: Vec::new(),
-        off: Vec::new(),
-        rows_on: Vec::new(),
-        rows_off: Vec::new(),
-        picks: vec![Vec::new(); inputs.len()],
+        times: Default::default(),
+        rows: Default::default(),
     };
+    let mut picks: Vec<Vec<usize>> = vec![Vec::new(); inputs.len()];
     for round in 0..=args.rounds {
         let timed = round > 0;
-        for screened in [round % 2 == 0, round % 2 == 1] {
-            let s = if screened {
-                Screening::On
-            } else {
-                Screening::Off
-            };
-            let rows = if screened {
-                &mut out.rows_on
-            } else {
-                &mut out.rows_off
-            };
-            rows.clear();
-            for (input, slot) in inputs.iter().zip(out.picks.iter_mut()) {
+        for step in 0..3 {
+            let m = (round + step) % 3;
+            out.rows[m].clear();
+            for (input, slot) in inputs.iter().zip(picks.iter_mut()) {
                 let mut ws = selector.workspace(max_pool, k.min(max_pool));
                 let t = Instant::now();
-                let sel = mempursuit::pursuit_using(input, k, options, s, &mut ws, &mut Serial)?;
+                let sel = mempursuit::pursuit_using(
+                    input,
+                    k,
+                    options,
+                    COMPARED[m],
+                    &mut ws,
+                    &mut Serial,
+                )?;
                 let dt = t.elapsed().as_secs_f64();
-                if screened {
-                    slot.clear();
+                if slot.is_empty() {
                     slot.extend_from_slice(sel.picks());
-                } else if slot.as_slice() != sel.picks() && !slot.is_empty() {
+                } else if slot.as_slice() != sel.picks() {
                     return Err("bench: screened and unscreened picks differ".into());
                 }
                 // Rows read per pick of this query.
-                rows.push(sel.rows_read() as f64 / sel.len().max(1) as f64);
+                out.rows[m].push(sel.rows_read() as f64 / sel.len().max(1) as f64);
                 if timed {
-                    if screened { &mut out.on } else { &mut out.off }.push(dt);
+                    out.times[m].push(dt);
                 }
             }
         }
@@ -554,15 +586,25 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 }
                 qs.push(Query { query, pool });
             }
+            if args.tile > 1 {
+                tile_queries(&mut qs, d, args.tile, args.seed);
+            }
             let n = qs.len();
             let how = match args.store_pool {
                 None => "each query's own pool".to_string(),
                 Some(n) => format!("pools of the {n} store rows nearest each query"),
             };
-            (
-                qs,
-                format!("{} ({n} queries, {how}, d = {})", dir.display(), data.dim()),
-            )
+            let dim = if args.tile > 1 {
+                format!(
+                    "d = {} tiled {}× to {}",
+                    data.dim(),
+                    args.tile,
+                    data.dim() * args.tile
+                )
+            } else {
+                format!("d = {}", data.dim())
+            };
+            (qs, format!("{} ({n} queries, {how}, {dim})", dir.display()))
         }
         None => {
             if args.pool == 0 || args.dim == 0 || args.queries == 0 {
@@ -638,7 +680,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             }
             _ => measure_screening(&f32_inputs, args, &options)?,
         };
-        let (on, off) = (stats(m.on), stats(m.off));
+        let [on, auto, off] = m.times.map(stats);
         let p = queries
             .first()
             .map_or(0, |q| q.pool.len() / q.query.len().max(1));
@@ -657,16 +699,18 @@ pub fn run(args: &BenchArgs) -> CliResult {
             "\n| what | median µs | mean µs | p95 µs | min µs | samples |"
         )?;
         writeln!(text, "|---|---|---|---|---|---|")?;
-        writeln!(text, "{}", table_row("screened", &on))?;
-        writeln!(text, "{}", table_row("unscreened", &off))?;
+        writeln!(text, "{}", table_row("screened (on)", &on))?;
+        writeln!(text, "{}", table_row("auto", &auto))?;
+        writeln!(text, "{}", table_row("unscreened (off)", &off))?;
         writeln!(text, "\n{}", ratio_line("screened / unscreened", &on, &off))?;
-        let (ron, roff) = (mean(&m.rows_on), mean(&m.rows_off));
+        writeln!(text, "{}", ratio_line("auto / unscreened", &auto, &off))?;
+        let [ron, rauto, roff] = [0, 1, 2].map(|i| mean(&m.rows[i]));
         writeln!(
             text,
-            "rows read per pick (the query pass included): screened {ron:.1}, unscreened {roff:.1} (P = {p}): {:.3} of the unscreened bytes",
-            ron / roff.max(1e-9)
+            "rows read per pick (the query pass included): screened {ron:.1}, auto {rauto:.1}, unscreened {roff:.1} (P = {p}): {:.3} and {:.3} of the unscreened bytes",
+            ron / roff.max(1e-9),
+            rauto / roff.max(1e-9)
         )?;
-        let _ = m.picks;
         return emit(&text);
     }
     let mut verified = None;
