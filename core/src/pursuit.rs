@@ -891,10 +891,12 @@ pub(crate) fn centroid_loop<S: Scorer>(
 //
 // # Anchors and the drift bound
 // Each candidate keeps an anchor: a step n₀ (`known[j]`) and an upper
-// bound A_j ≥ T_j(n₀) (`upper[j]`). Step 0 is exact: w_0 = 0, A_j = ρ_j. A
-// read at step n computes v_j = ρ_j − fl(fl(m_j · w̃) s_j) with the kernel
-// of the passes, where w̃ = Σ_a fl32(c_a s_a) m_a is w_n accumulated in
-// f32 (‖w̃ − w_n‖ ≤ ε_w = 1.01(|F| + 3)u C), so
+// bound A_j ≥ T_j(n₀) (`upper[j]`). Step 0 is exact: w_0 = 0, A_j = ρ_j;
+// after a dense step (below) A_j = U_j(n) + E_j(n). A read at step n
+// computes v_j = ρ_j + fl(fl(m_j · (−w̃)) s_j) with the kernel of the
+// passes, where −w̃ = −Σ_a fl32(c_a s_a) m_a is w_n accumulated in f32,
+// each product rounded and subtracted in turn (the refresh's kernel;
+// ‖w̃ − w_n‖ ≤ ε_w = 1.01(|F| + 3)u C), so
 // |v_j − T_j(n)| ≤ e = N (η (C + ε_w) + ε_w), and A_j = v_j + e. Between
 // steps, T_j(n) = T_j(n₀) − m̂_j·Δw with Δw = w_n − w_n₀ = Σ_a Δc_a m̂_a
 // (positions of both steps), and the component along q̂ is known:
@@ -922,30 +924,37 @@ pub(crate) fn centroid_loop<S: Scorer>(
 // |ρ|), the relative rounding of f64 ~10⁻¹⁶ per operation).
 //
 // # The argmax
+// One sweep computes every ub_j (the tables of an anchor step when a
+// candidate first needs them) and keeps it rounded up to f32 in `u`.
 // Read the eight candidates of largest ub; L = max over the candidates
 // anchored at n of v_j − e − E_j(n) (a lower bound of their U_j). Then
-// read every candidate with ub_j ≥ L (L rising as reads come in). Every
-// unread candidate now has U_j ≤ ub_j < L. The finalists, anchored at n
-// with v_j + e + E_j(n) ≥ L, get U_j computed exactly, best bound first,
-// until the next bound is below the best exact score (ties: lowest
+// read every candidate with ub_j ≥ L (L rising as reads come in), eight
+// rows per call of the kernel. Every unread candidate now has
+// U_j ≤ ub_j < L. The finalists, anchored at n with v_j + e + E_j(n) ≥ L
+// (a window of ~10⁻⁵: one or two), get U_j computed exactly, best bound
+// first, until the next bound is below the best exact score (ties: lowest
 // index). The candidate reaching L is a finalist, so the best exact score
-// is ≥ L: the pick is the unscreened argmax, with its score.
+// is ≥ L: the pick is the unscreened argmax, with its score. The winner's
+// free entries are kept for its admission and certificate (its G_SS row
+// needs its entries with every earlier pick: t dot products per pick,
+// which the unscreened pass gives for free).
 //
 // # When to screen
 // A read costs one dot product like an entry of a Gram row pass, so a
-// pick whose bounds exclude nothing costs the unscreened pass plus w̃
-// (|F| rows) and the new pick's Gram entries with the earlier picks (t
-// dot products; the pass gives them for free). With
-// [`Screening::Auto`] the scorer starts dense (whole Gram rows and the
-// refresh, as the unscreened pursuit) and keeps every candidate's anchor
-// at the last step; it switches to screening, for the rest of the call,
-// at the first step at which the candidates whose bound from the previous
-// step reaches the winner's score are at most [`AUTO_SHARE`] of those
-// available (the reads screening would have needed). [`Screening::On`]
-// screens from the first pick. Either way the residual direction lives in
-// the Gram rows the dense phase did not fill; a workspace without room
-// for d more values stays dense (the same picks). Centroid pursuit: see
-// [`LazyCentroidScorer`].
+// pick whose bounds exclude nothing costs the unscreened pass plus −w̃
+// (|F| rows), the new pick's Gram entries with the earlier picks (t dot
+// products) and the O(P) sweeps. [`Screening::On`] screens from the first
+// pick. [`Screening::Auto`] screens only rows of d ≥ [`AUTO_MIN_DIM`]
+// (below, the sweeps cost more than the reads they save: measured) and
+// starts dense (whole Gram rows and the refresh, as the unscreened
+// pursuit); at each step it counts the candidates whose previous score
+// U_j(n − 1) lies within 2N‖Δw‖ (plus margins) of the best — the reads
+// screening would have needed — and switches to screening, for the rest
+// of the call, at the first step at which they are at most
+// [`AUTO_SHARE`] of those available (a prediction: the picks do not
+// depend on it). Either way −w̃ lives in the Gram rows the dense phase
+// did not fill; a workspace without room for d more values stays dense
+// (the same picks). Centroid pursuit: see [`LazyCentroidScorer`].
 
 /// Whether a pursuit screens (exact screening: the comment section "Exact
 /// screening" in `core/src/pursuit.rs` derives the bounds): the picks
