@@ -31,11 +31,12 @@ for cfg in "-p 200 -k 20 -d 1536" "-p 200 -k 20 -d 384" "-p 100 -k 10 -d 384"; d
     done
 done
 
-echo "== storage (rotating)"
-for st in f32 f16 bf16; do
+echo "== storage (rotating; f32, f16 and bf16 timed round by round in one run)"
+# The f16 / f32 and bf16 / f32 ratios of BENCHMARKS.md come from one process.
+for cfg in "-p 200 -k 20 -d 1536 --rounds 30" "-p 500 -k 20 -d 1536 --rounds 12" "-p 100 -k 10 -d 384 --rounds 60"; do
     for run in 1 2; do
-        echo "$st -p 200 -k 20 -d 1536 run $run: $($B bench -p 200 -k 20 -d 1536 --storage $st --rounds 60 | row)"
-        echo "$st -p 500 -k 20 -d 1536 run $run: $($B bench -p 500 -k 20 -d 1536 --storage $st --rounds 20 | row)"
+        echo "storage $cfg run $run:"
+        $B bench $cfg --storage f32,f16,bf16 | grep -E '^(cpu|cache):|^\| selection|/ f32|^note:'
     done
 done
 if [ -n "${DATA:-}" ]; then
@@ -46,17 +47,16 @@ if [ -n "${DATA:-}" ]; then
     done
 fi
 
-echo "== threads"
-for cfg in "-p 200 -k 20 -d 1536" "-p 200 -k 20 -d 384" "-p 500 -k 20 -d 1536"; do
+echo "== threads (uptime: $(uptime))"
+# One run per shape: 1 thread, one query split over 2, and a batch on 2
+# threads with each plan, round by round; speedups against 1 thread.
+for cfg in "-p 200 -k 20 -d 1536 --rounds 20" "-p 1000 -k 20 -d 1536 --queries 16 --rounds 6" "-p 200 -k 20 -d 384 --rounds 40" "-p 500 -k 20 -d 1536 --rounds 10"; do
     for run in 1 2; do
-        for s in 1 2; do
-            echo "hot $cfg --split $s run $run: $($B bench $cfg --split $s --queries 1 --rounds 1000 | row)"
-            echo "rotating $cfg --split $s run $run: $($B bench $cfg --split $s --rounds 40 | row)"
-        done
+        echo "threads $cfg run $run:"
+        $B bench $cfg --threads 1,2 --split 1,2 --batch-plan auto,queries,split | grep -E '^  [0-9]|^\| selection|^speedup|^note:'
     done
 done
 for run in 1 2; do
-    for t in 1 2; do
-        echo "batch -p 200 -k 20 -d 1536 --threads $t run $run: $($B bench -p 200 -k 20 -d 1536 --threads $t --rounds 40 | row)"
-    done
+    echo "threads f16 -p 200 -k 20 -d 1536 run $run:"
+    $B bench -p 200 -k 20 -d 1536 --rounds 20 --storage f16 --threads 1,2 --batch-plan auto,queries,split | grep -E '^  [0-9]|^\| selection|^speedup|^note:'
 done

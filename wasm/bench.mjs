@@ -43,7 +43,7 @@ const pools = cases.map(({ query, pool }) => {
   return { queryPtr, candidatesPtr };
 });
 // The specification of each method, set by name (mp_spec_set) before its
-// calls; mp_select(sel, query, d, candidates, P*d, relevance, 0, 0, K).
+// calls; mp_select(sel, query, d, candidates, P*d, relevance, 0, 0, costs, 0, 0, K).
 const encoder = new TextEncoder();
 const text = e.mp_alloc(64);
 function useMethod(method) {
@@ -53,7 +53,7 @@ function useMethod(method) {
   const value = encoder.encodeInto(method, bytes.subarray(16)).written;
   if (e.mp_spec_set(sel, text, key, 0, 0, text + 16, value) !== 0) throw new Error(`method ${method}`);
 }
-const call = (p) => e.mp_select(sel, p.queryPtr, D, p.candidatesPtr, P * D, 0, 0, 0, K);
+const call = (p) => e.mp_select(sel, p.queryPtr, D, p.candidatesPtr, P * D, 0, 0, 0, 0, 0, 0, K);
 const methods = ['recommended', 'pursuit', 'centroid', 'topk', 'mmr'];
 
 // Warm-up: V8 first runs wasm through its baseline compiler and tiers up to

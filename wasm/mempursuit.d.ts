@@ -96,6 +96,21 @@ export interface SelectOptions {
   rawRelevance?: boolean;
   /** The candidates are in the retriever's order, row 0 ranked first (default false; excludes `relevance`). */
   poolOrder?: boolean;
+  /**
+   * Each candidate's cost, e.g. its token count (P finite values ≥ 0), for
+   * `costBudget`: a prompt is budgeted in tokens, not in memories. Needs
+   * `costBudget`, and the reverse.
+   */
+  costs?: Float32Array | Float64Array | ArrayLike<number> | null;
+  /**
+   * Every method: the most the picks may cost in total (≥ 0, in the units
+   * of `costs`). The method picks as without costs, except that a
+   * candidate that no longer fits (the picks' costs plus its own exceed
+   * the budget) is skipped; the selection stops when nothing fits
+   * (`stopReason: 'cost_budget'`), and k still caps the picks (pass a large
+   * k to let the cost budget decide). Default: none, k alone.
+   */
+  costBudget?: number;
   /** `pursuit`, `centroid`: the paper's adaptive stopping (Eq. 7: τ = 1e-5, patience 2); may pick fewer than k (default false). */
   adaptive?: boolean;
   /** `pursuit` with a finite ridge: once the Frank–Wolfe gap certifies the picks optimal for the whole pool (default `'continue'`). */
@@ -152,7 +167,7 @@ export interface Step {
 }
 
 /** Why a selection ended. */
-export type StopReason = 'budget' | 'adaptive' | 'pool_exhausted' | 'pool_optimum';
+export type StopReason = 'budget' | 'adaptive' | 'pool_exhausted' | 'pool_optimum' | 'cost_budget';
 
 /** The result of select(). */
 export interface Selection {

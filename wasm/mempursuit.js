@@ -1,5 +1,5 @@
 // MemPursuit for JavaScript: the npm package `mempursuit`, an ES module over
-// the C ABI of the WebAssembly module built from wasm/src/lib.rs (ABI 3).
+// the C ABI of the WebAssembly module built from wasm/src/lib.rs (ABI 4).
 // No dependencies; Node.js >= 18, browsers and bundlers. Types:
 // mempursuit.d.ts. Shapes: query = d values, candidates = P x d values,
 // row-major (a flat Float32Array, or an array of P rows).
@@ -12,7 +12,7 @@
 // fields, steps, stop reasons and error kinds come from the module's layout
 // text (`mp_layout_ptr`), converted to camelCase here.
 
-const ABI_VERSION = 3;
+const ABI_VERSION = 4;
 
 /**
  * Every error this package throws. `message` names the argument, index or
@@ -449,21 +449,26 @@ function readPool(x, d) {
 
 /**
  * The options as [key, value] pairs for the specification (values:
- * numbers, booleans, strings; undefined and null are left out), and the
- * relevance scores.
+ * numbers, booleans, strings; undefined and null are left out), the
+ * relevance scores and the costs.
  */
 function readOptions(options) {
-  if (options == null) return { entries: [], relevance: null };
+  if (options == null) return { entries: [], relevance: null, costs: null };
   return reading('options', () => {
     if (typeof options !== 'object' || Array.isArray(options) || typedKind(options) !== undefined) {
       throw argumentError(`options must be an object such as { method: 'mmr', mmrLambda: 0.3 }, got ${describe(options)}`);
     }
     const entries = [];
     let relevance = null;
+    let costs = null;
     for (const key of Object.keys(options)) {
       const value = options[key];
       if (key === 'relevance') {
         relevance = value ?? null;
+        continue;
+      }
+      if (key === 'costs') {
+        costs = value ?? null;
         continue;
       }
       if (value === undefined || value === null) continue;
@@ -473,7 +478,7 @@ function readOptions(options) {
       }
       entries.push([key, value]);
     }
-    return { entries, relevance };
+    return { entries, relevance, costs };
   });
 }
 
@@ -610,6 +615,7 @@ export class Selector {
     const d = qRead.view ? typedArrayLength.call(qRead.view) : qRead.data.length;
     const pool = readPool(candidates, d);
     const relRead = opts.relevance === null ? null : readVector(opts.relevance, 'options.relevance');
+    const costRead = opts.costs === null ? null : readVector(opts.costs, 'options.costs');
     // The caller's code may have freed this Selector meanwhile.
     if (!held.selector) throw argumentError('this Selector was freed while its arguments were read');
     if (held.exports !== wasm) throw argumentError('the module instance was discarded while the arguments were read: create a new Selector');
@@ -620,11 +626,14 @@ export class Selector {
     const cLen = typedArrayLength.call(c);
     const rel = relRead === null ? null : settle(relRead, 'options.relevance');
     const relLen = rel === null ? 0 : typedArrayLength.call(rel);
+    const cost = costRead === null ? null : settle(costRead, 'options.costs');
+    const costLen = cost === null ? 0 : typedArrayLength.call(cost);
     const texts = opts.entries.reduce((n, [key, v]) => n + 3 * key.length + (typeof v === 'string' ? 3 * v.length : 0), 0);
-    // One arena: query | candidates | relevance | option text.
+    // One arena: query | candidates | relevance | costs | option text.
     const offCand = align8(4 * d);
     const offRel = align8(offCand + 4 * cLen);
-    const offText = align8(offRel + 4 * relLen);
+    const offCost = align8(offRel + 4 * relLen);
+    const offText = align8(offCost + 4 * costLen);
     const bytes = Math.max(8, offText + texts);
     if (bytes >= WASM32_BYTES) {
       throw new MemPursuitError('capacity', `the input needs ${bytes} bytes, more than the 4 GiB of wasm32 memory; use a smaller pool`);
@@ -655,11 +664,13 @@ export class Selector {
       typedArraySet.call(new Float32Array(buf, base, d), q);
       typedArraySet.call(new Float32Array(buf, base + offCand, cLen), c);
       if (rel) typedArraySet.call(new Float32Array(buf, base + offRel, relLen), rel);
+      if (cost) typedArraySet.call(new Float32Array(buf, base + offCost, costLen), cost);
       const got = e.mp_select(
         held.selector,
         base, d,
         base + offCand, cLen,
         rel ? base + offRel : 0, relLen, rel ? 1 : 0,
+        cost ? base + offCost : 0, costLen, cost ? 1 : 0,
         // usize is 32-bit here: K above 2^32 - 1 selects the same min(K, P).
         Math.min(k, 0xffffffff),
       );

@@ -25,6 +25,17 @@
 //!   neither covered nor missed; [`Metrics::group_queries`] counts the
 //!   others).
 //!
+//! **Budgets in tokens** ([`EvalOptions::tokens`]): a prompt is budgeted in
+//! tokens, not in memories. With [`TokenCosts`] (each memory's token count,
+//! e.g. [`TokenCosts::whitespace_words`]: the whitespace-separated words of
+//! its text in `memories.jsonl`), the budgets are token budgets C: every
+//! method selects from the pool with no count cap (K = P) and the cost
+//! budget C (the core's `CostBudget`: a pick that no longer fits is
+//! skipped, the selection ends when nothing fits), so all methods are
+//! compared at equal cost. Such selections are not nested, so each method
+//! runs once per budget; [`Metrics::mean_selected`] and
+//! [`Metrics::mean_cost`] report how many memories and tokens were used.
+//!
 //! Uncertainty: for every method and K, a paired bootstrap over queries
 //! ([`Bootstrap`]; 2,000 resamples, seed 0 by default) gives a 95 %
 //! percentile interval of the method's recall and of its recall minus the
@@ -58,10 +69,50 @@ use rand::rngs::ChaCha8Rng;
 use rand::{RngExt as _, SeedableRng as _};
 use serde::Serialize;
 
+use crate::copies::{inject_copies, CopyOptions};
 use crate::dataset::{gather_rows, Dataset, QuerySpec};
 use mempursuit::{
     Error, Input, InputPolicy, Method, Relevance, SelectSpec, Selector, SpecError, Storage,
 };
+
+/// Each memory's cost in tokens, for budgets in tokens
+/// ([`EvalOptions::tokens`]), and the tokenizer that counted them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TokenCosts {
+    /// How the tokens were counted, as the report states it.
+    pub tokenizer: String,
+    /// The token count of memory id i (one per memory embedding row).
+    #[serde(skip)]
+    pub per_memory: Vec<u32>,
+}
+
+impl TokenCosts {
+    /// The tokenizer of [`TokenCosts::whitespace_words`].
+    pub const WHITESPACE_WORDS: &'static str = "whitespace-separated words of each memory's text";
+
+    /// Token counts as the whitespace-separated words of each memory's
+    /// `text` (`str::split_whitespace`; for the HotpotQA fixture the text
+    /// is `"<title>: <sentence>"`, exactly what would enter a prompt).
+    /// Subword tokenizers count more tokens per word (about 1.3 for English
+    /// with GPT-style BPE), but every method is charged alike.
+    ///
+    /// # Errors
+    /// [`EvalError::NoTexts`] when the dataset has no `memories.jsonl` or a
+    /// memory id has no text.
+    pub fn whitespace_words(data: &Dataset) -> Result<Self, EvalError> {
+        let per_memory = (0..data.memory_embeddings.rows)
+            .map(|id| {
+                data.memory_text(id)
+                    .map(|t| u32::try_from(t.split_whitespace().count()).unwrap_or(u32::MAX))
+                    .ok_or(EvalError::NoTexts { memory_id: id })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(TokenCosts {
+            tokenizer: Self::WHITESPACE_WORDS.to_owned(),
+            per_memory,
+        })
+    }
+}
 
 /// A selector with a display name (the table's row label and the key of its
 /// picks in the selections output).
@@ -100,7 +151,8 @@ impl NamedMethod {
     /// The specification's own error ([`SelectSpec::method`]), and
     /// [`SpecError::Conflict`] for the options that [`evaluate`] takes from
     /// elsewhere: `raw_relevance` and `pool_order` (the relevance of every
-    /// method is [`EvalOptions::relevance`]) and a storage other than f32
+    /// method is [`EvalOptions::relevance`]), `cost_budget` (budgets in
+    /// tokens are [`EvalOptions::tokens`]) and a storage other than f32
     /// (the evaluation reads the f32 embeddings).
     pub fn from_spec(spec: &SelectSpec) -> Result<Self, SpecError> {
         if spec.raw_relevance() || spec.pool_order() {
@@ -108,6 +160,13 @@ impl NamedMethod {
                 message: "the evaluation takes the relevance of every method from its own \
                           option (eval --relevance raw or pool-order), not from raw_relevance \
                           or pool_order"
+                    .to_owned(),
+            });
+        }
+        if spec.cost_budget().is_some() {
+            return Err(SpecError::Conflict {
+                message: "the evaluation takes its budgets in tokens from its own option \
+                          (eval --token-budget, costs from the texts), not from cost_budget"
                     .to_owned(),
             });
         }
@@ -161,7 +220,7 @@ impl Default for Bootstrap {
 }
 
 /// Options of [`evaluate`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EvalOptions {
     /// The budgets K to score (sorted and de-duplicated by [`evaluate`]).
     pub ks: Vec<usize>,
@@ -175,17 +234,26 @@ pub struct EvalOptions {
     pub retrieve: Option<usize>,
     /// Confidence intervals.
     pub bootstrap: Bootstrap,
+    /// `Some`: inject near-copies into every pool before selecting (see
+    /// [`crate::copies`]); [`robustness`] compares against the clean pools.
+    pub copies: Option<CopyOptions>,
+    /// `Some`: `ks` are budgets in tokens C, with these token counts; every
+    /// method selects with K = P and the cost budget C (module docs).
+    /// `None`: `ks` are budgets K in memories.
+    pub tokens: Option<TokenCosts>,
 }
 
 impl EvalOptions {
-    /// Budgets `ks` with [`RelevanceMode::Auto`], the spec's pools and the
-    /// default [`Bootstrap`].
+    /// Budgets `ks` (in memories) with [`RelevanceMode::Auto`], the spec's
+    /// pools and the default [`Bootstrap`].
     pub fn new(ks: Vec<usize>) -> Self {
         EvalOptions {
             ks,
             relevance: RelevanceMode::Auto,
             retrieve: None,
             bootstrap: Bootstrap::default(),
+            copies: None,
+            tokens: None,
         }
     }
 }
@@ -206,8 +274,11 @@ pub struct Metrics {
     /// `group_coverage`).
     pub group_queries: usize,
     /// Mean number of memories selected (below K only for pools smaller
-    /// than K or adaptive stopping).
+    /// than K or adaptive stopping; with budgets in tokens, as many as fit).
     pub mean_selected: f64,
+    /// Mean tokens of the selected memories, with budgets in tokens
+    /// ([`EvalOptions::tokens`]); `None` otherwise.
+    pub mean_cost: Option<f64>,
 }
 
 /// Running sums behind a [`Metrics`].
@@ -219,9 +290,15 @@ struct Acc {
     groups: usize,
     group_queries: usize,
     selected: usize,
+    /// Σ tokens of the picks, with budgets in tokens.
+    cost: Option<f64>,
 }
 
 impl Acc {
+    fn add_cost(&mut self, cost: f64) {
+        *self.cost.get_or_insert(0.0) += cost;
+    }
+
     fn add(&mut self, s: &QueryScore, selected: usize) {
         self.n += 1;
         self.recall += s.recall;
@@ -242,6 +319,7 @@ impl Acc {
             group_coverage: self.groups as f64 / self.group_queries.max(1) as f64,
             group_queries: self.group_queries,
             mean_selected: self.selected as f64 / n,
+            mean_cost: self.cost.map(|c| c / n),
         }
     }
 }
@@ -293,7 +371,7 @@ pub struct Interval {
 /// The metrics of one method at one budget.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BudgetResult {
-    /// The budget K.
+    /// The budget: K memories, or C tokens with [`EvalReport::tokenizer`].
     pub k: usize,
     /// Over all queries.
     pub overall: Metrics,
@@ -341,8 +419,12 @@ pub struct QuerySelection {
 /// The result of [`evaluate`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EvalReport {
-    /// The budgets, ascending, distinct.
+    /// The budgets, ascending, distinct: K in memories, or C in tokens when
+    /// [`EvalReport::tokenizer`] is set.
     pub ks: Vec<usize>,
+    /// With budgets in tokens: how the tokens were counted
+    /// ([`TokenCosts::tokenizer`]).
+    pub tokenizer: Option<String>,
     /// Number of queries.
     pub queries: usize,
     /// Number of queries per type (sorted by type name).
@@ -353,6 +435,8 @@ pub struct EvalReport {
     pub retrieve: Option<usize>,
     /// The bootstrap behind the intervals.
     pub bootstrap: Bootstrap,
+    /// The near-copies injected into the pools, if any.
+    pub copies: Option<CopyOptions>,
     /// The pools' own ceiling: the metrics of picking every pool member
     /// (evidence recall = share of gold in the pool).
     pub ceiling: Metrics,
@@ -374,11 +458,27 @@ pub enum EvalError {
     DuplicateName(String),
     /// [`EvalOptions::retrieve`] is `Some(0)`.
     ZeroRetrieve,
+    /// [`EvalOptions::copies`] has an invalid target cosine (the message
+    /// says which).
+    Copies(String),
     /// A query has a `scope` but the dataset has no `memories.jsonl` to
     /// give the memories' scopes.
     ScopeWithoutMemories {
         /// 1-based line of the query.
         line: usize,
+    },
+    /// Budgets in tokens need each memory's text: the dataset has no
+    /// `memories.jsonl`, or it lacks this memory id.
+    NoTexts {
+        /// The first memory id without a text.
+        memory_id: usize,
+    },
+    /// [`TokenCosts::per_memory`] does not hold one count per memory.
+    TokenCostLength {
+        /// The number of memory embeddings.
+        expected: usize,
+        /// The number of counts.
+        found: usize,
     },
     /// A selector rejected a query's input.
     Select {
@@ -402,9 +502,20 @@ impl fmt::Display for EvalError {
             EvalError::NoBudgets => f.write_str("no budget K given"),
             EvalError::DuplicateName(n) => write!(f, "two methods are named {n:?}"),
             EvalError::ZeroRetrieve => f.write_str("retrieve depth P must be at least 1"),
+            EvalError::Copies(m) => f.write_str(m),
             EvalError::ScopeWithoutMemories { line } => write!(
                 f,
                 "query line {line} has a scope, but no memories.jsonl gives the memories' scopes"
+            ),
+            EvalError::NoTexts { memory_id } => write!(
+                f,
+                "budgets in tokens count the words of each memory's text, but memory id \
+                 {memory_id} has none: give the dataset's memories.jsonl (--dir with the file, \
+                 or --memory-texts)"
+            ),
+            EvalError::TokenCostLength { expected, found } => write!(
+                f,
+                "{found} token counts for {expected} memories: give one per memory"
             ),
             EvalError::Select {
                 line,
@@ -549,11 +660,23 @@ pub fn evaluate(
     if let Some(m) = methods.iter().find(|m| !names.insert(m.name.as_str())) {
         return Err(EvalError::DuplicateName(m.name.clone()));
     }
+    if let Some(c) = &options.copies {
+        c.validate().map_err(EvalError::Copies)?;
+    }
     let mut retriever = match options.retrieve {
         Some(0) => return Err(EvalError::ZeroRetrieve),
         Some(p) => Some(Retriever::new(data, p)?),
         None => None,
     };
+    let tokens = options.tokens.as_ref();
+    if let Some(t) = tokens {
+        if t.per_memory.len() != data.memory_embeddings.rows {
+            return Err(EvalError::TokenCostLength {
+                expected: data.memory_embeddings.rows,
+                found: t.per_memory.len(),
+            });
+        }
+    }
 
     let mut types: BTreeMap<String, usize> = BTreeMap::new();
     for q in &data.queries {
@@ -571,6 +694,7 @@ pub fn evaluate(
     let mut selections = Vec::with_capacity(nq);
     let mut selector = Selector::new();
     let mut pool_buf = Vec::new();
+    let mut pool_costs: Vec<f32> = Vec::new();
     let mut ids = Vec::new();
 
     for (qi, spec) in data.queries.iter().enumerate() {
@@ -583,19 +707,39 @@ pub fn evaluate(
             None => &spec.pool,
         };
         gather_rows(&data.memory_embeddings, pool, &mut pool_buf);
+        let scores = spec.relevance.as_deref().filter(|_| retriever.is_none());
+        let injected;
+        let (pool, pool_buf, scores): (&[usize], &[f32], Option<&[f32]>) = match &options.copies {
+            Some(c) => {
+                let q = data.query_embedding(qi);
+                injected = inject_copies(q, &pool_buf, pool, scores, c, qi);
+                (&injected.ids, &injected.rows, injected.scores.as_deref())
+            }
+            None => (pool, &pool_buf, scores),
+        };
         pool_total += pool.len();
         ceiling.add(&score_query(spec, pool), pool.len());
-        let scores = spec.relevance.as_deref().filter(|_| retriever.is_none());
         let relevance = match (options.relevance, scores) {
             (RelevanceMode::Auto, Some(r)) => Relevance::RankedScores(r),
             (RelevanceMode::Raw, Some(r)) => Relevance::Scores(r),
             (RelevanceMode::PoolOrder, _) => Relevance::PoolOrder,
             _ => Relevance::Similarity,
         };
-        let input = Input::new(data.query_embedding(qi), &pool_buf).with_relevance(relevance);
+        let input = Input::new(data.query_embedding(qi), pool_buf).with_relevance(relevance);
+        pool_costs.clear();
+        if let Some(t) = tokens {
+            pool_costs.extend(pool.iter().map(|&id| t.per_memory[id] as f32));
+        }
+        let pool_costs = &pool_costs[..];
         let mut picks_at_max = Vec::with_capacity(methods.len());
         for (mi, nm) in methods.iter().enumerate() {
+            // Budget `k`: K memories, or with token costs C = k tokens and
+            // no count cap (K = P).
             let mut run = |k: usize| {
+                let (input, k) = match tokens {
+                    Some(_) => (input.with_costs(pool_costs, k as f64), pool.len()),
+                    None => (input, k),
+                };
                 selector
                     .select(&input, k, &nm.method)
                     .map_err(|error| EvalError::Select {
@@ -609,11 +753,14 @@ pub fn evaluate(
                         error,
                     })
             };
-            let nested = nm.method.is_nested();
+            // Selections under a cost budget are not nested.
+            let nested = nm.method.is_nested() && tokens.is_none();
             let full = run(k_max)?;
             for (ki, &k) in ks.iter().enumerate() {
                 let own;
-                let sel_picks: &[usize] = if nested || k == k_max {
+                let sel_picks: &[usize] = if tokens.is_some() && k == k_max {
+                    &full.picks
+                } else if nested || k == k_max {
                     &full.picks[..k.min(full.picks.len())]
                 } else {
                     own = run(k)?;
@@ -624,10 +771,13 @@ pub fn evaluate(
                 let score = score_query(spec, &ids);
                 let (all, by_type, per_query) = &mut acc[mi][ki];
                 all.add(&score, ids.len());
-                by_type
-                    .entry(spec.kind.as_str())
-                    .or_default()
-                    .add(&score, ids.len());
+                let typed = by_type.entry(spec.kind.as_str()).or_default();
+                typed.add(&score, ids.len());
+                if tokens.is_some() {
+                    let cost: f64 = sel_picks.iter().map(|&p| f64::from(pool_costs[p])).sum();
+                    all.add_cost(cost);
+                    typed.add_cost(cost);
+                }
                 per_query.push(score.recall);
             }
             picks_at_max.push(full.picks.iter().map(|&p| pool[p]).collect());
@@ -675,16 +825,234 @@ pub fn evaluate(
         .collect();
     Ok(EvalReport {
         ks,
+        tokenizer: tokens.map(|t| t.tokenizer.clone()),
         queries: nq,
         types,
         relevance: options.relevance,
         retrieve: options.retrieve,
         bootstrap: boot,
+        copies: options.copies,
         ceiling: ceiling.metrics(),
         mean_pool: pool_total as f64 / nq.max(1) as f64,
         methods,
         selections,
     })
+}
+
+/// The drop of one method at one budget from the clean pools to the pools
+/// with near-copies (recall with copies minus clean recall, paired over
+/// queries).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CopyDrop {
+    /// The budget K.
+    pub k: usize,
+    /// Evidence recall on the clean pools.
+    pub clean: f64,
+    /// Evidence recall on the pools with near-copies.
+    pub with_copies: f64,
+    /// Paired-bootstrap 95 % interval of (with copies − clean); `mean` is the
+    /// drop itself (negative: recall lost). `None` with 0 resamples.
+    pub delta: Option<Interval>,
+}
+
+/// The result of [`robustness`]: the clean evaluation, one evaluation per
+/// target copy cosine, and each method's drop.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RobustnessReport {
+    /// The evaluation on the clean pools.
+    pub clean: EvalReport,
+    /// One evaluation per copy cosine, in the order given.
+    pub with_copies: Vec<EvalReport>,
+    /// `drops[c][m]`: copy cosine c (as in `with_copies`), method m (as in
+    /// the clean report), one [`CopyDrop`] per budget, ascending K.
+    pub drops: Vec<Vec<Vec<CopyDrop>>>,
+}
+
+/// Evaluates `methods` on the clean pools and on the pools with near-copies
+/// injected at each cosine of `cosines` (the other parameters from
+/// `copies`: members, copies per member, seed; see [`crate::copies`]), and
+/// each method's drop from its clean recall with a paired-bootstrap 95 %
+/// interval over queries (the same resamples as [`evaluate`]'s). The
+/// copies' seed is the same at every cosine, so the copies lie along the
+/// same noise directions and only their distance changes. `options.copies`
+/// is ignored.
+///
+/// ```
+/// use mempursuit_cli::copies::CopyOptions;
+/// use mempursuit_cli::dataset::Dataset;
+/// use mempursuit_cli::eval::{robustness, EvalOptions, NamedMethod};
+/// use mempursuit_cli::mempursuit::{InputPolicy, Method};
+///
+/// let data = Dataset::load_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/data/hotpotqa-mini"))?;
+/// let methods = [NamedMethod::new("top-K", Method::TopK(InputPolicy::default()))];
+/// let r = robustness(&data, &methods, &EvalOptions::new(vec![3]), &[1.0], CopyOptions::new(1.0))?;
+/// // Exact copies of the top 3 take two of top-K's three slots.
+/// assert!(r.drops[0][0][0].with_copies < r.drops[0][0][0].clean);
+/// println!("{r}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`evaluate`]; [`EvalError::Copies`] for a cosine outside (0, 1].
+pub fn robustness(
+    data: &Dataset,
+    methods: &[NamedMethod],
+    options: &EvalOptions,
+    cosines: &[f64],
+    copies: CopyOptions,
+) -> Result<RobustnessReport, EvalError> {
+    for &cosine in cosines {
+        CopyOptions { cosine, ..copies }
+            .validate()
+            .map_err(EvalError::Copies)?;
+    }
+    let clean = evaluate(
+        data,
+        methods,
+        &EvalOptions {
+            copies: None,
+            ..options.clone()
+        },
+    )?;
+    let mut with_copies = Vec::with_capacity(cosines.len());
+    let mut drops = Vec::with_capacity(cosines.len());
+    for &cosine in cosines {
+        let opts = EvalOptions {
+            copies: Some(CopyOptions { cosine, ..copies }),
+            ..options.clone()
+        };
+        let report = evaluate(data, methods, &opts)?;
+        drops.push(
+            clean
+                .methods
+                .iter()
+                .zip(&report.methods)
+                .map(|(c, r)| {
+                    c.budgets
+                        .iter()
+                        .zip(&r.budgets)
+                        .map(|(cb, rb)| CopyDrop {
+                            k: cb.k,
+                            clean: cb.overall.evidence_recall,
+                            with_copies: rb.overall.evidence_recall,
+                            delta: paired_interval(
+                                &rb.per_query_recall,
+                                &cb.per_query_recall,
+                                &clean.bootstrap,
+                            ),
+                        })
+                        .collect()
+                })
+                .collect(),
+        );
+        with_copies.push(report);
+    }
+    Ok(RobustnessReport {
+        clean,
+        with_copies,
+        drops,
+    })
+}
+
+impl RobustnessReport {
+    /// The fixed-width text table that `Display` prints: per method and K,
+    /// the clean evidence recall, then per copy cosine the recall with
+    /// copies and the drop with its 95 % interval, in percent / points.
+    pub fn table(&self) -> String {
+        let name_w = self
+            .clean
+            .methods
+            .iter()
+            .map(|m| m.name.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        let cos: Vec<f64> = self
+            .with_copies
+            .iter()
+            .filter_map(|r| r.copies.map(|c| c.cosine))
+            .collect();
+        const CELL: usize = 30;
+        let mut out = String::new();
+        let mut h = format!("{:<name_w$} {:>3} {:>6}", "method", "K", "clean");
+        for c in &cos {
+            let _ = write!(
+                h,
+                "  {:<CELL$}",
+                format!("copies at cosine {c}: recall, drop")
+            );
+        }
+        let h = h.trim_end().to_string();
+        out.push_str(&h);
+        out.push('\n');
+        out.push_str(&"-".repeat(h.chars().count()));
+        out.push('\n');
+        for (mi, m) in self.clean.methods.iter().enumerate() {
+            if mi > 0 {
+                out.push('\n');
+            }
+            for (ki, b) in m.budgets.iter().enumerate() {
+                let mut row = format!(
+                    "{:<name_w$} {:>3} {:>6.1}",
+                    m.name,
+                    b.k,
+                    100.0 * b.overall.evidence_recall
+                );
+                for per_cos in &self.drops {
+                    let d = &per_cos[mi][ki];
+                    let cell = match d.delta {
+                        Some(i) => format!(
+                            "{:.1}, {:+.1} [{:+.1}, {:+.1}]",
+                            100.0 * d.with_copies,
+                            100.0 * i.mean,
+                            100.0 * i.lo,
+                            100.0 * i.hi
+                        ),
+                        None => format!(
+                            "{:.1}, {:+.1}",
+                            100.0 * d.with_copies,
+                            100.0 * (d.with_copies - d.clean)
+                        ),
+                    };
+                    let _ = write!(row, "  {cell:<CELL$}");
+                }
+                out.push_str(row.trim_end());
+                out.push('\n');
+            }
+        }
+        if let Some(c) = self.with_copies.first().and_then(|r| r.copies) {
+            let _ = write!(
+                out,
+                "\nEvidence recall in percent; drop = recall with near-copies − clean recall, in points, \
+                 with its paired-bootstrap 95 % interval ({} resamples, seed {}).\n\
+                 Near-copies: {} of each of the top {} pool members (retriever order), replacing the {} lowest; \
+                 a copy has its original's evidence and first-stage score; noise seed {}.\n",
+                self.clean.bootstrap.resamples,
+                self.clean.bootstrap.seed,
+                c.per_member,
+                c.top,
+                c.per_member * c.top,
+                c.seed
+            );
+        }
+        out
+    }
+
+    /// The metrics as JSON: the clean report's and each copy report's
+    /// [`EvalReport::metrics_json`], and the drops.
+    pub fn metrics_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "clean": self.clean.metrics_json(),
+            "with_copies": self.with_copies.iter().map(EvalReport::metrics_json).collect::<Vec<_>>(),
+            "drops": serde_json::to_value(&self.drops).unwrap_or_default(),
+        })
+    }
+}
+
+impl fmt::Display for RobustnessReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.table())
+    }
 }
 
 impl EvalReport {
@@ -730,7 +1098,9 @@ impl EvalReport {
     /// over all queries and (when there are several types) per query type,
     /// then recall minus top-K with its interval. A row is the method's
     /// name, K and the percentages separated by spaces; with names of up to
-    /// 11 characters and two query types it fits in 100 columns.
+    /// 11 characters and two query types it fits in 100 columns. With
+    /// budgets in tokens the budget column is `tokens` and a `picks` column
+    /// (the mean number of memories that fit) follows it.
     pub fn table(&self) -> String {
         const COL: usize = 7;
         let type_names: Vec<&String> = if self.types.len() > 1 {
@@ -745,7 +1115,16 @@ impl EvalReport {
             .max()
             .unwrap_or(0)
             .max(6);
-        let lead = name_w + 5;
+        let tokens = self.tokenizer.is_some();
+        // The budget column: K, or tokens (with the mean picks after it).
+        let (budget_label, budget_w) = if tokens {
+            let digits = self.ks.last().map_or(1, |k| k.to_string().len());
+            ("tokens", digits.max(6))
+        } else {
+            ("K", 3)
+        };
+        let picks_w = if tokens { 6 } else { 0 };
+        let lead = name_w + budget_w + 2 + picks_w;
         let block = 3 * COL;
         let mut out = String::new();
         // Header line 1: block titles.
@@ -764,7 +1143,10 @@ impl EvalReport {
         }
         out.push_str(h1.trim_end());
         out.push('\n');
-        let mut h2 = format!("{:<name_w$} {:>3} ", "method", "K");
+        let mut h2 = format!("{:<name_w$} {budget_label:>budget_w$} ", "method");
+        if tokens {
+            let _ = write!(h2, "{:>5} ", "picks");
+        }
         for _ in &titles {
             let _ = write!(h2, "{:>COL$}{:>COL$}{:>COL$}", "recall", "full", "groups");
         }
@@ -785,7 +1167,10 @@ impl EvalReport {
                 out.push('\n');
             }
             for b in &m.budgets {
-                let mut row = format!("{:<name_w$} {:>3} ", m.name, b.k);
+                let mut row = format!("{:<name_w$} {:>budget_w$} ", m.name, b.k);
+                if tokens {
+                    let _ = write!(row, "{:>5.1} ", b.overall.mean_selected);
+                }
                 let mut cells = vec![b.overall];
                 for t in &type_names {
                     cells.push(b.by_type.get(*t).copied().unwrap_or_default());
@@ -815,9 +1200,10 @@ impl EvalReport {
         let c = &self.ceiling;
         let _ = writeln!(
             out,
-            "{:<name_w$} {:>3} {:>COL$.1}{:>COL$.1}{:>COL$.1}   (every pool member picked; mean pool {:.1})",
+            "{:<name_w$} {:>budget_w$} {:picks_w$}{:>COL$.1}{:>COL$.1}{:>COL$.1}   (every pool member picked; mean pool {:.1})",
             "pool ceiling",
             "all",
+            "",
             100.0 * c.evidence_recall,
             100.0 * c.complete_coverage,
             100.0 * c.group_coverage,
@@ -837,8 +1223,23 @@ impl EvalReport {
                 self.bootstrap.resamples, self.bootstrap.seed
             );
         }
+        if let Some(t) = &self.tokenizer {
+            let _ = write!(
+                out,
+                "\ntokens: the budget in tokens, here the {t};\nevery method picks \
+                 from the whole pool until nothing more fits (a pick that no longer fits\nis \
+                 skipped); picks: the mean number of memories selected."
+            );
+        }
         if let Some(p) = self.retrieve {
             let _ = write!(out, "\nPools: top-{p} memories by cosine (within scope).");
+        }
+        if let Some(c) = &self.copies {
+            let _ = write!(
+                out,
+                " Pools with near-copies: {} of each of the top {} at cosine {}, seed {}.",
+                c.per_member, c.top, c.cosine, c.seed
+            );
         }
         if self.relevance != RelevanceMode::Auto {
             let _ = write!(out, "\nRelevance: {:?}.", self.relevance);

@@ -29,6 +29,7 @@
 
 pub use mempursuit;
 
+pub mod copies;
 pub mod dataset;
 pub mod eval;
 pub mod plot;

@@ -64,7 +64,11 @@ pub fn recall_svg(report: &EvalReport, title: &str) -> Result<String, String> {
             .x_labels(report.ks.len().max(2) * 2)
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.0}"))
-            .x_desc("budget K")
+            .x_desc(if report.tokenizer.is_some() {
+                "budget in tokens"
+            } else {
+                "budget K"
+            })
             .y_desc("evidence recall (%)")
             .draw()
             .map_err(err)?;

@@ -270,6 +270,8 @@ pub fn tune(data: &Dataset, options: &TuneOptions) -> Result<TuneReport, TuneErr
                 resamples: 0,
                 ..options.bootstrap
             },
+            copies: None,
+            tokens: None,
         },
     )?;
     // recall[s][ki][q]

@@ -2,7 +2,7 @@
 //! top-K and MMR, with the same input contract, workspace and result type as the pursuit.
 
 use crate::error::Error;
-use crate::input::{prepare, Input};
+use crate::input::{prepare, Input, Spend};
 use crate::kernels::{Element, Serial};
 use crate::options::{InputPolicy, MmrOptions};
 use crate::pursuit::{argmax_available, gram_row_into, Passes};
@@ -28,14 +28,16 @@ pub fn top_k<'w, E: Element>(
     let p = prep.pool;
     let k_eff = budget.min(p);
     ws.stop = StopReason::Budget;
+    let spend = &mut Spend::new(input.cost_budget);
     let mut t = 0;
     while t < k_eff {
         let Some(i) = best_by_relevance(&ws.rho[..p], &ws.b[..p], &ws.states) else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         let score = ws.rho[i];
         record(ws, t, i, score);
+        spend.after_pick(ws, i);
         t += 1;
     }
     ws.rows_read = 0;
@@ -95,14 +97,16 @@ pub fn mmr<'w, E: Element>(
     for i in 0..p {
         ws.u[i] = lam * ws.rho[i];
     }
+    let spend = &mut Spend::new(input.cost_budget);
     let mut t = 0;
     while t < k_eff {
         let Some(i) = argmax_available(&ws.u[..p], &ws.states) else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         let score = ws.u[i];
         record(ws, t, i, score);
+        spend.after_pick(ws, i);
         t += 1;
         if pen > 0.0 && t < k_eff {
             gram_row_into(&mut pass, i, 0, ws);

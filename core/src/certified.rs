@@ -59,7 +59,7 @@
 
 use crate::error::Error;
 use crate::exact::ExactParts;
-use crate::input::{prepare, Input};
+use crate::input::{prepare, Input, Spend};
 use crate::int8::Int8Pool;
 use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
@@ -282,10 +282,11 @@ pub fn pursuit_int8_using<'w>(
         eta: f32_entry_error(d),
         isa: Isa::detect(),
     };
+    let spend = &mut Spend::new(input.cost_budget);
     let len = if options.is_centroid() {
-        centroid_loop(&mut scorer, k_eff, options, ws)
+        centroid_loop(&mut scorer, k_eff, options, spend, ws)
     } else {
-        qp_loop(&mut scorer, &parts, k_eff, options, ws)
+        qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
     };
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(len, true))

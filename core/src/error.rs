@@ -129,7 +129,7 @@ pub enum Int8Fault {
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The data: a shape, a non-finite value, a zero or out-of-range norm,
-    /// the relevance vector, an int8 buffer.
+    /// the relevance vector, the costs and their total, an int8 buffer.
     Input,
     /// A parameter of the method (γ, ridge, λ_mmr, stopping, tolerance) or
     /// of the call's specification.
@@ -194,6 +194,24 @@ pub enum Error {
         /// The offending value.
         value: f32,
     },
+    /// The costs of a [`CostBudget`](crate::CostBudget) are not one per
+    /// candidate.
+    CostLength {
+        /// P, the number of candidate rows.
+        expected: usize,
+        /// `costs.len()`.
+        found: usize,
+    },
+    /// Cost entry `index` is negative, NaN or ±infinity.
+    InvalidCost {
+        /// 0-based pool index.
+        index: usize,
+        /// The offending value.
+        value: f32,
+    },
+    /// The total of a [`CostBudget`](crate::CostBudget) is negative, NaN
+    /// or ±infinity.
+    InvalidCostBudget(f64),
     /// The ridge λ (κ in the relevance-scaled family) is negative or NaN.
     /// `+∞` is valid (centroid pursuit).
     InvalidRidge(f64),
@@ -284,6 +302,9 @@ impl Error {
             | Error::Query(_)
             | Error::Candidate { .. }
             | Error::NonFiniteRelevance { .. }
+            | Error::CostLength { .. }
+            | Error::InvalidCost { .. }
+            | Error::InvalidCostBudget(_)
             | Error::Int8Length { .. }
             | Error::Int8DimensionTooLarge { .. }
             | Error::Int8Row { .. } => ErrorKind::Input,
@@ -357,6 +378,16 @@ impl fmt::Display for Error {
             Error::Candidate { row, fault } => write!(f, "candidate {row}: {fault}"),
             Error::NonFiniteRelevance { index, value } => {
                 write!(f, "relevance {index} is not finite ({value})")
+            }
+            Error::CostLength { expected, found } => write!(
+                f,
+                "costs have {found} entries but the pool has {expected} candidates"
+            ),
+            Error::InvalidCost { index, value } => {
+                write!(f, "cost {index} is {value}; costs must be finite and >= 0")
+            }
+            Error::InvalidCostBudget(v) => {
+                write!(f, "cost budget {v} must be finite and >= 0")
             }
             Error::InvalidRidge(v) => write!(f, "ridge {v} must be >= 0 (+inf allowed)"),
             Error::InvalidGamma(v) => write!(f, "gamma {v} must be in (0, 1]"),

@@ -11,7 +11,7 @@ use crate::kernels::{self, Element, Executor};
 use crate::options::{
     InputPolicy, InvalidCandidates, Normalization, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
-use crate::selection::{CandidateState, States};
+use crate::selection::{CandidateState, States, StopReason};
 use crate::workspace::Workspace;
 
 /// Where the relevance ρ of the [relevance-scaled
@@ -57,6 +57,9 @@ pub enum Relevance<'a> {
 ///   [`Element`]; build such an input with [`Input::with_storage`]).
 ///   P = `candidates.len() / d`; P = 0 is valid and selects nothing.
 /// * `relevance`: see [`Relevance`].
+/// * `cost_budget`: optionally, each candidate's cost and the total the
+///   picks may cost (budgets in tokens); see [`CostBudget`] and
+///   [`Input::with_costs`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Input<'a, E = f32> {
     /// Query embedding, length d.
@@ -65,6 +68,50 @@ pub struct Input<'a, E = f32> {
     pub candidates: &'a [E],
     /// Relevance ρ (default: ρ = b).
     pub relevance: Relevance<'a>,
+    /// Costs and their total (default: none, only the count budget K).
+    pub cost_budget: Option<CostBudget<'a>>,
+}
+
+/// A budget in cost (e.g. tokens) beside the count budget K: each
+/// candidate's cost c_i (length P, finite, ≥ 0; e.g. its text's token
+/// count) and the total C the picks may cost (finite, ≥ 0).
+///
+/// # Semantics (every selector)
+/// Picks are made as without costs, except that a candidate that no longer
+/// fits can no longer be picked: with S the picks so far, candidate i fits
+/// while Σ_{j∈S} c_j + c_i ≤ C (the sum in f64, in pick order, so exact for
+/// integer costs below 2⁵³). After each pick, every candidate that no
+/// longer fits is marked unavailable, as a skipped candidate is (its
+/// relevance and score become −∞); so is, before the first pick, every
+/// candidate with c_i > C. A pick that no longer fits is thus skipped and
+/// the next best one that fits is taken; zero-cost candidates always fit.
+/// The selection stops with
+/// [`StopReason::CostBudget`](crate::StopReason::CostBudget) when no
+/// candidate fits any more, and K still caps the number of picks
+/// ([`StopReason::Budget`](crate::StopReason::Budget)).
+///
+/// * Top-K takes the candidates in ρ order, skipping those that do not fit
+///   (a greedy knapsack by relevance); MMR and the pursuit family take
+///   their argmax among the candidates that fit.
+/// * The Frank–Wolfe gap of the pursuit ([`Step::fw_gap`](crate::Step::fw_gap))
+///   is a maximum over the candidates still available, as for skipped
+///   ones: it certifies the refit against the pool of candidates that still
+///   fit, and [`AtPoolOptimum`](crate::AtPoolOptimum) acts on that gap (with
+///   nothing left that fits it is 0, and
+///   [`AtPoolOptimum::Stop`](crate::AtPoolOptimum::Stop) reports
+///   `PoolOptimum`, as it does for an exhausted pool). Adaptive stopping
+///   (Eq. 7) reads the residuals of the picks made, unchanged.
+/// * The recommended setting's γ uses, in place of K, the number of picks
+///   top-K makes under the same costs (at most K), and its statistics run
+///   over the candidates with c_i ≤ C (see
+///   [`recommend`](crate::recommend)). With unit costs and C = K' every
+///   selector makes the picks it makes with the count budget K = K'.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostBudget<'a> {
+    /// c_i, one per candidate (length P), finite and ≥ 0.
+    pub costs: &'a [f32],
+    /// C, the most the picks may cost in total: finite and ≥ 0.
+    pub total: f64,
 }
 
 impl<'a> Input<'a> {
@@ -75,6 +122,7 @@ impl<'a> Input<'a> {
             query,
             candidates,
             relevance: Relevance::Similarity,
+            cost_budget: None,
         }
     }
 }
@@ -83,13 +131,16 @@ impl<'a, E: Element> Input<'a, E> {
     /// A query (f32) and its pool stored as `E` (any [`Element`]: f32, or
     /// with the `half` feature `half::f16` / `half::bf16`), with ρ = b.
     /// The selection equals, bit for bit, the f32 selection on the pool's
-    /// values widened to f32.
+    /// values widened to f32. Speed: f16 / bf16 halve the bytes each pass
+    /// reads and add a widening; which wins depends on the CPU and the
+    /// pool's size ([`Element`], "When reduced precision pays").
     #[must_use]
     pub fn with_storage(query: &'a [f32], candidates: &'a [E]) -> Self {
         Input {
             query,
             candidates,
             relevance: Relevance::Similarity,
+            cost_budget: None,
         }
     }
 }
@@ -99,6 +150,34 @@ impl<'a, E> Input<'a, E> {
     #[must_use]
     pub fn with_relevance(self, relevance: Relevance<'a>) -> Self {
         Input { relevance, ..self }
+    }
+
+    /// The same input with a budget in cost: `costs` (one per candidate,
+    /// finite, ≥ 0, e.g. token counts) and `total`, the most the picks may
+    /// cost (finite, ≥ 0). See [`CostBudget`] for what every selector does
+    /// with it; K still caps the number of picks.
+    ///
+    /// ```
+    /// use mempursuit_core::{pursuit, FixedWorkspace, Input, PursuitOptions, StopReason};
+    /// let s = core::f32::consts::FRAC_1_SQRT_2;
+    /// let (query, pool) = ([s, s], [0.9950f32, 0.0998, 0.9998, 0.0200, 0.0, 1.0]);
+    /// let tokens = [40.0f32, 35.0, 70.0];
+    /// let mut storage = FixedWorkspace::<8, 4>::new();
+    /// let mut ws = storage.view();
+    /// let input = Input::new(&query, &pool).with_costs(&tokens, 100.0);
+    /// // Row 0 (40 tokens) first; row 2, the missing fact, would be next but
+    /// // no longer fits (110 > 100), so the pursuit takes row 1.
+    /// let sel = pursuit(&input, 3, &PursuitOptions::default(), &mut ws)?;
+    /// assert_eq!(sel.picks(), &[0, 1]);
+    /// assert_eq!(sel.stop_reason(), StopReason::CostBudget);
+    /// # Ok::<(), mempursuit_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_costs(self, costs: &'a [f32], total: f64) -> Self {
+        Input {
+            cost_budget: Some(CostBudget { costs, total }),
+            ..self
+        }
     }
 
     /// The embedding dimension d.
@@ -209,12 +288,16 @@ pub(crate) fn prepare<E: Element>(
             return Err(Error::NonFiniteRelevance { index, value });
         }
     }
+    if let Some(cb) = input.cost_budget {
+        check_costs(&cb, p)?;
+    }
     let q = input.query;
     let q_scale = classify(q, kernels::dot(q, q), policy.normalization).map_err(Error::Query)?;
     ws.check_capacity(p, budget.min(p))?;
     ws.pool = p;
     ws.excluded = 0;
     ws.skipped = 0;
+    ws.over_budget = 0;
 
     let b = &mut ws.b[..p];
     let nsq = &mut ws.nsq[..p];
@@ -314,9 +397,89 @@ pub(crate) fn prepare<E: Element>(
             }
         }
     }
+    // Candidates that cost more than the whole budget never fit.
+    Spend::new(input.cost_budget).mark(ws);
     Ok(Prepared {
         pool: p,
         dim: d,
         q_scale,
     })
+}
+
+/// Checks a cost budget against the pool size P: the length, every cost
+/// (finite, ≥ 0) and the total (finite, ≥ 0).
+fn check_costs(cb: &CostBudget<'_>, p: usize) -> Result<(), Error> {
+    if cb.costs.len() != p {
+        return Err(Error::CostLength {
+            expected: p,
+            found: cb.costs.len(),
+        });
+    }
+    if let Some((index, &value)) = cb
+        .costs
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !(c.is_finite() && **c >= 0.0))
+    {
+        return Err(Error::InvalidCost { index, value });
+    }
+    if !(cb.total.is_finite() && cb.total >= 0.0) {
+        return Err(Error::InvalidCostBudget(cb.total));
+    }
+    Ok(())
+}
+
+/// What a selection has spent of its [`CostBudget`] while it runs (nothing
+/// to do without one): the sum of the picks' costs, in pick order, in f64.
+/// Every selector calls [`Spend::after_pick`] right after it records a
+/// pick, and takes [`Spend::stop_reason`] when no candidate is left.
+pub(crate) struct Spend<'a> {
+    budget: Option<CostBudget<'a>>,
+    spent: f64,
+}
+
+impl<'a> Spend<'a> {
+    /// Nothing spent yet of `budget`.
+    pub(crate) fn new(budget: Option<CostBudget<'a>>) -> Self {
+        Spend { budget, spent: 0.0 }
+    }
+
+    /// Adds the cost of pick `i` and marks the candidates that no longer
+    /// fit ([`Spend::mark`]).
+    #[inline]
+    pub(crate) fn after_pick(&mut self, ws: &mut Workspace<'_>, i: usize) {
+        if let Some(cb) = self.budget {
+            self.spent += cb.costs[i] as f64;
+            self.mark(ws);
+        }
+    }
+
+    /// Marks every available candidate i with spent + c_i > C
+    /// [`CandidateState::OverBudget`]: never picked in this call, ρ_i and
+    /// U_i −∞ (as for a skipped candidate). O(P).
+    pub(crate) fn mark(&self, ws: &mut Workspace<'_>) {
+        let Some(cb) = self.budget else { return };
+        let p = ws.pool;
+        for (i, &c) in cb.costs[..p].iter().enumerate() {
+            if self.spent + c as f64 > cb.total && ws.states.is_available(i) {
+                ws.states.set(i, CandidateState::OverBudget);
+                ws.over_budget += 1;
+                ws.rho[i] = f32::NEG_INFINITY;
+                if let Some(u) = ws.u.get_mut(i) {
+                    *u = f32::NEG_INFINITY;
+                }
+            }
+        }
+    }
+
+    /// Why a selection with no candidate left ended:
+    /// [`StopReason::CostBudget`] when some candidate was left out for its
+    /// cost, else [`StopReason::PoolExhausted`].
+    pub(crate) fn stop_reason(&self, ws: &Workspace<'_>) -> StopReason {
+        if ws.over_budget > 0 {
+            StopReason::CostBudget
+        } else {
+            StopReason::PoolExhausted
+        }
+    }
 }

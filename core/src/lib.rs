@@ -46,6 +46,13 @@
 //! * K = 0 gives an empty selection; K > P selects at most P; argmax ties
 //!   go to the lowest index. Nothing the caller passed is modified; no
 //!   selector panics or outputs NaN.
+//! * Optionally a budget in cost ([`Input::with_costs`], [`CostBudget`]):
+//!   one cost per candidate (finite, ≥ 0, e.g. its token count) and a
+//!   total C (finite, ≥ 0); a bad length, cost or total is an error naming
+//!   the index or value. Every selector picks as without costs among the
+//!   candidates that still fit (the picks' costs plus the candidate's
+//!   ≤ C), stops when none fits ([`StopReason::CostBudget`]), and K still
+//!   caps the number of picks.
 //!
 //! ## Layout
 //! [`pursuit`] (the method and its [relevance-scaled
@@ -126,7 +133,7 @@ pub use error::{Capacity, Error, ErrorKind, Int8Fault, ScratchBuffer, VectorFaul
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.
 #[cfg(feature = "half")]
 pub use half;
-pub use input::{Input, Relevance};
+pub use input::{CostBudget, Input, Relevance};
 pub use int8::Int8Pool;
 pub use kernels::int8::MAX_I8_DIM;
 pub use kernels::{Element, Executor, Isa, PassJob, Serial};
@@ -140,7 +147,7 @@ pub use pursuit::{
 };
 pub use recommend::{
     recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
-    RECOMMENDED_C_EXTERNAL,
+    RECOMMENDED_C_EXTERNAL, RECOMMENDED_THETA,
 };
 pub use scratch::{ScratchKind, ScratchSize};
 pub use selection::{RefitStatus, SelectionView, Step, StopReason};

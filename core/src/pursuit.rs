@@ -6,7 +6,7 @@
 use crate::cholesky::accepts_pivot;
 use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
-use crate::input::{prepare, Input};
+use crate::input::{prepare, Input, Spend};
 use crate::kernels::sealed::Rows;
 use crate::kernels::Isa;
 use crate::kernels::{self, Element, Executor, Serial};
@@ -104,14 +104,15 @@ pub fn pursuit_using<'w, E: Element>(
         exec: executor,
     };
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
+    let spend = &mut Spend::new(input.cost_budget);
     let len = if screening.screens(d, options.is_centroid()) {
         let f32_rows = f32_rows(rows);
         if options.is_centroid() {
             let mut scorer = LazyCentroidScorer::new(&mut pass, f32_rows, ws);
-            centroid_loop(&mut scorer, k_eff, options, ws)
+            centroid_loop(&mut scorer, k_eff, options, spend, ws)
         } else {
             let mut scorer = ScreenedScorer::new(&mut pass, f32_rows, parts.qq, screening, ws);
-            qp_loop(&mut scorer, &parts, k_eff, options, ws)
+            qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
         }
     } else {
         let mut scorer = F32Scorer {
@@ -121,9 +122,9 @@ pub fn pursuit_using<'w, E: Element>(
             rows_read: p as u32,
         };
         if options.is_centroid() {
-            centroid_loop(&mut scorer, k_eff, options, ws)
+            centroid_loop(&mut scorer, k_eff, options, spend, ws)
         } else {
-            qp_loop(&mut scorer, &parts, k_eff, options, ws)
+            qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
         }
     };
     let ws: &'w Workspace<'_> = ws;
@@ -186,6 +187,45 @@ pub(crate) fn relative_improvement(l_prev: f64, l_t: f64, eps: f64) -> f64 {
         0.0
     } else {
         q.clamp(-f64::MAX, f64::MAX)
+    }
+}
+
+/// The record of centroid pursuit's n-th pick `index` (α = 1/n on the
+/// picks S, unit rows), from the running sums over S: `total` =
+/// Σ_{j,k∈S} G_jk, `sum_b` = Σ_{j∈S} b_j, `sum_rho` = Σ_{j∈S} ρ_j. The
+/// residual is L = ‖q − x̄_S‖² = 1 − 2 Σb/n + ΣG/n² (clamped at 0 against
+/// rounding), the mean score ν = Σρ/n − γ ΣG/n², and the Frank–Wolfe gap
+/// `next_score` − ν (`next_score`: U of the next pick; 0 when none is
+/// left). Shared by [`centroid_loop`] and the recommended setting's loop.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn centroid_step(
+    index: usize,
+    score: f64,
+    n: usize,
+    gamma: f64,
+    (total, sum_b, sum_rho): (f64, f64, f64),
+    next_score: Option<f64>,
+    l_prev: f64,
+    eps: f64,
+    dependent: bool,
+    verified: u32,
+) -> Step {
+    let nf = n as f64;
+    let l_t = (1.0 - 2.0 * sum_b / nf + total / (nf * nf)).max(0.0);
+    let mean_u = sum_rho / nf - gamma * total / (nf * nf);
+    Step {
+        index,
+        score,
+        residual_sq: l_t,
+        improvement: relative_improvement(l_prev, l_t, eps),
+        fw_gap: next_score.map_or(0.0, |u| u - mean_u),
+        nu: mean_u,
+        free_size: n,
+        solver_iterations: 0,
+        filled: false,
+        dependent,
+        refit: RefitStatus::Optimal,
+        verified,
     }
 }
 
@@ -545,6 +585,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     parts: &ExactParts<'_>,
     k_eff: usize,
     options: &PursuitOptions,
+    spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let (gamma, kappa) = (options.gamma, options.ridge);
@@ -565,7 +606,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     let mut t = 0;
     while t < k_eff {
         let Some(i) = st.next.pick else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         // 1. Admit: the pick's pass (no kept row for relevance-fill picks).
@@ -594,6 +635,8 @@ pub(crate) fn qp_loop<S: Scorer>(
         }
         ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
+        // The candidates that no longer fit the cost budget leave the pool.
+        spend.after_pick(ws, i);
         if st.fill {
             ws.steps[t] = Step {
                 dependent,
@@ -791,6 +834,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
     scorer: &mut S,
     k_eff: usize,
     options: &PursuitOptions,
+    spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
     let p = ws.pool;
@@ -807,42 +851,38 @@ pub(crate) fn centroid_loop<S: Scorer>(
     let mut t = 0;
     while t < k_eff {
         let Some(i) = next.pick else {
-            ws.stop = StopReason::PoolExhausted;
+            ws.stop = spend.stop_reason(ws);
             break;
         };
         let score = ws.u[i] as f64;
         ws.states.set(i, CandidateState::Selected);
         ws.picks[t] = i;
+        // The candidates that no longer fit the cost budget leave the pool.
+        spend.after_pick(ws, i);
         let (acc_i, g_ii) = scorer.admit_centroid(ws, i, t);
         total += 2.0 * acc_i as f64 + g_ii as f64;
         sum_b += ws.b[i] as f64;
         sum_rho += ws.rho[i] as f64;
-        let n = (t + 1) as f64;
-        let c = (gamma / n) as f32;
-        let l_t = (1.0 - 2.0 * sum_b / n + total / (n * n)).max(0.0);
-        let mean_u = sum_rho / n - gamma * total / (n * n);
+        let c = (gamma / (t + 1) as f64) as f32;
         let form = ScoreForm::Centroid { c, n: t + 1, total };
         let chosen = choose(scorer, ws, form);
-        let gap = chosen.pick.map_or(0.0, |m| ws.u[m] as f64 - mean_u);
-        let improvement = relative_improvement(l_prev, l_t, stop.eps);
-        ws.steps[t] = Step {
-            index: i,
+        let step = centroid_step(
+            i,
             score,
-            residual_sq: l_t,
-            improvement,
-            fw_gap: gap,
-            nu: mean_u,
-            free_size: t + 1,
-            solver_iterations: 0,
-            filled: false,
-            dependent: false,
-            refit: RefitStatus::Optimal,
-            verified: next.verified,
-        };
+            t + 1,
+            gamma,
+            (total, sum_b, sum_rho),
+            chosen.pick.map(|m| ws.u[m] as f64),
+            l_prev,
+            stop.eps,
+            false,
+            next.verified,
+        );
+        ws.steps[t] = step;
         next = chosen;
         t += 1;
-        l_prev = l_t;
-        if stop.small_step(improvement) && t < k_eff {
+        l_prev = step.residual_sq;
+        if stop.small_step(step.improvement) && t < k_eff {
             ws.stop = StopReason::Adaptive;
             break;
         }
@@ -1292,7 +1332,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 let top = kernels::max(&ws.u[..p]) as f64;
                 let tau = (top - 2.0 * N_MAX * d - 2.0 * sb.e0) as f32;
                 let reach = ws.u[..p].iter().filter(|&&x| x >= tau).count();
-                let available = p - n - ws.excluded - ws.skipped;
+                let available = p - n - ws.excluded - ws.skipped - ws.over_budget;
                 switch = reach as f64 <= self.share * available as f64;
             }
         }

@@ -18,6 +18,9 @@ pub(crate) enum CandidateState {
     /// Skipped as already represented by the free set
     /// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)).
     Skipped = 3,
+    /// Its cost no longer fits the rest of the cost budget
+    /// ([`CostBudget`](crate::CostBudget)).
+    OverBudget = 4,
 }
 
 impl CandidateState {
@@ -27,7 +30,8 @@ impl CandidateState {
             0 => CandidateState::Available,
             1 => CandidateState::Selected,
             2 => CandidateState::Excluded,
-            _ => CandidateState::Skipped,
+            3 => CandidateState::Skipped,
+            _ => CandidateState::OverBudget,
         }
     }
 }
@@ -101,25 +105,32 @@ pub enum StopReason {
     /// The Frank–Wolfe gap reached the tolerance and
     /// [`AtPoolOptimum::Stop`](crate::AtPoolOptimum::Stop) was set.
     PoolOptimum,
+    /// No candidate left fits the rest of the cost budget
+    /// ([`CostBudget`](crate::CostBudget)) before K picks: some candidate
+    /// would have been picked next without it.
+    CostBudget,
 }
 
 impl StopReason {
     /// Every stop reason, in declaration order.
-    pub const ALL: [StopReason; 4] = [
+    pub const ALL: [StopReason; 5] = [
         StopReason::Budget,
         StopReason::Adaptive,
         StopReason::PoolExhausted,
         StopReason::PoolOptimum,
+        StopReason::CostBudget,
     ];
 
     /// The one spelling of this stop reason in every binding and in JSON:
-    /// `"budget"`, `"adaptive"`, `"pool_exhausted"` or `"pool_optimum"`.
+    /// `"budget"`, `"adaptive"`, `"pool_exhausted"`, `"pool_optimum"` or
+    /// `"cost_budget"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             StopReason::Budget => "budget",
             StopReason::Adaptive => "adaptive",
             StopReason::PoolExhausted => "pool_exhausted",
             StopReason::PoolOptimum => "pool_optimum",
+            StopReason::CostBudget => "cost_budget",
         }
     }
 }

@@ -116,7 +116,9 @@ pub struct Workspace<'a> {
     /// and the screened centroid pursuit those still to evaluate (−∞ for
     /// the others); in the screened pursuit each candidate's anchor, an
     /// upper bound of ρ_j − m̂_j·w at the step of its last read
-    /// (`known[j]`). P_max.
+    /// (`known[j]`). In the recommended setting's loop: the reference
+    /// pivot² r of each candidate marked represented, −1 for the others.
+    /// P_max.
     pub(crate) upper: &'a mut [f64],
     /// The screened pursuit: per candidate an upper bound of the norm of
     /// m̂_j's component orthogonal to the query. P_max.
@@ -134,6 +136,8 @@ pub struct Workspace<'a> {
     pub(crate) pool: usize,
     pub(crate) excluded: usize,
     pub(crate) skipped: usize,
+    /// Candidates marked over the cost budget (`CandidateState::OverBudget`).
+    pub(crate) over_budget: usize,
     pub(crate) stop: StopReason,
 }
 
@@ -365,6 +369,7 @@ impl<'a> Workspace<'a> {
             pool: 0,
             excluded: 0,
             skipped: 0,
+            over_budget: 0,
             stop: StopReason::Budget,
         }
     }

@@ -12,7 +12,12 @@ paraphrase of a fact already picked scores low; the missing fact scores high.
   method);
 * :class:`Selector` -- the same, reusing its buffers across calls;
 * :func:`select_batch` -- many (query, pool) pairs on native threads, with
-  the GIL released.
+  the GIL released (ragged pools also as one matrix and ``offsets``).
+
+:mod:`mempursuit.arrow` (the ``arrow`` extra, pyarrow) runs ``select_batch``
+on Arrow columns without copying the embeddings, the unit of Ray Data's
+``map_batches``; :mod:`mempursuit.integrations` holds the framework
+integrations. Neither is imported by ``import mempursuit``.
 
 The three take the same keyword options (:data:`OPTIONS`, from the Rust
 crate's one specification of a call; :data:`METHODS` are the method names).

@@ -32,7 +32,9 @@ _AtPoolOptimum: TypeAlias = Literal["continue", "stop", "fill"]
 _NormalizationName: TypeAlias = Literal["cosine", "require_unit"]
 _DependentPicks: TypeAlias = Literal["keep", "skip"]
 _InvalidName: TypeAlias = Literal["reject", "exclude"]
-_StopReason: TypeAlias = Literal["budget", "adaptive", "pool_exhausted", "pool_optimum"]
+_StopReason: TypeAlias = Literal[
+    "budget", "adaptive", "pool_exhausted", "pool_optimum", "cost_budget"
+]
 
 class _OptionInfo(TypedDict):
     type: Literal["method", "number", "bool", "name", "text"]
@@ -91,12 +93,14 @@ def select(
     k: int,
     *,
     relevance: Optional[npt.ArrayLike] = None,
+    costs: Optional[npt.ArrayLike] = None,
     method: Optional[_MethodName] = None,
     gamma: Optional[float] = None,
     ridge: Optional[float] = None,
     mmr_lambda: Optional[float] = None,
     raw_relevance: Optional[bool] = None,
     pool_order: Optional[bool] = None,
+    cost_budget: Optional[float] = None,
     adaptive: Optional[bool] = None,
     at_pool_optimum: Optional[_AtPoolOptimum] = None,
     optimum_tolerance: Optional[float] = None,
@@ -109,7 +113,10 @@ def select(
     (d,) or (1, d); by default with the recommended setting
     (``method="pursuit"`` is the paper's method). ``relevance`` (P,): the
     retriever's scores, used by rank on the pool's cosine scale (as given
-    with ``raw_relevance=True``). float32 (and float16) C-contiguous input
+    with ``raw_relevance=True``). ``costs`` (P,) with ``cost_budget``: each
+    candidate's cost (e.g. its token count) and the most the picks may cost;
+    a pick that no longer fits is skipped, ``stop_reason == "cost_budget"``
+    when nothing fits. float32 (and float16) C-contiguous input
     is used without copying; other real dtypes/orders are converted once to
     float32. Raises MemPursuitError (a ValueError with ``kind``; naming the
     row and element or the option) or TypeError. See ``help(select)``."""
@@ -120,6 +127,8 @@ def select_batch(
     k: int,
     *,
     relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
+    costs: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
+    offsets: Optional[npt.ArrayLike] = None,
     threads: Optional[int] = None,
     method: Optional[_MethodName] = None,
     gamma: Optional[float] = None,
@@ -127,6 +136,7 @@ def select_batch(
     mmr_lambda: Optional[float] = None,
     raw_relevance: Optional[bool] = None,
     pool_order: Optional[bool] = None,
+    cost_budget: Optional[float] = None,
     adaptive: Optional[bool] = None,
     at_pool_optimum: Optional[_AtPoolOptimum] = None,
     optimum_tolerance: Optional[float] = None,
@@ -136,9 +146,11 @@ def select_batch(
     storage: Optional[_StorageName] = None,
 ) -> list[Selection]:
     """``select`` for each (queries[i], pools[i]): queries (n, d) or n arrays
-    (d,); pools (n, P, d) or n arrays (P_i, d). Runs on ``threads`` native
-    threads (default: the CPU count) with the GIL released; results in
-    order, each identical to ``select``. Errors name the pair:
+    (d,); pools (n, P, d) or n arrays (P_i, d), or with ``offsets`` (n + 1
+    integers, CSR style) one (N, d) matrix whose rows offsets[i]:offsets[i+1]
+    are pool i (relevance then (N,)). Runs on ``threads`` native threads
+    (default: the CPU count) with the GIL released; results in order, each
+    identical to ``select``. Errors name the pair:
     ``pair 4: candidate 3: ...``."""
 
 @final
@@ -154,12 +166,14 @@ class Selector:
         k: int,
         *,
         relevance: Optional[npt.ArrayLike] = None,
+        costs: Optional[npt.ArrayLike] = None,
         method: Optional[_MethodName] = None,
         gamma: Optional[float] = None,
         ridge: Optional[float] = None,
         mmr_lambda: Optional[float] = None,
         raw_relevance: Optional[bool] = None,
         pool_order: Optional[bool] = None,
+        cost_budget: Optional[float] = None,
         adaptive: Optional[bool] = None,
         at_pool_optimum: Optional[_AtPoolOptimum] = None,
         optimum_tolerance: Optional[float] = None,

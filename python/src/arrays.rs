@@ -33,6 +33,7 @@ pub(crate) enum Role {
     Query,
     Candidates,
     Relevance,
+    Costs,
 }
 
 /// An array argument: its name in messages (`candidates`, `pools[3]`), its
@@ -140,6 +141,7 @@ fn location(arg: &Arg<'_>, index: &[usize]) -> String {
         (Role::Candidates, [row, col]) => format!("{prefix}candidate {row}: element {col}"),
         (Role::Candidates, _) => format!("{prefix}{}: element {index:?}", arg.name),
         (Role::Relevance, _) => format!("{prefix}relevance {last}"),
+        (Role::Costs, _) => format!("{prefix}cost {last}"),
     }
 }
 
@@ -174,6 +176,7 @@ fn check_range(
         Role::Query => "normalize the query (only its direction is used)",
         Role::Candidates => "normalize the rows (only their directions are used)",
         Role::Relevance => "rescale the scores",
+        Role::Costs => "rescale the costs and the cost budget",
     };
     Err(errors::input(
         py,
@@ -530,5 +533,155 @@ impl<'py> PoolBatch<'py> {
 
     pub(crate) fn len(&self) -> usize {
         self.items.len()
+    }
+}
+
+/// The `offsets` of a batch of ragged pools (CSR style): n + 1 integers,
+/// `offsets[0] = 0`, non-decreasing, `offsets[n]` = the rows of the pools
+/// matrix; pool i is rows `offsets[i]..offsets[i + 1]`. Any integer dtype
+/// (converted once to int64: n + 1 values); anything else is a `TypeError`.
+pub(crate) fn offsets(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    queries: usize,
+    rows: usize,
+) -> PyResult<Vec<Range<usize>>> {
+    let np = py.import("numpy")?;
+    let source = np
+        .call_method1("asarray", (obj,))
+        .map_err(|e| prefixed(py, "offsets", e))?;
+    let untyped = source.cast::<PyUntypedArray>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "offsets must be an array of integers, not {}",
+            type_name(obj)
+        ))
+    })?;
+    let dtype = untyped.dtype();
+    // Booleans too are no offsets (NumPy would read them as 0 and 1).
+    if !matches!(dtype.kind(), b'i' | b'u') {
+        return Err(PyTypeError::new_err(format!(
+            "offsets: dtype {} is not an integer type; pass the n + 1 row offsets as integers",
+            dtype.str().map(|s| s.to_string()).unwrap_or_default()
+        )));
+    }
+    let values = view::<i64>(&source, &Arg::single("offsets", Role::Relevance))?;
+    if values.shape() != [queries + 1] {
+        return Err(errors::input(
+            py,
+            format!(
+                "offsets must have shape (n + 1,) = ({},) for {queries} queries, got {}",
+                queries + 1,
+                fmt_shape(values.shape())
+            ),
+        ));
+    }
+    let o = values.slice();
+    if o.first().is_some_and(|&first| first != 0) {
+        return Err(errors::input(
+            py,
+            format!("offsets[0] = {} must be 0 (pool 0 starts at row 0)", o[0]),
+        ));
+    }
+    let mut ranges = Vec::with_capacity(queries);
+    for (i, w) in o.windows(2).enumerate() {
+        if w[1] < w[0] {
+            return Err(errors::input(
+                py,
+                format!(
+                    "offsets[{}] = {} is below offsets[{i}] = {}: offsets must not decrease",
+                    i + 1,
+                    w[1],
+                    w[0]
+                ),
+            ));
+        }
+        // Non-negative and non-decreasing from 0: both fit a usize.
+        ranges.push(usize::try_from(w[0]).unwrap_or(0)..usize::try_from(w[1]).unwrap_or(0));
+    }
+    let last = o.last().copied().unwrap_or(0);
+    if usize::try_from(last).ok() != Some(rows) {
+        return Err(errors::input(
+            py,
+            format!(
+                "offsets[{queries}] = {last} must equal the number of rows of pools, {rows} \
+                 (pool n - 1 ends at the last row)"
+            ),
+        ));
+    }
+    Ok(ranges)
+}
+
+impl<'py> Batch<'py, f32> {
+    /// A ragged batch argument over `ranges` (from [`offsets`]): one
+    /// vector of N values, item i its values `ranges[i]`.
+    pub(crate) fn ragged(
+        obj: &Bound<'py, PyAny>,
+        ranges: &[Range<usize>],
+        rows: usize,
+        name: &str,
+        role: Role,
+    ) -> PyResult<Self> {
+        let py = obj.py();
+        let v = view::<f32>(obj, &Arg::single(name, role))?;
+        if v.shape() != [rows] {
+            return Err(errors::input(
+                py,
+                format!(
+                    "{name}: with offsets, {name} must be one vector of shape (N,) = ({rows},), \
+                     aligned with the rows of pools, got {}",
+                    fmt_shape(v.shape())
+                ),
+            ));
+        }
+        let items = ranges
+            .iter()
+            .map(|r| Item {
+                view: 0,
+                range: r.clone(),
+                shape: vec![r.len()],
+            })
+            .collect();
+        Ok(Batch {
+            views: vec![v],
+            items,
+        })
+    }
+}
+
+impl<'py> PoolBatch<'py> {
+    /// The pools matrix of a ragged batch, shape (N, d): borrowed, or
+    /// converted once as a whole; float16 is kept as float16, as for the
+    /// candidates of a single call.
+    pub(crate) fn matrix(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<PoolView<'py>> {
+        let py = obj.py();
+        let v = pool_view(obj, &Arg::single(name, Role::Candidates))?;
+        if v.shape().len() != 2 {
+            return Err(errors::input(
+                py,
+                format!(
+                    "{name}: with offsets, {name} must be one matrix of shape (N, d) (the rows of \
+                     every pool, pool i = rows offsets[i]:offsets[i + 1]), got {}",
+                    fmt_shape(v.shape())
+                ),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// Pool i = rows `ranges[i]` of `matrix` (from [`PoolBatch::matrix`]).
+    pub(crate) fn ragged(matrix: PoolView<'py>, ranges: &[Range<usize>]) -> Self {
+        let d = matrix.shape().get(1).copied().unwrap_or(0);
+        let items = ranges
+            .iter()
+            .map(|r| Item {
+                view: 0,
+                range: r.start * d..r.end * d,
+                shape: vec![r.len(), d],
+            })
+            .collect();
+        PoolBatch {
+            views: vec![matrix],
+            items,
+        }
     }
 }

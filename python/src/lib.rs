@@ -125,7 +125,8 @@ fn step_fields() -> PyResult<Vec<(&'static str, String)>> {
 ///   otherwise). For top-K and MMR only ``index`` and ``score`` are
 ///   meaningful (the rest is 0, ``refit`` ``"optimal"``).
 /// * ``stop_reason``: str, ``"budget"``, ``"adaptive"``,
-///   ``"pool_exhausted"`` or ``"pool_optimum"``.
+///   ``"pool_exhausted"``, ``"pool_optimum"`` or ``"cost_budget"`` (no
+///   candidate left fits the ``cost_budget``).
 /// * ``excluded``: int64, rows left out as unusable under
 ///   ``invalid="exclude"`` (ascending; empty otherwise).
 /// * ``skipped``: int64, candidates skipped as already represented by the
@@ -246,10 +247,10 @@ impl Call {
     fn new(
         py: Python<'_>,
         k: &Bound<'_, PyAny>,
-        has_relevance: bool,
+        (has_relevance, has_costs): (bool, bool),
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Call> {
-        let spec = options::spec(py, options, has_relevance)?;
+        let spec = options::spec(py, options, has_relevance, has_costs)?;
         let k = budget(k)?;
         Ok(Call { spec, k })
     }
@@ -262,11 +263,11 @@ fn select_one(
     selector: &mut Selector,
     query: &Bound<'_, PyAny>,
     candidates: &Bound<'_, PyAny>,
-    relevance: Option<&Bound<'_, PyAny>>,
+    (relevance, costs): (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
     options: Option<&Bound<'_, PyDict>>,
     k: &Bound<'_, PyAny>,
 ) -> PyResult<PySelection> {
-    let call = Call::new(py, k, relevance.is_some(), options)?;
+    let call = Call::new(py, k, (relevance.is_some(), costs.is_some()), options)?;
     let q = view::<f32>(query, &Arg::single("query", Role::Query))?;
     let d = query_dim(py, q.shape(), "query")?;
     let rel = relevance
@@ -275,12 +276,19 @@ fn select_one(
     if let Some(r) = &rel {
         relevance_len(py, r.shape(), "relevance")?;
     }
+    let cost = costs
+        .map(|c| view::<f32>(c, &Arg::single("costs", Role::Costs)))
+        .transpose()?;
+    if let Some(c) = &cost {
+        relevance_len(py, c.shape(), "costs")?;
+    }
     let pool = pool_view(candidates, &Arg::single("candidates", Role::Candidates))?;
     pool_rows(py, pool.shape(), d, "candidates")?;
     let pair = Pair {
         query: q.slice(),
         pool: pool.pool(),
         relevance: rel.as_ref().map(|r| r.slice()),
+        costs: cost.as_ref().map(|c| c.slice()),
     };
     let spec = call.spec;
     let outcome = py.detach(|| run::one(selector, &spec, pair, call.k));
@@ -318,6 +326,10 @@ fn select_one(
 ///     the pool as its relevance, so gamma keeps its meaning for every
 ///     retriever (as given with ``raw_relevance=True``). Default: the
 ///     relevance is each candidate's cosine to the query.
+/// costs : array_like, shape (P,), optional
+///     Each candidate's cost, e.g. the token count of its text (finite,
+///     ≥ 0; any real dtype, converted to float32), with ``cost_budget``: a
+///     prompt is budgeted in tokens, not in memories.
 /// method : {"recommended", "pursuit", "centroid", "topk", "mmr"}, optional
 ///     ``"recommended"`` (the default): see above; its picks for k are not
 ///     always a prefix of those for a larger k. ``"pursuit"``: MemPursuit,
@@ -345,6 +357,14 @@ fn select_one(
 ///     The pool is in the retriever's order (row 0 first): the row at rank
 ///     r gets the r-th largest cosine of the pool as its relevance. Not
 ///     together with ``relevance``.
+/// cost_budget : float, optional
+///     The most the picks may cost in total (≥ 0, in the units of
+///     ``costs``; every method). The method picks as without costs, except
+///     that a candidate that no longer fits (the picks' costs plus its own
+///     exceed the budget) is skipped; the selection stops when nothing fits
+///     (``stop_reason == "cost_budget"``), and k still caps the picks (pass
+///     a large k to let the budget decide). Needs ``costs``, and the
+///     reverse.
 /// adaptive : bool, optional
 ///     Adaptive stopping (Eq. 7: stop after 2 consecutive relative
 ///     improvements of the residual ≤ 1e-5; pursuit and centroid).
@@ -398,8 +418,8 @@ fn select_one(
 ///     float/bool/str, an array not real-valued), naming it.
 #[pyfunction]
 #[pyo3(
-    signature = (query, candidates, k, *, relevance=None, **options),
-    text_signature = "(query, candidates, k, *, relevance=None, method=None, gamma=None, ridge=None, mmr_lambda=None, raw_relevance=None, pool_order=None, adaptive=None, at_pool_optimum=None, optimum_tolerance=None, dependent_picks=None, normalization=None, invalid=None, storage=None)"
+    signature = (query, candidates, k, *, relevance=None, costs=None, **options),
+    text_signature = "(query, candidates, k, *, relevance=None, costs=None, method=None, gamma=None, ridge=None, mmr_lambda=None, raw_relevance=None, pool_order=None, cost_budget=None, adaptive=None, at_pool_optimum=None, optimum_tolerance=None, dependent_picks=None, normalization=None, invalid=None, storage=None)"
 )]
 fn select(
     py: Python<'_>,
@@ -407,11 +427,20 @@ fn select(
     candidates: &Bound<'_, PyAny>,
     k: &Bound<'_, PyAny>,
     relevance: Option<&Bound<'_, PyAny>>,
+    costs: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PySelection> {
     errors::guard(py, || {
         let mut selector = Selector::new();
-        select_one(py, &mut selector, query, candidates, relevance, options, k)
+        select_one(
+            py,
+            &mut selector,
+            query,
+            candidates,
+            (relevance, costs),
+            options,
+            k,
+        )
     })
 }
 
@@ -471,9 +500,11 @@ impl PySelector {
     /// Same as ``mempursuit.select(query, candidates, k, ...)``, reusing
     /// this selector's buffers.
     #[pyo3(
-        signature = (query, candidates, k, *, relevance=None, **options),
-        text_signature = "($self, query, candidates, k, *, relevance=None, method=None, gamma=None, ridge=None, mmr_lambda=None, raw_relevance=None, pool_order=None, adaptive=None, at_pool_optimum=None, optimum_tolerance=None, dependent_picks=None, normalization=None, invalid=None, storage=None)"
+        signature = (query, candidates, k, *, relevance=None, costs=None, **options),
+        text_signature = "($self, query, candidates, k, *, relevance=None, costs=None, method=None, gamma=None, ridge=None, mmr_lambda=None, raw_relevance=None, pool_order=None, cost_budget=None, adaptive=None, at_pool_optimum=None, optimum_tolerance=None, dependent_picks=None, normalization=None, invalid=None, storage=None)"
     )]
+    // One parameter per argument of the Python signature.
+    #[allow(clippy::too_many_arguments)]
     fn select(
         &mut self,
         py: Python<'_>,
@@ -481,11 +512,12 @@ impl PySelector {
         candidates: &Bound<'_, PyAny>,
         k: &Bound<'_, PyAny>,
         relevance: Option<&Bound<'_, PyAny>>,
+        costs: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PySelection> {
         let inner = &mut self.inner;
         errors::guard(py, || {
-            select_one(py, inner, query, candidates, relevance, options, k)
+            select_one(py, inner, query, candidates, (relevance, costs), options, k)
         })
     }
 
@@ -506,12 +538,12 @@ fn thread_count(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
 }
 
 /// Checks the shapes of a batch: n queries, n pools (and n relevance
-/// vectors), each pool (P_i, d_i) with its query's d_i.
+/// and cost vectors), each pool (P_i, d_i) with its query's d_i.
 fn check_batch_shapes(
     py: Python<'_>,
     queries: &Batch<'_, f32>,
     pools: &PoolBatch<'_>,
-    relevance: Option<&Batch<'_, f32>>,
+    per_pool: [(&str, Option<&Batch<'_, f32>>); 2],
 ) -> PyResult<()> {
     let n = queries.len();
     if pools.len() != n {
@@ -523,19 +555,24 @@ fn check_batch_shapes(
             ),
         ));
     }
-    if let Some(r) = relevance {
-        if r.len() != n {
-            return Err(errors::input(
-                py,
-                format!("{n} queries but {} relevance vectors", r.len()),
-            ));
+    for (name, batch) in per_pool {
+        if let Some(r) = batch {
+            if r.len() != n {
+                let what = if name == "costs" { "cost" } else { "relevance" };
+                return Err(errors::input(
+                    py,
+                    format!("{n} queries but {} {what} vectors", r.len()),
+                ));
+            }
         }
     }
     for (i, (item, pool)) in queries.items.iter().zip(&pools.items).enumerate() {
         let d = query_dim(py, &item.shape, &format!("queries[{i}]"))?;
         pool_rows(py, &pool.shape, d, &format!("pools[{i}]"))?;
-        if let Some(r) = relevance.and_then(|r| r.items.get(i)) {
-            relevance_len(py, &r.shape, &format!("relevance[{i}]"))?;
+        for (name, batch) in per_pool {
+            if let Some(r) = batch.and_then(|r| r.items.get(i)) {
+                relevance_len(py, &r.shape, &format!("{name}[{i}]"))?;
+            }
         }
     }
     Ok(())
@@ -554,7 +591,19 @@ fn check_batch_shapes(
 /// k : int
 ///     The budget K ≥ 0, the same for every pair.
 /// relevance : array_like, shape (n, P), or a sequence of n arrays of shape (P_i,), optional
-///     The retriever's scores per pool.
+///     The retriever's scores per pool (with ``offsets``: shape (N,), one
+///     per row of ``pools``).
+/// costs : array_like, shape (n, P), or a sequence of n arrays of shape (P_i,), optional
+///     The candidates' costs per pool (with ``cost_budget``, the same for
+///     every pair; with ``offsets``: shape (N,), one per row of ``pools``).
+/// offsets : array_like of int, shape (n + 1,), optional
+///     Ragged pools held as one matrix (CSR style): ``pools`` is then one
+///     array of shape (N, d) with the rows of every pool, pool i its rows
+///     ``offsets[i]:offsets[i + 1]`` (``offsets[0] = 0``, non-decreasing,
+///     ``offsets[n] = N``), borrowed once as a whole (no copy for float32
+///     or float16 C-contiguous), as are ``relevance`` and ``costs`` (N,).
+///     The form an Arrow ``list<fixed_size_list<float32>[d]>`` column has
+///     (``mempursuit.arrow``).
 /// threads : int, optional
 ///     Number of threads (default: the number of CPUs; at most n are used).
 ///
@@ -567,38 +616,68 @@ fn check_batch_shapes(
 /// MemPursuitError
 ///     As ``select``, the message prefixed with the pair: ``pair 4:
 ///     candidate 3: element 7 is not finite (NaN)`` (the lowest failing
-///     pair); a count mismatch between queries, pools and relevance
+///     pair); a count mismatch between queries, pools, relevance and costs,
+///     or offsets that are not n + 1 non-decreasing row numbers from 0 to N
 ///     (kind input); threads < 1 (kind option).
 /// TypeError
-///     As ``select``.
+///     As ``select``; ``offsets`` not of an integer dtype.
 #[pyfunction]
 #[pyo3(
-    signature = (queries, pools, k, *, relevance=None, threads=None, **options),
-    text_signature = "(queries, pools, k, *, relevance=None, threads=None, method=None, gamma=None, ridge=None, mmr_lambda=None, raw_relevance=None, pool_order=None, adaptive=None, at_pool_optimum=None, optimum_tolerance=None, dependent_picks=None, normalization=None, invalid=None, storage=None)"
+    signature = (queries, pools, k, *, relevance=None, costs=None, offsets=None, threads=None, **options),
+    text_signature = "(queries, pools, k, *, relevance=None, costs=None, offsets=None, threads=None, method=None, gamma=None, ridge=None, mmr_lambda=None, raw_relevance=None, pool_order=None, cost_budget=None, adaptive=None, at_pool_optimum=None, optimum_tolerance=None, dependent_picks=None, normalization=None, invalid=None, storage=None)"
 )]
+// One parameter per argument of the Python signature.
+#[allow(clippy::too_many_arguments)]
 fn select_batch(
     py: Python<'_>,
     queries: &Bound<'_, PyAny>,
     pools: &Bound<'_, PyAny>,
     k: &Bound<'_, PyAny>,
     relevance: Option<&Bound<'_, PyAny>>,
+    costs: Option<&Bound<'_, PyAny>>,
+    offsets: Option<&Bound<'_, PyAny>>,
     threads: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<PySelection>> {
     errors::guard(py, || {
-        let call = Call::new(py, k, relevance.is_some(), options)?;
+        let call = Call::new(py, k, (relevance.is_some(), costs.is_some()), options)?;
         let threads = thread_count(threads)?;
         let q = Batch::<f32>::new(queries, 1, "queries", Role::Query)?;
-        let rel = relevance
-            .map(|r| Batch::<f32>::new(r, 1, "relevance", Role::Relevance))
-            .transpose()?;
-        let p = PoolBatch::new(pools, "pools")?;
-        check_batch_shapes(py, &q, &p, rel.as_ref())?;
+        let (p, rel, cost) = match offsets {
+            None => (
+                PoolBatch::new(pools, "pools")?,
+                relevance
+                    .map(|r| Batch::<f32>::new(r, 1, "relevance", Role::Relevance))
+                    .transpose()?,
+                costs
+                    .map(|c| Batch::<f32>::new(c, 1, "costs", Role::Costs))
+                    .transpose()?,
+            ),
+            Some(o) => {
+                let matrix = PoolBatch::matrix(pools, "pools")?;
+                let rows = matrix.shape().first().copied().unwrap_or(0);
+                let ranges = arrays::offsets(py, o, q.len(), rows)?;
+                let rel = relevance
+                    .map(|r| Batch::<f32>::ragged(r, &ranges, rows, "relevance", Role::Relevance))
+                    .transpose()?;
+                let cost = costs
+                    .map(|c| Batch::<f32>::ragged(c, &ranges, rows, "costs", Role::Costs))
+                    .transpose()?;
+                (PoolBatch::ragged(matrix, &ranges), rel, cost)
+            }
+        };
+        check_batch_shapes(
+            py,
+            &q,
+            &p,
+            [("relevance", rel.as_ref()), ("costs", cost.as_ref())],
+        )?;
         let pairs: Vec<Pair<'_>> = (0..q.len())
             .map(|i| Pair {
                 query: q.slice(i),
                 pool: p.pool(i),
                 relevance: rel.as_ref().map(|r| r.slice(i)),
+                costs: cost.as_ref().map(|c| c.slice(i)),
             })
             .collect();
         let spec = call.spec;

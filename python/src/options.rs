@@ -126,12 +126,13 @@ impl TypeMismatch {
 /// camelCase spelling), so unknown keywords and bad values are the
 /// specification's errors (`MemPursuitError`, kind option); the
 /// specification is checked as a whole (`SelectSpec::method`, and
-/// `SelectSpec::relevance` for whether relevance scores were given) before
-/// any array is read.
+/// `SelectSpec::relevance` / `SelectSpec::costs` for whether relevance
+/// scores and costs were given) before any array is read.
 pub(crate) fn spec(
     py: Python<'_>,
     options: Option<&Bound<'_, PyDict>>,
     has_relevance: bool,
+    has_costs: bool,
 ) -> PyResult<SelectSpec> {
     let mut spec = SelectSpec::default();
     if let Some(options) = options {
@@ -157,6 +158,8 @@ pub(crate) fn spec(
     }
     spec.method().map_err(|e| errors::spec(py, e))?;
     spec.relevance(has_relevance.then_some(&[][..]))
+        .map_err(|e| errors::spec(py, e))?;
+    spec.costs(has_costs.then_some(&[][..]))
         .map_err(|e| errors::spec(py, e))?;
     Ok(spec)
 }

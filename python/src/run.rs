@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
-use mempursuit::{CallError, Pool, SelectSpec, Selection, Selector};
+use mempursuit::{CallData, CallError, Pool, SelectSpec, Selection, Selector};
 
 use crate::errors::panic_message;
 
@@ -18,6 +18,7 @@ pub(crate) struct Pair<'a> {
     pub query: &'a [f32],
     pub pool: Pool<'a>,
     pub relevance: Option<&'a [f32]>,
+    pub costs: Option<&'a [f32]>,
 }
 
 /// A call's result, its error, or the message of a panic (`Err`).
@@ -26,7 +27,10 @@ pub(crate) type Outcome = Result<Result<Selection, CallError>, String>;
 /// One call with `selector`.
 pub(crate) fn one(selector: &mut Selector, spec: &SelectSpec, pair: Pair<'_>, k: usize) -> Outcome {
     catch_unwind(AssertUnwindSafe(|| {
-        selector.select_spec(spec, pair.query, pair.pool, pair.relevance, k)
+        let data = CallData::new(pair.query, pair.pool)
+            .with_relevance(pair.relevance)
+            .with_costs(pair.costs);
+        selector.select_spec(spec, data, k)
     }))
     .map_err(|p| panic_message(p.as_ref()))
 }

@@ -1,6 +1,6 @@
 """The conformance vectors (tests/conformance/vectors.json, produced by the
 Rust library; format: tests/conformance/README.md): every case through
-``mempursuit.select(query, candidates, k, relevance=..., **options)``, a
+``mempursuit.select(query, candidates, k, relevance=..., costs=..., **options)``, a
 reused ``Selector`` and ``select_batch``, with the candidates as a NumPy
 array of the case's dtype. Picks, stop reason, excluded, skipped and the
 steps' names and flags exactly, numbers to 1e-9 (absolute, relative above
@@ -82,12 +82,22 @@ def check_selection(sel, expect):
 def run(entry, case, selector):
     query, candidates, relevance = arrays(case)
     k, options = case["k"], case["options"]
+    # Costs (with the option cost_budget), only in the cases that have them:
+    # as float32, or as the int64 token counts a caller would pass.
+    costs = case.get("costs")
+    if costs is not None:
+        costs = np.array([number(x) for x in costs], dtype=np.float64).astype(np.float32)
+        if entry == "Selector" and np.all(np.isfinite(costs)) and np.all(costs == np.round(costs)):
+            costs = costs.astype(np.int64)
     if entry == "select":
-        return mempursuit.select(query, candidates, k, relevance=relevance, **options)
+        return mempursuit.select(query, candidates, k, relevance=relevance, costs=costs, **options)
     if entry == "Selector":
-        return selector.select(query, candidates, k, relevance=relevance, **options)
+        return selector.select(query, candidates, k, relevance=relevance, costs=costs, **options)
     rel = None if relevance is None else [relevance]
-    (sel,) = mempursuit.select_batch([query], [candidates], k, relevance=rel, threads=1, **options)
+    cost = None if costs is None else [costs]
+    (sel,) = mempursuit.select_batch(
+        [query], [candidates], k, relevance=rel, costs=cost, threads=1, **options
+    )
     return sel
 
 
@@ -108,6 +118,10 @@ def test_vectors_cover_the_issue():
     assert kinds == {"input", "option"}
     assert any(c["options"].get("raw_relevance") for c in CASES.values())
     assert any(c["options"].get("pool_order") for c in CASES.values())
+    # Budgets in tokens: costs with cost_budget, a selection they end.
+    assert any(c.get("costs") for c in CASES.values())
+    stops = {c["expect"]["stop_reason"] for c in CASES.values() if "expect" in c}
+    assert "cost_budget" in stops
     assert len(CASES) >= 100
 
 

@@ -235,17 +235,17 @@ OPTION_ERRORS = [
     (
         dict(gama=0.5),
         "unknown option 'gama' (options: method, gamma, ridge, mmr_lambda, raw_relevance, pool_order, "
-        "adaptive, at_pool_optimum, optimum_tolerance, dependent_picks, normalization, invalid, storage)",
+        "cost_budget, adaptive, at_pool_optimum, optimum_tolerance, dependent_picks, normalization, invalid, storage)",
     ),
     (
         # The spec also reads camelCase keys, and lists the keys in the
         # spelling of an unknown one.
         dict(mmrLamda=0.5, method="mmr"),
         "unknown option 'mmrLamda' (options: method, gamma, ridge, mmrLambda, rawRelevance, poolOrder, "
-        "adaptive, atPoolOptimum, optimumTolerance, dependentPicks, normalization, invalid, storage)",
+        "costBudget, adaptive, atPoolOptimum, optimumTolerance, dependentPicks, normalization, invalid, storage)",
     ),
     (dict(gama=None), "unknown option 'gama' (options: method, gamma, ridge, mmr_lambda, raw_relevance, "
-     "pool_order, adaptive, at_pool_optimum, optimum_tolerance, dependent_picks, normalization, invalid, storage)"),
+     "pool_order, cost_budget, adaptive, at_pool_optimum, optimum_tolerance, dependent_picks, normalization, invalid, storage)"),
     (
         dict(gamma=0.5),
         "option 'gamma' does not apply to method 'recommended' (it applies to pursuit, centroid)",

@@ -48,6 +48,7 @@ def test_package_readme_snippets_run():
     assert env["context"] == "- A, in another\n- B"
     assert env["top"].picks.tolist() == [1, 2]
     assert env["paper"].picks.tolist() == [1, 3]
+    assert [s.picks.tolist() for s in env["ragged"]] == [s.picks.tolist() for s in env["batch"]]
     assert "input | candidate 2: element 1 is not finite (NaN)" in out
     assert "option | gamma 2 must be in (0, 1]" in out
     # Every option is listed.

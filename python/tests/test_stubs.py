@@ -1,6 +1,7 @@
 """The type stubs (mempursuit/_mempursuit.pyi) match the compiled module:
 mypy's stubtest compares every name, signature and default of the stubs
-with the runtime objects, and a typical use type-checks under --strict.
+with the runtime objects, and a typical use type-checks under --strict (and
+one of mempursuit.arrow, typed inline, where pyarrow is installed).
 Runs where mypy is installed (.ci/python.sh installs it)."""
 
 import os
@@ -27,6 +28,7 @@ USAGE = textwrap.dedent(
     skipped: npt.NDArray[np.int64] = sel.skipped
     reason: str = sel.stop_reason
     batch: list[mempursuit.Selection] = mempursuit.select_batch([q], [pool], 2, threads=2, storage="int8")
+    ragged = mempursuit.select_batch(np.stack([q, q]), pool, 2, offsets=np.array([0, 1, 4]), relevance=[1, 2, 3, 4])
     selector = mempursuit.Selector(max_pool=16, max_budget=4)
     n: int = len(selector.select(q, pool, 1, method="pursuit", storage="f16", adaptive=True))
     options: dict[str, object] = {"method": "mmr", "mmr_lambda": 0.3}
@@ -61,5 +63,30 @@ def test_stubtest(tmp_path):
 
 def test_usage_type_checks(tmp_path):
     (tmp_path / "usage.py").write_text(USAGE)
+    out = run(["mypy", "--strict", "usage.py"], tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+ARROW_USAGE = textwrap.dedent(
+    """
+    import numpy as np
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import mempursuit
+    import mempursuit.arrow
+
+    q = pa.FixedSizeListArray.from_arrays(pa.array(np.ones(8, np.float32)), 4)
+    p = pa.array([[[1, 0, 0, 0]], [[0, 1, 0, 0], [1, 1, 0, 0]]], pa.list_(pa.list_(pa.float32(), 4)))
+    result = mempursuit.arrow.select_arrow(q, p, 2, relevance=None, threads=1, method="pursuit")
+    table = pa.table({"q": q, "p": p})
+    out = mempursuit.arrow.select_table(table, 2, query_column="q", pool_column="p", prefix="mp_", gamma=0.5)
+    columns: tuple[str, ...] = mempursuit.arrow.RESULT_COLUMNS
+    """
+)
+
+
+def test_arrow_usage_type_checks(tmp_path):
+    # mempursuit.arrow is typed inline (py.typed); pyarrow has no stubs.
+    pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install './python[arrow]')")
+    (tmp_path / "usage.py").write_text(ARROW_USAGE)
     out = run(["mypy", "--strict", "usage.py"], tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -1,7 +1,8 @@
-//! A selector call from a [`SelectSpec`]: the candidates in the caller's
-//! element type ([`Pool`]), their conversion to the specification's
-//! [`Storage`], and every error such a call can end in ([`CallError`], with
-//! one [`ErrorKind`] per error for the bindings).
+//! A selector call from a [`SelectSpec`]: the call's data ([`CallData`]:
+//! the query, the candidates in the caller's element type ([`Pool`]), the
+//! retriever's scores and the costs), the candidates' conversion to the
+//! specification's [`Storage`], and every error such a call can end in
+//! ([`CallError`], with one [`ErrorKind`] per error for the bindings).
 
 use std::fmt;
 
@@ -9,7 +10,7 @@ use std::fmt;
 use mempursuit_core::half::{bf16, f16};
 #[cfg(feature = "half")]
 use mempursuit_core::Element;
-use mempursuit_core::{recommend, Error, ErrorKind, Input, Method};
+use mempursuit_core::{Error, ErrorKind, Input, Method};
 
 use crate::spec::{SelectSpec, SpecError, Storage};
 use crate::{Int8Candidates, ReserveError, Selection, Selector};
@@ -61,6 +62,60 @@ impl Pool<'_> {
     }
 }
 
+/// The data of one call from a [`SelectSpec`]
+/// ([`Selector::select_spec`]): the query (d values), the candidates
+/// (row-major P × d, in the caller's element type), and optionally, one per
+/// candidate, the retriever's relevance scores (how they are used is the
+/// spec's: [Caller scores](crate::spec#caller-scores)) and the costs (e.g.
+/// token counts, finite and ≥ 0; with the spec's `cost_budget`:
+/// [Costs](crate::spec#costs)).
+///
+/// ```
+/// use mempursuit::{CallData, Pool};
+/// let (query, rows) = ([1.0f32, 0.0], [1.0f32, 0.0, 0.0, 1.0]);
+/// let tokens = [12.0f32, 30.0];
+/// let data = CallData::new(&query, Pool::F32(&rows)).with_costs(Some(&tokens));
+/// assert_eq!(data.costs, Some(&tokens[..]));
+/// assert_eq!(data.relevance, None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct CallData<'a> {
+    /// The query embedding, d values.
+    pub query: &'a [f32],
+    /// The candidate embeddings, row-major P × d.
+    pub candidates: Pool<'a>,
+    /// The retriever's scores, P values (`None`: ρ from the cosines).
+    pub relevance: Option<&'a [f32]>,
+    /// Each candidate's cost, P values (`None`: no cost budget).
+    pub costs: Option<&'a [f32]>,
+}
+
+impl<'a> CallData<'a> {
+    /// A query and its candidates, without scores or costs.
+    #[must_use]
+    pub fn new(query: &'a [f32], candidates: Pool<'a>) -> Self {
+        CallData {
+            query,
+            candidates,
+            relevance: None,
+            costs: None,
+        }
+    }
+
+    /// The same data with the retriever's scores (or none).
+    #[must_use]
+    pub fn with_relevance(self, relevance: Option<&'a [f32]>) -> Self {
+        CallData { relevance, ..self }
+    }
+
+    /// The same data with the candidates' costs (or none).
+    #[must_use]
+    pub fn with_costs(self, costs: Option<&'a [f32]>) -> Self {
+        CallData { costs, ..self }
+    }
+}
+
 /// Rounds `values` (rows of `d`) with `round`, refusing a finite value that
 /// rounds to infinity.
 #[cfg(feature = "half")]
@@ -92,21 +147,38 @@ fn narrow<T: Copy>(
 }
 
 impl Selector {
-    /// Runs the selector that `spec` describes (see [`SelectSpec`]) for
-    /// `query` (d values) on the row-major P × d `candidates`, with the
-    /// retriever's `relevance` scores (one per candidate; how they are used
-    /// is the spec's) and budget K, converting the candidates once to the
-    /// spec's [`Storage`] when they are held in another element type.
-    /// This is the call every binding of the crate makes.
+    /// Runs the selector that `spec` describes (see [`SelectSpec`]) on the
+    /// call's `data` ([`CallData`]: the query, the row-major P × d
+    /// candidates, and optionally the retriever's scores and the costs, one
+    /// per candidate; how they are used is the spec's) with budget K,
+    /// converting the candidates once to the spec's [`Storage`] when they
+    /// are held in another element type. This is the call every binding of
+    /// the crate makes.
+    ///
+    /// ```
+    /// use mempursuit::{CallData, Pool, SelectSpec, Selector, StopReason};
+    /// let s = std::f32::consts::FRAC_1_SQRT_2;
+    /// let (query, pool) = ([s, s], [0.9950f32, 0.0998, 0.9998, 0.0200, 0.0, 1.0]);
+    /// let tokens = [40.0f32, 35.0, 70.0];
+    /// // At most 100 tokens: top-K takes rows 0 and 1 (75), row 2 no longer fits.
+    /// let spec: SelectSpec = "topk,cost_budget=100".parse()?;
+    /// let data = CallData::new(&query, Pool::F32(&pool)).with_costs(Some(&tokens));
+    /// let sel = Selector::new().select_spec(&spec, data, 10)?;
+    /// assert_eq!(sel.picks, [0, 1]);
+    /// assert_eq!(sel.stop, StopReason::CostBudget);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// [`CallError::Spec`] for a bad specification (checked first, so it is
-    /// reported whatever the data), [`CallError::Reserve`] when the scratch
-    /// for (P, min(K, P)) overflows the address space or cannot be
-    /// allocated (reserved next, with [`Selector::try_reserve`], so a huge
-    /// budget or pool is an error rather than a panic), [`CallError::Storage`]
-    /// for a value the storage cannot hold, [`CallError::Select`] for the
-    /// selector's input errors. Nothing the caller passed is modified.
+    /// reported whatever the data; also costs without a `cost_budget` and
+    /// the reverse), [`CallError::Reserve`] when the scratch for
+    /// (P, min(K, P)) overflows the address space or cannot be allocated
+    /// (reserved next, with [`Selector::try_reserve`], so a huge budget or
+    /// pool is an error rather than a panic), [`CallError::Storage`] for a
+    /// value the storage cannot hold, [`CallError::Select`] for the
+    /// selector's input errors (the lengths and values of the scores and
+    /// costs among them). Nothing the caller passed is modified.
     ///
     /// # Panics
     /// Never for the scratch; a failed allocation of a converted copy of the
@@ -115,13 +187,13 @@ impl Selector {
     pub fn select_spec(
         &mut self,
         spec: &SelectSpec,
-        query: &[f32],
-        candidates: Pool<'_>,
-        relevance: Option<&[f32]>,
+        data: CallData<'_>,
         budget: usize,
     ) -> Result<Selection, CallError> {
         let method = spec.method()?;
-        let relevance = spec.relevance(relevance)?;
+        let relevance = spec.relevance(data.relevance)?;
+        let costs = spec.costs(data.costs)?;
+        let (query, candidates) = (data.query, data.candidates);
         let d = query.len();
         // The scratch for the shape, fallibly; every workspace below then
         // fits without growing. A shape the core rejects (d = 0, a length
@@ -134,7 +206,10 @@ impl Selector {
         self.try_reserve(pool_size, budget.min(pool_size))
             .map_err(CallError::Reserve)?;
         let run = |selector: &mut Selector, c: &[f32]| {
-            let input = Input::new(query, c).with_relevance(relevance);
+            let input = Input {
+                cost_budget: costs,
+                ..Input::new(query, c).with_relevance(relevance)
+            };
             selector.select(&input, budget, &method)
         };
         match (spec.storage(), candidates) {
@@ -143,7 +218,7 @@ impl Selector {
             (Storage::F32, pool) => Ok(run(self, &pool.widened())?),
             #[cfg(feature = "half")]
             (Storage::F16, Pool::F16(c)) => {
-                Ok(self.select_as(query, c, relevance, budget, &method)?)
+                Ok(self.select_as(query, c, relevance, costs, budget, &method)?)
             }
             #[cfg(feature = "half")]
             (Storage::F16, pool) => {
@@ -154,11 +229,11 @@ impl Selector {
                     f16::from_f32,
                     f16::is_infinite,
                 )?;
-                Ok(self.select_as(query, &c, relevance, budget, &method)?)
+                Ok(self.select_as(query, &c, relevance, costs, budget, &method)?)
             }
             #[cfg(feature = "half")]
             (Storage::Bf16, Pool::Bf16(c)) => {
-                Ok(self.select_as(query, c, relevance, budget, &method)?)
+                Ok(self.select_as(query, c, relevance, costs, budget, &method)?)
             }
             #[cfg(feature = "half")]
             (Storage::Bf16, pool) => {
@@ -169,7 +244,7 @@ impl Selector {
                     bf16::from_f32,
                     bf16::is_infinite,
                 )?;
-                Ok(self.select_as(query, &c, relevance, budget, &method)?)
+                Ok(self.select_as(query, &c, relevance, costs, budget, &method)?)
             }
             #[cfg(not(feature = "half"))]
             (Storage::F16 | Storage::Bf16, _) => Err(CallError::Spec(SpecError::Conflict {
@@ -178,32 +253,22 @@ impl Selector {
             })),
             (Storage::Int8, pool) => {
                 let rows = pool.widened();
-                let input = Input::new(query, &rows).with_relevance(relevance);
+                let input = Input {
+                    cost_budget: costs,
+                    ..Input::new(query, &rows).with_relevance(relevance)
+                };
                 // The int8 pursuit returns the f32 pursuit's selection bit for
                 // bit, so the f32 path gives the same result wherever the int8
-                // copy cannot be made (a row the f32 path reports or excludes)
-                // and for top-K and MMR, which have no pass to save.
+                // copy cannot be made (a row the f32 path reports or excludes),
+                // for top-K and MMR, which have no pass to save, and for the
+                // recommended setting, whose rules on duplicates and
+                // represented candidates read f32 Gram rows.
                 let int8 = match method {
-                    Method::Pursuit(_) | Method::Recommended(_) => {
-                        Int8Candidates::quantize(&rows, d).ok()
-                    }
+                    Method::Pursuit(_) => Int8Candidates::quantize(&rows, d).ok(),
                     _ => None,
                 };
-                let (Some(int8), Method::Pursuit(_) | Method::Recommended(_)) = (int8, method)
-                else {
+                let (Some(int8), Method::Pursuit(options)) = (int8, method) else {
                     return Ok(self.select(&input, budget, &method)?);
-                };
-                let (options, input) = match method {
-                    Method::Recommended(policy) => {
-                        let p = input.pool_size().unwrap_or(0);
-                        let mut ws = self
-                            .try_workspace(p, budget.min(p))
-                            .map_err(CallError::Reserve)?;
-                        let options = recommend(&input, budget, &policy, &mut ws)?.options();
-                        (options, input.with_relevance(input.relevance.unit_free()))
-                    }
-                    Method::Pursuit(o) => (o, input),
-                    _ => return Ok(self.select(&input, budget, &method)?),
                 };
                 Ok(self.select_int8(&input, &int8, budget, &options)?)
             }
@@ -217,10 +282,14 @@ impl Selector {
         query: &[f32],
         candidates: &[E],
         relevance: mempursuit_core::Relevance<'_>,
+        costs: Option<mempursuit_core::CostBudget<'_>>,
         budget: usize,
         method: &Method,
     ) -> Result<Selection, Error> {
-        let input = Input::with_storage(query, candidates).with_relevance(relevance);
+        let input = Input {
+            cost_budget: costs,
+            ..Input::with_storage(query, candidates).with_relevance(relevance)
+        };
         self.select(&input, budget, method)
     }
 }
@@ -345,6 +414,10 @@ mod tests {
     use mempursuit_core::ErrorKind;
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "Miri ends the run on an allocation it cannot serve instead of returning the error"
+    )]
     fn a_scratch_that_cannot_exist_is_an_error_not_a_panic() {
         // P = 10^7 rows of d = 1 (40 MB) and K = P: the scratch (2·P·K
         // f32s, 8·10^14 bytes) is beyond the 47-bit address space, so the
@@ -354,7 +427,7 @@ mod tests {
         let mut selector = Selector::new();
         let spec = SelectSpec::top_k();
         let err = selector
-            .select_spec(&spec, &[1.0], Pool::F32(&pool), None, usize::MAX)
+            .select_spec(&spec, CallData::new(&[1.0], Pool::F32(&pool)), usize::MAX)
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Capacity);
         assert!(
@@ -371,7 +444,7 @@ mod tests {
         assert!(err.to_string().starts_with("cannot allocate "), "{err}");
         // The selector keeps its capacity and stays usable.
         let sel = selector
-            .select_spec(&spec, &[1.0], Pool::F32(&pool[..3]), None, 2)
+            .select_spec(&spec, CallData::new(&[1.0], Pool::F32(&pool[..3])), 2)
             .unwrap();
         assert_eq!(sel.picks, [0, 1]);
     }
@@ -389,7 +462,7 @@ mod tests {
             for method in ["recommended", "pursuit", "centroid", "topk", "mmr"] {
                 let spec: SelectSpec = format!("{method},storage={storage}").parse().unwrap();
                 let sel = Selector::new()
-                    .select_spec(&spec, &[1.0, 0.0], Pool::F32(&[]), None, 3)
+                    .select_spec(&spec, CallData::new(&[1.0, 0.0], Pool::F32(&[])), 3)
                     .unwrap();
                 assert!(sel.picks.is_empty(), "{spec}");
             }

@@ -1,5 +1,11 @@
 //! Threads: one query split across threads ([`SplitPool`]), and many
-//! independent queries on a pool of threads ([`select_batch`]).
+//! independent queries on a pool of threads ([`select_batch`]), which
+//! chooses how to spend its threads ([`BatchPlan`], [`plan_batch`]): whole
+//! queries per thread when a pool fits in a core's L2 cache, each query
+//! split over several threads when it does not (a pool streamed K + 1
+//! times from the shared L3 by every core at once made two threads slower
+//! than one), or a mix of both on many threads.
+//! [`select_batch_with`] takes the plan from the caller.
 //!
 //! Both give results identical, bit for bit, to the single-threaded
 //! functions: the core's passes have a fixed reduction order per row, a
@@ -367,14 +373,448 @@ const _: () = {
     assert_send::<PassJob<'static>>();
 };
 
-/// Runs `method` with budget K on every input on `threads` scoped threads
-/// (clamped to ≥ 1 and to the number of inputs), one [`Selector`] per
-/// thread, and returns the results in input order. Each result is
-/// bit-identical to a single-threaded [`Selector::select`] of that input.
+/// How [`select_batch_with`] spends its threads on a batch of queries.
 ///
-/// Queries are handed out one at a time from a shared counter, so uneven
-/// pool sizes balance out. Spawning costs some tens of microseconds per
-/// thread per call: give it batches, not single queries.
+/// Every plan gives the same results, bit for bit (each query is computed
+/// in the same fixed order whichever thread runs which rows); they differ
+/// in speed only. See [`plan_batch`] for the rule [`BatchPlan::Auto`]
+/// applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum BatchPlan {
+    /// Chosen per batch by [`plan_batch`] from the size of the pools, the
+    /// number of queries, the thread count and this machine's L2 cache
+    /// ([`CacheInfo::detect`]).
+    #[default]
+    Auto,
+    /// Whole queries per thread: T threads, each running one query at a
+    /// time (the fastest plan when a pool fits in a core's L2 cache).
+    Queries,
+    /// One query at a time, every pass split over all T threads
+    /// ([`SplitPool`]; for pools larger than a core's L2 cache).
+    Split,
+    /// Groups of `n` threads (n clamped to 1..=T): ⌊T / n⌋ queries at a
+    /// time, each split over the n threads of its group. `SplitBy(1)` is
+    /// [`BatchPlan::Queries`], `SplitBy(T)` is [`BatchPlan::Split`].
+    SplitBy(usize),
+}
+
+impl BatchPlan {
+    /// The thread plan this choice gives for a batch of `shape` on
+    /// `threads` threads with `cache` ([`plan_batch`] for
+    /// [`BatchPlan::Auto`]; the fixed plans use the cache and the budget
+    /// for nothing, and run at most one group per query).
+    pub fn resolve(self, shape: &BatchShape, threads: usize, cache: &CacheInfo) -> ThreadPlan {
+        let t = threads.max(1);
+        let fixed = |split: usize| {
+            let split = split.clamp(1, t);
+            ThreadPlan {
+                groups: (t / split).clamp(1, shape.queries.max(1)),
+                split,
+            }
+        };
+        match self {
+            BatchPlan::Auto => plan_batch(shape, threads, cache.l2_bytes),
+            BatchPlan::Queries => fixed(1),
+            BatchPlan::Split => fixed(t),
+            BatchPlan::SplitBy(n) => fixed(n),
+        }
+    }
+
+    /// A short name: `auto`, `queries`, `split` or `split-by-N`.
+    pub fn name(self) -> String {
+        match self {
+            BatchPlan::Auto => "auto".into(),
+            BatchPlan::Queries => "queries".into(),
+            BatchPlan::Split => "split".into(),
+            BatchPlan::SplitBy(n) => format!("split-by-{n}"),
+        }
+    }
+}
+
+impl std::fmt::Display for BatchPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// A [`BatchPlan`] name that is none of `auto`, `queries`, `split`,
+/// `split-by-N` (N ≥ 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseBatchPlanError(String);
+
+impl std::fmt::Display for ParseBatchPlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown batch plan {:?}: use auto, queries, split or split-by-N (N ≥ 1 threads per query)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseBatchPlanError {}
+
+impl std::str::FromStr for BatchPlan {
+    type Err = ParseBatchPlanError;
+
+    /// Parses the names of [`BatchPlan::name`].
+    fn from_str(s: &str) -> Result<BatchPlan, ParseBatchPlanError> {
+        match s {
+            "auto" => Ok(BatchPlan::Auto),
+            "queries" => Ok(BatchPlan::Queries),
+            "split" => Ok(BatchPlan::Split),
+            _ => s
+                .strip_prefix("split-by-")
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|&n| n >= 1)
+                .map(BatchPlan::SplitBy)
+                .ok_or_else(|| ParseBatchPlanError(s.to_string())),
+        }
+    }
+}
+
+/// How a batch runs: `groups` queries at a time, each on `split` threads
+/// (`groups · split` ≤ the thread count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ThreadPlan {
+    /// Queries computed at the same time (one per group of threads).
+    pub groups: usize,
+    /// Threads per query: each of its passes is cut into this many row
+    /// ranges ([`SplitPool`]); 1 runs the query on one thread.
+    pub split: usize,
+}
+
+impl ThreadPlan {
+    /// Threads the plan runs (`groups · split`).
+    pub fn threads(&self) -> usize {
+        self.groups * self.split
+    }
+}
+
+impl std::fmt::Display for ThreadPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.groups, self.split) {
+            (g, 1) => write!(
+                f,
+                "{g} whole quer{} at a time",
+                if g == 1 { "y" } else { "ies" }
+            ),
+            (1, s) => write!(f, "each query split over {s} threads"),
+            (g, s) => write!(f, "{g} queries at a time, each split over {s} threads"),
+        }
+    }
+}
+
+/// Share of a core's L2 cache a thread's part of a pool may take in
+/// [`plan_batch`]: the rest holds the query's Gram rows, its workspace and
+/// the picked vector.
+pub const L2_FILL: f64 = 0.75;
+
+/// Smallest pool (bytes) [`plan_batch`] splits across threads: a pass over
+/// a smaller one takes a few microseconds, about what handing its parts to
+/// the other threads costs (at d = 384, P = 200, 300 KB of f32, a split
+/// measured 0.96–1.3×, BENCHMARKS.md).
+pub const MIN_SPLIT_BYTES: usize = 512 * 1024;
+
+/// Least number of bytes a group of threads should stream in a batch
+/// ([`plan_batch`], rule 4): 8 MiB take about 0.2 ms at the 40 GB/s a core
+/// streams from L3, several times the tens of microseconds that starting a
+/// thread costs (≈ 70 µs measured per batch of 2 threads on the 2-vCPU VM
+/// of BENCHMARKS.md).
+pub const MIN_GROUP_BYTES: usize = 8 << 20;
+
+/// The shape of a batch, as [`plan_batch`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BatchShape {
+    /// Bytes of a typical pool: P · d · the storage's size
+    /// ([`batch_plan_for`] takes the median over the batch).
+    pub pool_bytes: usize,
+    /// Number of queries.
+    pub queries: usize,
+    /// The budget K (a query streams its pool about K + 1 times).
+    pub budget: usize,
+}
+
+impl BatchShape {
+    /// The shape of `inputs` at budget K: the median pool size in bytes.
+    pub fn of<E: Element>(inputs: &[Input<'_, E>], budget: usize) -> BatchShape {
+        let mut bytes: Vec<usize> = inputs
+            .iter()
+            .map(|i| std::mem::size_of_val(i.candidates))
+            .collect();
+        bytes.sort_unstable();
+        BatchShape {
+            pool_bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
+            queries: inputs.len(),
+            budget,
+        }
+    }
+
+    /// Bytes the whole batch streams: pool_bytes · (K + 1) · queries
+    /// (saturating).
+    pub fn streamed_bytes(&self) -> usize {
+        self.pool_bytes
+            .saturating_mul(self.budget.saturating_add(1))
+            .saturating_mul(self.queries)
+    }
+}
+
+/// The thread plan of [`BatchPlan::Auto`]: how to run a batch of `shape`
+/// on `threads` threads, on a machine with `l2_bytes` of L2 cache per core.
+///
+/// A pursuit streams its pool K + 1 times, so what matters is where the
+/// pool lives between passes:
+///
+/// 1. **Whole queries per thread** when the pool fits in a core's L2
+///    (`pool_bytes` ≤ [`L2_FILL`] · `l2_bytes`) or is under
+///    [`MIN_SPLIT_BYTES`]: every core streams its own pool from its own
+///    L2, with no synchronisation.
+/// 2. Otherwise **split each query** over the fewest threads `s` (a
+///    divisor of `threads`) whose share `pool_bytes / s` fits in
+///    L2_FILL · `l2_bytes`, and run `threads / s` queries at a time (a mix,
+///    when 1 < s < T); if no share fits, over all threads (one query at a
+///    time, the fewest bytes in flight). With whole queries, T cores would
+///    each stream a pool that does not fit their L2 from the shared L3 or
+///    memory, and two threads measured slower than one (issue 22: 0.79× at
+///    P = 1000, d = 1536); a split keeps each thread's rows in its own L2.
+/// 3. When there are fewer queries than groups, the spare threads split
+///    the queries further (if the pool is at least MIN_SPLIT_BYTES), so no
+///    thread idles while a query could use it.
+/// 4. A batch too small to pay for starting threads runs on fewer groups:
+///    each group streams at least [`MIN_GROUP_BYTES`]
+///    ([`BatchShape::streamed_bytes`]), and a batch under that runs on the
+///    calling thread alone.
+///
+/// Always `groups · split ≤ max(threads, 1)`, `groups ≤ max(queries, 1)`.
+///
+/// ```
+/// use mempursuit::parallel::{plan_batch, BatchShape, ThreadPlan};
+/// let mib = 1 << 20;
+/// let shape = |p: usize, d: usize, bytes: usize| BatchShape {
+///     pool_bytes: p * d * bytes,
+///     queries: 32,
+///     budget: 20,
+/// };
+/// // P = 1000, d = 1536, f32 (6 MB) on 2 threads with 1 MiB of L2 per core
+/// assert_eq!(plan_batch(&shape(1000, 1536, 4), 2, mib), ThreadPlan { groups: 1, split: 2 });
+/// // the same pools as f16 at P = 100 (300 KB): whole queries
+/// assert_eq!(plan_batch(&shape(100, 1536, 2), 2, mib), ThreadPlan { groups: 2, split: 1 });
+/// // P = 200, d = 1536, f32 (1.2 MB) on 16 threads: 8 queries at a time, 2 threads each
+/// assert_eq!(plan_batch(&shape(200, 1536, 4), 16, mib), ThreadPlan { groups: 8, split: 2 });
+/// ```
+pub fn plan_batch(shape: &BatchShape, threads: usize, l2_bytes: usize) -> ThreadPlan {
+    let t = threads.max(1);
+    let n = shape.queries.max(1);
+    let pool_bytes = shape.pool_bytes;
+    let fits = |share: usize| share as f64 <= L2_FILL * l2_bytes as f64;
+    let splittable = pool_bytes >= MIN_SPLIT_BYTES;
+    let mut split = if fits(pool_bytes) || !splittable {
+        1
+    } else {
+        (1..=t)
+            .filter(|s| t.is_multiple_of(*s))
+            .find(|&s| fits(pool_bytes.div_ceil(s)))
+            .unwrap_or(t)
+    };
+    let mut groups = t / split;
+    if groups > n {
+        groups = n;
+        if splittable {
+            split = t / groups;
+        }
+    }
+    // Rule 4: no more groups than the batch's bytes are worth.
+    let worth = (shape.streamed_bytes() / MIN_GROUP_BYTES).max(1);
+    ThreadPlan {
+        groups: groups.min(worth),
+        split,
+    }
+}
+
+/// Where [`CacheInfo::detect`] found the L2 size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CacheSource {
+    /// Linux sysfs: `/sys/devices/system/cpu/cpu0/cache/index*/` (the
+    /// unified or data cache of `level` 2).
+    Sysfs,
+    /// x86-64 CPUID: leaf 4 (Intel) or 0x8000001D (AMD), the level-2
+    /// unified or data cache, else leaf 0x80000006 (bits 31–16 of ECX, KiB).
+    Cpuid,
+    /// Neither answered: [`CacheInfo::FALLBACK_L2`].
+    Fallback,
+    /// Given by the caller.
+    Given,
+}
+
+/// The cache size [`plan_batch`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CacheInfo {
+    /// Bytes of L2 cache of one core (one instance of the level-2 cache;
+    /// on a CPU with simultaneous multithreading, threads on sibling
+    /// logical CPUs share it).
+    pub l2_bytes: usize,
+    /// Where the figure comes from.
+    pub source: CacheSource,
+}
+
+impl CacheInfo {
+    /// The L2 size assumed when detection fails: 1 MiB, the middle of
+    /// today's server cores (512 KiB on AMD Zen 2/3, 1 MiB on Zen 4/5 and
+    /// Arm Neoverse N1/V1, 1.25–2 MiB on recent Intel Xeons).
+    pub const FALLBACK_L2: usize = 1 << 20;
+
+    /// A cache size given by the caller.
+    pub fn with_l2(l2_bytes: usize) -> CacheInfo {
+        CacheInfo {
+            l2_bytes,
+            source: CacheSource::Given,
+        }
+    }
+
+    /// The L2 size of this machine's first CPU, read once per process
+    /// (later calls return the cached value): Linux sysfs, else x86-64
+    /// CPUID, else [`CacheInfo::FALLBACK_L2`] (see [`CacheSource`]).
+    pub fn detect() -> CacheInfo {
+        static DETECTED: std::sync::OnceLock<CacheInfo> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            // Miri runs isolated from the file system and cannot run CPUID.
+            let found = (!cfg!(miri))
+                .then(l2_from_sysfs)
+                .flatten()
+                .map(|b| (b, CacheSource::Sysfs))
+                .or_else(|| {
+                    (!cfg!(miri))
+                        .then(l2_from_cpuid)
+                        .flatten()
+                        .map(|b| (b, CacheSource::Cpuid))
+                });
+            match found {
+                Some((l2_bytes, source)) => CacheInfo { l2_bytes, source },
+                None => CacheInfo {
+                    l2_bytes: CacheInfo::FALLBACK_L2,
+                    source: CacheSource::Fallback,
+                },
+            }
+        })
+    }
+}
+
+/// A sysfs cache size ("1024K", "2M", "512"), in bytes.
+fn parse_cache_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => (&s[..i], s[i..].trim()),
+        None => (s, ""),
+    };
+    let n: usize = digits.parse().ok()?;
+    let unit = match unit {
+        "" | "B" => 1,
+        "K" | "KB" | "KiB" => 1 << 10,
+        "M" | "MB" | "MiB" => 1 << 20,
+        _ => return None,
+    };
+    n.checked_mul(unit).filter(|&b| b > 0)
+}
+
+fn l2_from_sysfs() -> Option<usize> {
+    let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let read = |index: &std::path::Path, name: &str| std::fs::read_to_string(index.join(name));
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let index = entry.path();
+        let Ok(level) = read(&index, "level") else {
+            continue; // not a cache index (e.g. `uevent`)
+        };
+        let kind = read(&index, "type").unwrap_or_default();
+        if level.trim() == "2" && matches!(kind.trim(), "Unified" | "Data") {
+            return parse_cache_size(&read(&index, "size").ok()?);
+        }
+    }
+    None
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code, unused_unsafe)]
+fn l2_from_cpuid() -> Option<usize> {
+    use std::arch::x86_64::__cpuid_count;
+    // SAFETY (every `__cpuid_count` below): CPUID exists on every x86-64
+    // CPU; leaves above the maximum reported by leaf 0 / 0x80000000 are not
+    // queried.
+    let max = unsafe { __cpuid_count(0, 0) }.eax;
+    let max_ext = unsafe { __cpuid_count(0x8000_0000, 0) }.eax;
+    // Deterministic cache parameters: Intel leaf 4, AMD leaf 0x8000001D.
+    for leaf in [4u32, 0x8000_001D] {
+        let available = if leaf == 4 { max >= 4 } else { max_ext >= leaf };
+        if !available {
+            continue;
+        }
+        for sub in 0..16 {
+            let r = unsafe { __cpuid_count(leaf, sub) };
+            let kind = r.eax & 0x1f; // 0 none, 1 data, 2 instruction, 3 unified
+            if kind == 0 {
+                break;
+            }
+            if (r.eax >> 5) & 7 == 2 && (kind == 1 || kind == 3) {
+                let ways = ((r.ebx >> 22) & 0x3ff) as usize + 1;
+                let parts = ((r.ebx >> 12) & 0x3ff) as usize + 1;
+                let line = (r.ebx & 0xfff) as usize + 1;
+                let sets = r.ecx as usize + 1;
+                return Some(ways * parts * line * sets);
+            }
+        }
+    }
+    if max_ext >= 0x8000_0006 {
+        let kib = (unsafe { __cpuid_count(0x8000_0006, 0) }.ecx >> 16) as usize;
+        return (kib > 0).then_some(kib << 10);
+    }
+    None
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn l2_from_cpuid() -> Option<usize> {
+    None
+}
+
+/// Whether `method` streams the pool in passes a [`SplitPool`] can split
+/// (the pursuit family; top-K and MMR run serially).
+fn splits(method: &Method) -> bool {
+    matches!(method, Method::Pursuit(_) | Method::Recommended(_))
+}
+
+/// The plan [`select_batch_with`] runs for `inputs` at budget K: `plan`
+/// resolved ([`BatchPlan::resolve`]) for their shape ([`BatchShape::of`]:
+/// the median pool), this machine's cache ([`CacheInfo::detect`]) and
+/// `threads`; top-K and MMR, whose passes are not split, always run whole
+/// queries.
+pub fn batch_plan_for<E: Element>(
+    inputs: &[Input<'_, E>],
+    budget: usize,
+    method: &Method,
+    threads: usize,
+    plan: BatchPlan,
+) -> ThreadPlan {
+    let plan = if splits(method) {
+        plan
+    } else {
+        BatchPlan::Queries
+    };
+    plan.resolve(
+        &BatchShape::of(inputs, budget),
+        threads,
+        &CacheInfo::detect(),
+    )
+}
+
+/// Runs `method` with budget K on every input on up to `threads` threads
+/// and returns the results in input order; how the threads are spent is
+/// chosen by [`BatchPlan::Auto`] (see [`plan_batch`]): whole queries per
+/// thread when the pools fit in a core's L2 cache, each query split over
+/// several threads when they do not. Each result is bit-identical to a
+/// single-threaded [`Selector::select`] of that input, whatever the plan.
+///
+/// Spawning costs some tens of microseconds per thread per call: give it
+/// batches, not single queries.
 ///
 /// # Panics
 /// If a thread cannot be spawned.
@@ -384,37 +824,71 @@ pub fn select_batch<E: Element>(
     method: &Method,
     threads: usize,
 ) -> Vec<Result<Selection, Error>> {
-    let threads = threads.clamp(1, inputs.len().max(1));
-    if threads == 1 {
-        let mut selector = Selector::new();
-        return inputs
-            .iter()
-            .map(|input| selector.select(input, budget, method))
-            .collect();
-    }
+    select_batch_with(inputs, budget, method, threads, BatchPlan::Auto)
+}
+
+/// [`select_batch`] with the thread plan chosen by the caller: `plan`
+/// resolved by [`batch_plan_for`]. Queries are handed out one at a time
+/// from a shared counter to `groups` groups of `split` threads (one
+/// [`Selector`] and, when `split` > 1, one [`SplitPool`] per group), so
+/// uneven pool sizes balance out. Every plan gives the same results, bit
+/// for bit.
+///
+/// ```
+/// use mempursuit::parallel::{select_batch_with, BatchPlan};
+/// use mempursuit::{Input, Method, PursuitOptions};
+///
+/// let d = 16;
+/// let pool: Vec<f32> = (0..64 * d).map(|i| ((i * 7919 % 101) as f32 - 50.0) / 50.0).collect();
+/// let query: Vec<f32> = (0..d).map(|i| (i as f32 - 7.5) / 8.0).collect();
+/// let inputs = [Input::new(&query, &pool); 3];
+/// let method = Method::Pursuit(PursuitOptions::default());
+/// let a = select_batch_with(&inputs, 5, &method, 2, BatchPlan::Queries);
+/// let b = select_batch_with(&inputs, 5, &method, 2, BatchPlan::Split);
+/// assert_eq!(format!("{a:?}"), format!("{b:?}"));
+/// ```
+///
+/// # Panics
+/// If a thread cannot be spawned.
+pub fn select_batch_with<E: Element>(
+    inputs: &[Input<'_, E>],
+    budget: usize,
+    method: &Method,
+    threads: usize,
+    plan: BatchPlan,
+) -> Vec<Result<Selection, Error>> {
+    let ThreadPlan { groups, split } = batch_plan_for(inputs, budget, method, threads, plan);
     let next = AtomicUsize::new(0);
-    let mut parts: Vec<Vec<(usize, Result<Selection, Error>)>> = thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut selector = Selector::new();
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(input) = inputs.get(i) else {
-                            break;
-                        };
-                        done.push((i, selector.select(input, budget, method)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
+    let group = || {
+        let mut selector = Selector::new();
+        let mut pool = (split > 1).then(|| {
+            SplitPool::new(split).unwrap_or_else(|e| panic!("mempursuit: spawning threads: {e}"))
+        });
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(input) = inputs.get(i) else {
+                break;
+            };
+            let r = match pool.as_mut() {
+                Some(p) => selector.select_with(input, budget, method, p),
+                None => selector.select(input, budget, method),
+            };
+            done.push((i, r));
+        }
+        done
+    };
+    let mut parts: Vec<Vec<(usize, Result<Selection, Error>)>> = if groups <= 1 {
+        vec![group()]
+    } else {
+        thread::scope(|scope| {
+            let handles: Vec<_> = (0..groups).map(|_| scope.spawn(group)).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
+    };
     let mut out: Vec<Option<Result<Selection, Error>>> = (0..inputs.len()).map(|_| None).collect();
     for (i, r) in parts.drain(..).flatten() {
         out[i] = Some(r);
@@ -443,6 +917,19 @@ mod tests {
                 ((s >> 40) as f32 / (1u64 << 24) as f32) - 0.5
             })
             .collect()
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "string parsing only, no unsafe code")]
+    fn sysfs_cache_sizes_parse() {
+        use super::parse_cache_size;
+        assert_eq!(parse_cache_size("1024K\n"), Some(1 << 20));
+        assert_eq!(parse_cache_size("2M"), Some(2 << 20));
+        assert_eq!(parse_cache_size("512 KiB"), Some(512 << 10));
+        assert_eq!(parse_cache_size("49152"), Some(49152));
+        for bad in ["", "K", "0K", "12Q", "-1K", "99999999999999999999M"] {
+            assert_eq!(parse_cache_size(bad), None, "{bad:?}");
+        }
     }
 
     /// Every split (1–4 threads, more threads than parts, repeated passes

@@ -1,8 +1,8 @@
 //! A heap-backed, reusable workspace and owned results.
 
 use mempursuit_core::{
-    Element, Error, Input, Int8Passes, Method, ScratchBuffers, ScratchKind, ScratchSize,
-    SelectionView, Step, StopReason, Workspace,
+    Element, Error, Executor, Input, Int8Passes, Method, ScratchBuffers, ScratchKind, ScratchSize,
+    SelectionView, Serial, Step, StopReason, Workspace,
 };
 
 /// The fields of one step ([`Step`]) as every binding exposes them, in
@@ -302,6 +302,27 @@ impl Selector {
         budget: usize,
         method: &Method,
     ) -> Result<Selection, Error> {
+        self.select_with(input, budget, method, &mut Serial)
+    }
+
+    /// [`Selector::select`] with the passes over the candidate matrix cut
+    /// into row ranges that `executor` may run on several threads
+    /// ([`Method::run_with`]; e.g. a
+    /// [`SplitPool`](crate::parallel::SplitPool)): the same result, bit for
+    /// bit.
+    ///
+    /// # Errors
+    /// As [`Selector::select`].
+    ///
+    /// # Panics
+    /// As [`Selector::select`].
+    pub fn select_with<E: Element>(
+        &mut self,
+        input: &Input<'_, E>,
+        budget: usize,
+        method: &Method,
+        executor: &mut dyn Executor,
+    ) -> Result<Selection, Error> {
         let pool = input.pool_size().unwrap_or(0);
         let mut ws = match self.try_workspace(pool, budget.min(pool)) {
             Ok(ws) => ws,
@@ -317,7 +338,7 @@ impl Selector {
             }
             Err(e) => panic!("{e}"),
         };
-        Ok(method.run(input, budget, &mut ws)?.into())
+        Ok(method.run_with(input, budget, &mut ws, executor)?.into())
     }
 
     /// The certified int8 pursuit ([`pursuit_int8`](mempursuit_core::pursuit_int8))

@@ -3,11 +3,12 @@
 //! are written down. The command line, the Python package and the
 //! JavaScript package build a [`SelectSpec`] from their options (by name,
 //! through [`SelectSpec::set`] or [`SelectSpec::from_str`]) and run it with
-//! [`Selector::select_spec`](crate::Selector::select_spec); none of them
-//! maps names to methods or holds a default of its own.
+//! [`Selector::select_spec`](crate::Selector::select_spec) on the call's
+//! data ([`CallData`](crate::CallData)); none of them maps names to methods
+//! or holds a default of its own.
 //!
 //! ```
-//! use mempursuit::{Pool, SelectSpec, Selector};
+//! use mempursuit::{CallData, Pool, SelectSpec, Selector};
 //!
 //! // d = 2. Rows 0 and 1 paraphrase fact A; row 2 states fact B.
 //! let s = std::f32::consts::FRAC_1_SQRT_2;
@@ -18,15 +19,24 @@
 //! // The default: the recommended setting.
 //! let spec = SelectSpec::default();
 //! assert_eq!(spec.to_string(), "recommended");
-//! let sel = selector.select_spec(&spec, &query, Pool::F32(&pool), None, 2)?;
+//! let data = CallData::new(&query, Pool::F32(&pool));
+//! let sel = selector.select_spec(&spec, data, 2)?;
 //! assert_eq!(sel.picks.len(), 2);
 //!
 //! // By name, as every binding does: the paper's method, then MMR with λ = 0.3.
 //! let paper: SelectSpec = "pursuit".parse()?;
-//! let sel = selector.select_spec(&paper, &query, Pool::F32(&pool), None, 2)?;
+//! let sel = selector.select_spec(&paper, data, 2)?;
 //! assert_eq!(sel.picks, [0, 2]); // A, then the missing fact B
 //! let mmr: SelectSpec = "mmr,mmr_lambda=0.3".parse()?;
 //! assert_eq!(mmr.mmr_lambda(), Some(0.3));
+//!
+//! // A budget in tokens: rows of 40, 35 and 70 tokens, at most 100 in all.
+//! // Row 2 (B) would be the second pick but no longer fits; row 1 does.
+//! let tokens = [40.0f32, 35.0, 70.0];
+//! let budgeted: SelectSpec = "pursuit,cost_budget=100".parse()?;
+//! let sel = selector.select_spec(&budgeted, data.with_costs(Some(&tokens)), 3)?;
+//! assert_eq!(sel.picks, [0, 1]);
+//! assert_eq!(sel.stop.as_str(), "cost_budget");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -44,6 +54,7 @@
 //! | `mmr_lambda` | λ_mmr ∈ [0, 1] | `mmr` | [`MmrOptions::PAPER`] (0.5) |
 //! | `raw_relevance` | bool: use the caller's scores as given | all but `recommended` | false (scores by rank) |
 //! | `pool_order` | bool: the pool is in the retriever's order | all | false |
+//! | `cost_budget` | C ≥ 0: the most the picks may cost in total (e.g. tokens); needs the call's costs | all | none (K alone) |
 //! | `adaptive` | bool: adaptive stopping (Eq. 7) | `pursuit`, `centroid` | false |
 //! | `at_pool_optimum` | `continue`, `stop`, `fill` | `pursuit` (finite ridge) | `continue` |
 //! | `optimum_tolerance` | ≥ 0 | `pursuit` (finite ridge) | 1e-12 |
@@ -67,14 +78,39 @@
 //! query cosine ([`Relevance::Similarity`]), or with `pool_order` the pool's
 //! cosines in row order ([`Relevance::PoolOrder`]).
 //!
+//! # Costs
+//!
+//! A prompt is budgeted in tokens, not in memories. With the call's costs
+//! ([`CallData::costs`](crate::CallData::costs): one per candidate, finite,
+//! ≥ 0, e.g. the token count of its text) and the option `cost_budget` C
+//! (finite, ≥ 0), every method picks as it does without costs, except that
+//! a candidate that no longer fits (the picks' costs so far plus its own
+//! exceed C) can no longer be picked: such a pick is skipped and the next
+//! best candidate that fits is taken. The selection stops when nothing
+//! fits (stop reason `cost_budget`); K still caps the number of picks, so
+//! pass a large K to let the cost budget alone decide. So top-K takes the
+//! pool in relevance order, skipping what does not fit; MMR, the pursuit
+//! family (int8 storage included) and the recommended setting take their
+//! argmax among the candidates that fit; comparisons between methods at
+//! the same C are at equal cost. For the pursuit's Frank–Wolfe gap, a
+//! candidate that no longer fits is out of the pool, like a skipped one;
+//! the recommended setting's γ uses, in place of K, the number of picks
+//! top-K makes at the same C (so unit costs with C = K' select what K = K'
+//! selects, for every method). The core's [`CostBudget`] has the details.
+//! Costs without a `cost_budget`, or a `cost_budget` without costs, are
+//! errors ([`SpecError::Conflict`]); a bad cost is an input error naming
+//! its index, a bad `cost_budget` an option error.
+//!
 //! # Storage
 //!
 //! `f16` and `bf16` halve the bytes each pass over the candidates reads; the
 //! selection equals the f32 selection on the rounded values. `int8` runs
 //! the certified int8 pursuit ([`pursuit_int8`](crate::pursuit_int8)) for
-//! the pursuit family (`recommended`, `pursuit`, `centroid`), whose
-//! selection equals the f32 pursuit's bit for bit; top-K and MMR read the
-//! f32 rows (the same result). Conversions happen once per call in
+//! `pursuit` and `centroid`, whose selection equals the f32 pursuit's bit
+//! for bit (and which itself reads the f32 rows where int8 passes do not
+//! pay: `Int8Passes::Auto`); `recommended` (whose rules on repeated
+//! memories read f32 Gram rows), top-K and MMR read the f32 rows: the same
+//! result as `f32`. Conversions happen once per call in
 //! [`Selector::select_spec`](crate::Selector::select_spec); a value outside
 //! the storage's range is an error naming the row, the element and the
 //! value ([`StorageError`](crate::StorageError)).
@@ -83,8 +119,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use mempursuit_core::{
-    AtPoolOptimum, DependentPicks, Error, ErrorKind, InputPolicy, InvalidCandidates, Method,
-    MmrOptions, Normalization, PursuitOptions, Relevance, Stopping,
+    AtPoolOptimum, CostBudget, DependentPicks, Error, ErrorKind, InputPolicy, InvalidCandidates,
+    Method, MmrOptions, Normalization, PursuitOptions, Relevance, Stopping,
 };
 
 /// γ of centroid pursuit when the call does not give one (`method =
@@ -379,7 +415,7 @@ pub struct OptionInfo {
 
 /// Every option of a [`SelectSpec`], in the order of the docs (the table in
 /// the [module docs](self)).
-pub const OPTIONS: [OptionInfo; 13] = [
+pub const OPTIONS: [OptionInfo; 14] = [
     OptionInfo {
         key: "method",
         ty: OptionType::Method,
@@ -416,6 +452,13 @@ pub const OPTIONS: [OptionInfo; 13] = [
         ty: OptionType::Bool,
         applies_to: "every method",
         doc: "the pool is in the retriever's order, row 0 first (default false)",
+    },
+    OptionInfo {
+        key: "cost_budget",
+        ty: OptionType::Number,
+        applies_to: "every method",
+        doc: "the most the picks may cost in total (e.g. tokens), >= 0, with the call's costs \
+              (one per candidate); a pick that no longer fits is skipped (default: none)",
     },
     OptionInfo {
         key: "adaptive",
@@ -549,6 +592,7 @@ pub struct SelectSpec {
     mmr_lambda: Option<f64>,
     raw_relevance: Option<bool>,
     pool_order: Option<bool>,
+    cost_budget: Option<f64>,
     adaptive: Option<bool>,
     at_pool_optimum: Option<AtPoolOptimum>,
     optimum_tolerance: Option<f64>,
@@ -606,6 +650,7 @@ impl SelectSpec {
             mmr_lambda: None,
             raw_relevance: None,
             pool_order: None,
+            cost_budget: None,
             adaptive: None,
             at_pool_optimum: None,
             optimum_tolerance: None,
@@ -644,6 +689,11 @@ impl SelectSpec {
     /// Whether the pool is in the retriever's order.
     pub fn pool_order(&self) -> bool {
         self.pool_order.unwrap_or(false)
+    }
+
+    /// The cost budget C as given (`None`: no cost budget, K alone).
+    pub fn cost_budget(&self) -> Option<f64> {
+        self.cost_budget
     }
 
     /// The storage of the candidates for the passes.
@@ -700,6 +750,7 @@ impl SelectSpec {
                     "gamma" => self.gamma = Some(x),
                     "ridge" => self.ridge = Some(x),
                     "mmr_lambda" => self.mmr_lambda = Some(x),
+                    "cost_budget" => self.cost_budget = Some(x),
                     _ => self.optimum_tolerance = Some(x),
                 }
             }
@@ -879,7 +930,37 @@ impl SelectSpec {
             _ => Ok(()),
         };
         checked.map_err(SpecError::OutOfRange)?;
+        if let Some(c) = self.cost_budget {
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(SpecError::OutOfRange(Error::InvalidCostBudget(c)));
+            }
+        }
         Ok(method)
+    }
+
+    /// The core's [`CostBudget`] for the caller's `costs` (one per
+    /// candidate, e.g. token counts) and the `cost_budget` option, or
+    /// `None` for neither: see [Costs](self#costs).
+    ///
+    /// # Errors
+    /// [`SpecError::Conflict`] for costs without a `cost_budget` or a
+    /// `cost_budget` without costs. (The costs themselves are checked by
+    /// the selector, the total by [`SelectSpec::method`].)
+    pub fn costs<'c>(&self, costs: Option<&'c [f32]>) -> Result<Option<CostBudget<'c>>, SpecError> {
+        match (costs, self.cost_budget) {
+            (Some(costs), Some(total)) => Ok(Some(CostBudget { costs, total })),
+            (None, None) => Ok(None),
+            // The messages name no key, so they read the same in every
+            // binding (cost_budget, costBudget, --cost-budget).
+            (Some(_), None) => Err(SpecError::Conflict {
+                message: "costs need a cost budget (the most the picks may cost in total)"
+                    .to_owned(),
+            }),
+            (None, Some(_)) => Err(SpecError::Conflict {
+                message: "a cost budget needs costs (one per candidate, e.g. its token count)"
+                    .to_owned(),
+            }),
+        }
     }
 
     /// The relevance source for the caller's `scores` (one per candidate),
@@ -942,6 +1023,7 @@ impl SelectSpec {
             ("mmr_lambda", num(self.mmr_lambda)),
             ("raw_relevance", flag(self.raw_relevance)),
             ("pool_order", flag(self.pool_order)),
+            ("cost_budget", num(self.cost_budget)),
             ("adaptive", flag(self.adaptive)),
             ("at_pool_optimum", name("at_pool_optimum", at)),
             ("optimum_tolerance", num(self.optimum_tolerance)),
@@ -1131,6 +1213,8 @@ mod tests {
             "centroid,gamma=0.25,adaptive=true,invalid=exclude",
             "topk,raw_relevance=true",
             "pursuit,at_pool_optimum=stop,optimum_tolerance=0.001,dependent_picks=skip",
+            "topk,cost_budget=512",
+            "pursuit,gamma=0.5,cost_budget=0.25,storage=int8",
         ] {
             let spec: SelectSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
@@ -1164,8 +1248,8 @@ mod tests {
         assert_eq!(
             e("pursuit,gama=0.3"),
             "unknown option 'gama' (options: method, gamma, ridge, mmr_lambda, raw_relevance, \
-             pool_order, adaptive, at_pool_optimum, optimum_tolerance, dependent_picks, \
-             normalization, invalid, storage)"
+             pool_order, cost_budget, adaptive, at_pool_optimum, optimum_tolerance, \
+             dependent_picks, normalization, invalid, storage)"
         );
         assert_eq!(
             e("pursuit,gamma=big"),

@@ -260,6 +260,50 @@ pub fn reference_pursuit(
     gamma: f64,
     relevance: Option<&[f64]>,
 ) -> RefResult {
+    reference_pursuit_costed(
+        query, candidates, dim, budget, ridge, gamma, relevance, None,
+    )
+}
+
+/// A budget in cost for the references: candidate i may be picked while
+/// Σ_{j picked} c_j + c_i ≤ C, the sum taken in f64 in pick order.
+#[derive(Debug, Clone, Copy)]
+pub struct RefCosts<'a> {
+    /// c_i, one per candidate.
+    pub costs: &'a [f32],
+    /// C.
+    pub total: f64,
+}
+
+impl RefCosts<'_> {
+    /// Whether candidate `i` fits after spending `spent`.
+    pub fn fits(&self, spent: f64, i: usize) -> bool {
+        spent + self.costs[i] as f64 <= self.total
+    }
+}
+
+/// Whether candidate `i` fits the optional budget after spending `spent`.
+fn fits(costs: Option<RefCosts<'_>>, spent: f64, i: usize) -> bool {
+    costs.is_none_or(|c| c.fits(spent, i))
+}
+
+/// [`reference_pursuit`] with an optional budget in cost: every step's
+/// argmax (and the Frank–Wolfe gap's maximum) runs over the unselected
+/// candidates that still fit; the pursuit ends when none fits.
+///
+/// # Panics
+/// As [`reference_pursuit`].
+#[allow(clippy::too_many_arguments)]
+pub fn reference_pursuit_costed(
+    query: &[f32],
+    candidates: &[f32],
+    dim: usize,
+    budget: usize,
+    ridge: f64,
+    gamma: f64,
+    relevance: Option<&[f64]>,
+    costs: Option<RefCosts<'_>>,
+) -> RefResult {
     assert!(ridge >= 0.0 && gamma > 0.0);
     let pb = Problem::new(query, candidates, dim);
     let p = pb.len();
@@ -275,13 +319,15 @@ pub fn reference_pursuit(
     let mut picks = Vec::new();
     let mut steps = Vec::new();
     let mut u = rho.clone();
+    let mut spent = 0.0f64;
     for _ in 0..budget.min(p) {
-        let Some(i) = argmax_where(&u, |j| !selected[j]) else {
+        let Some(i) = argmax_where(&u, |j| !selected[j] && fits(costs, spent, j)) else {
             break;
         };
         let score = u[i];
         selected[i] = true;
         picks.push(i);
+        spent += costs.map_or(0.0, |c| c.costs[i] as f64);
         let n = picks.len();
         let weights: Vec<f64> = if centroid {
             vec![1.0 / n as f64; n]
@@ -297,7 +343,7 @@ pub fn reference_pursuit(
             let aa: f64 = weights.iter().map(|w| w * w).sum();
             au - gamma * ridge * aa
         };
-        let fw_gap = match argmax_where(&u, |j| !selected[j]) {
+        let fw_gap = match argmax_where(&u, |j| !selected[j] && fits(costs, spent, j)) {
             None => 0.0,
             Some(m) if centroid => u[m] - nu,
             Some(m) => (u[m] - nu).max(0.0),
@@ -319,12 +365,37 @@ pub fn reference_pursuit(
 /// # Panics
 /// On invalid input (see the module docs).
 pub fn reference_top_k(query: &[f32], candidates: &[f32], dim: usize, budget: usize) -> Vec<usize> {
+    reference_top_k_costed(query, candidates, dim, budget, None)
+}
+
+/// [`reference_top_k`] with an optional budget in cost: the pool in cosine
+/// order, each candidate taken if it still fits, until K are taken.
+///
+/// # Panics
+/// On invalid input (see the module docs).
+pub fn reference_top_k_costed(
+    query: &[f32],
+    candidates: &[f32],
+    dim: usize,
+    budget: usize,
+    costs: Option<RefCosts<'_>>,
+) -> Vec<usize> {
     let pb = Problem::new(query, candidates, dim);
     let mut order: Vec<usize> = (0..pb.len()).collect();
     // Stable sort: equal cosines keep ascending index order.
     order.sort_by(|&a, &b| pb.b[b].total_cmp(&pb.b[a]));
-    order.truncate(budget);
-    order
+    let mut picks = Vec::new();
+    let mut spent = 0.0f64;
+    for i in order {
+        if picks.len() == budget {
+            break;
+        }
+        if fits(costs, spent, i) {
+            spent += costs.map_or(0.0, |c| c.costs[i] as f64);
+            picks.push(i);
+        }
+    }
+    picks
 }
 
 /// MMR (Carbonell & Goldstein 1998) in f64: each pick is the lowest-index
@@ -340,10 +411,27 @@ pub fn reference_mmr(
     budget: usize,
     lambda: f64,
 ) -> Vec<usize> {
+    reference_mmr_costed(query, candidates, dim, budget, lambda, None)
+}
+
+/// [`reference_mmr`] with an optional budget in cost: each argmax over the
+/// unselected candidates that still fit; ends when none fits.
+///
+/// # Panics
+/// On invalid input (see the module docs).
+pub fn reference_mmr_costed(
+    query: &[f32],
+    candidates: &[f32],
+    dim: usize,
+    budget: usize,
+    lambda: f64,
+    costs: Option<RefCosts<'_>>,
+) -> Vec<usize> {
     let pb = Problem::new(query, candidates, dim);
     let p = pb.len();
     let mut selected = vec![false; p];
     let mut picks: Vec<usize> = Vec::new();
+    let mut spent = 0.0f64;
     for _ in 0..budget.min(p) {
         let scores: Vec<f64> = (0..p)
             .map(|i| {
@@ -355,9 +443,13 @@ pub fn reference_mmr(
                 lambda * pb.b[i] - (1.0 - lambda) * pen
             })
             .collect();
-        let i = argmax_where(&scores, |j| !selected[j]).expect("an unselected candidate");
+        let Some(i) = argmax_where(&scores, |j| !selected[j] && fits(costs, spent, j)) else {
+            assert!(costs.is_some(), "an unselected candidate");
+            break;
+        };
         selected[i] = true;
         picks.push(i);
+        spent += costs.map_or(0.0, |c| c.costs[i] as f64);
     }
     picks
 }

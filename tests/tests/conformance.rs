@@ -17,7 +17,8 @@
 //!
 //! File format (`tests/conformance/README.md` has the same): `cases`, each
 //! with `name`, `query` (d numbers), `candidates` (P rows of d numbers),
-//! `relevance` (P numbers or null), `k`, `options` (the specification as a
+//! `relevance` (P numbers or null), `costs` (P numbers, only in the cases
+//! that have them; with the option `cost_budget`), `k`, `options` (the specification as a
 //! map: `{"method": "mmr", "mmr_lambda": 0.3}`, keys snake_case),
 //! `dtype` (`"float32"` or `"float16"`: the element type the caller holds
 //! the candidates in; every value is exact in it), and either `expect`
@@ -28,7 +29,7 @@
 use std::path::PathBuf;
 
 use mempursuit::half::f16;
-use mempursuit::{Pool, SelectSpec, Selector, STEP_FIELDS};
+use mempursuit::{CallData, Pool, SelectSpec, Selector, STEP_FIELDS};
 use mempursuit_tests::{fixture, random};
 use serde_json::{json, Map, Value};
 
@@ -39,6 +40,8 @@ struct Case {
     /// Rows of d values.
     candidates: Vec<Vec<f32>>,
     relevance: Option<Vec<f32>>,
+    /// Each candidate's cost (with the option `cost_budget`).
+    costs: Option<Vec<f32>>,
     k: usize,
     options: Value,
     dtype: &'static str,
@@ -106,6 +109,7 @@ fn cases() -> Vec<Case> {
             query: query.to_vec(),
             candidates: candidates.to_vec(),
             relevance: relevance.map(<[f32]>::to_vec),
+            costs: None,
             k,
             options,
             dtype: "float32",
@@ -380,9 +384,174 @@ fn cases() -> Vec<Case> {
             query: q.clone(),
             candidates: half_pool.clone(),
             relevance: None,
+            costs: None,
             k: 5,
             options: json!({"method": "pursuit", "storage": storage}),
             dtype: "float16",
+        });
+    }
+
+    // Budgets in tokens: each candidate's cost and the option cost_budget.
+    let costed = |name: String,
+                  query: &[f32],
+                  candidates: &[Vec<f32>],
+                  relevance: Option<&[f32]>,
+                  costs: &[f32],
+                  k: usize,
+                  options: Value| Case {
+        name,
+        query: query.to_vec(),
+        candidates: candidates.to_vec(),
+        relevance: relevance.map(<[f32]>::to_vec),
+        costs: Some(costs.to_vec()),
+        k,
+        options,
+        dtype: "float32",
+    };
+    let tokens: Vec<f32> = (0..14).map(|i| ((i * 37) % 23 + 5) as f32).collect();
+    let with = |o: &Value, extra: &[(&str, Value)]| {
+        let mut m = o.as_object().cloned().unwrap_or_default();
+        for (k, v) in extra {
+            m.insert((*k).to_owned(), v.clone());
+        }
+        Value::Object(m)
+    };
+    for m in &methods {
+        let label = m["method"].as_str().unwrap_or("default");
+        let storages: &[&str] = match label {
+            "topk" | "mmr" => &["f32"],
+            _ => &["f32", "int8"],
+        };
+        for storage in storages {
+            let mut o = with(m, &[("cost_budget", json!(60))]);
+            if *storage != "f32" {
+                o = with(&o, &[("storage", json!(storage))]);
+            }
+            // K = 14 (the pool): the cost budget alone decides.
+            out.push(costed(
+                format!("costs/{label}/{storage}/cosine"),
+                &q,
+                &pool,
+                None,
+                &tokens,
+                14,
+                o.clone(),
+            ));
+            if *storage == "f32" {
+                out.push(costed(
+                    format!("costs/{label}/ranked-scores"),
+                    &q,
+                    &pool,
+                    Some(&scores),
+                    &tokens,
+                    14,
+                    o.clone(),
+                ));
+                // K caps the picks before the cost budget is spent.
+                out.push(costed(
+                    format!("costs/{label}/k-caps"),
+                    &q,
+                    &pool,
+                    None,
+                    &tokens,
+                    2,
+                    o.clone(),
+                ));
+                // Unit costs and C = 4: the picks of K = 4.
+                out.push(costed(
+                    format!("costs/{label}/unit-costs"),
+                    &q,
+                    &pool,
+                    None,
+                    &[1.0; 14],
+                    14,
+                    with(m, &[("cost_budget", json!(4))]),
+                ));
+            }
+        }
+    }
+    // Zero-cost candidates always fit; a budget below every cost selects
+    // nothing; the pursuit's options with costs.
+    let mut zero = tokens.clone();
+    for i in [3, 8, 11] {
+        zero[i] = 0.0;
+    }
+    for m in ["recommended", "pursuit", "topk", "mmr"] {
+        out.push(costed(
+            format!("costs/{m}/zero-costs"),
+            &q,
+            &pool,
+            None,
+            &zero,
+            14,
+            json!({"method": m, "cost_budget": 0}),
+        ));
+        out.push(costed(
+            format!("costs/{m}/below-every-cost"),
+            &q,
+            &pool,
+            None,
+            &tokens,
+            5,
+            json!({"method": m, "cost_budget": 4.5}),
+        ));
+    }
+    for (label, o) in [
+        (
+            "adaptive",
+            json!({"method": "pursuit", "adaptive": true, "cost_budget": 60}),
+        ),
+        (
+            "fill",
+            json!({"method": "pursuit", "at_pool_optimum": "fill", "optimum_tolerance": 1e-3, "cost_budget": 60}),
+        ),
+        (
+            "skip",
+            json!({"method": "pursuit", "dependent_picks": "skip", "cost_budget": 60}),
+        ),
+    ] {
+        out.push(costed(
+            format!("costs/pursuit/{label}"),
+            &q,
+            &pool,
+            None,
+            &tokens,
+            14,
+            o,
+        ));
+    }
+    // Errors: costs without a budget and the reverse, a bad budget, bad
+    // costs.
+    let (tq, tpool) = textbook();
+    let four = [10.0f32, 20.0, 30.0, 40.0];
+    for (label, costs, o) in [
+        ("costs-without-budget", Some(&four[..]), json!({})),
+        ("budget-without-costs", None, json!({"cost_budget": 50})),
+        (
+            "budget-negative",
+            Some(&four[..]),
+            json!({"cost_budget": -1}),
+        ),
+        ("budget-nan", Some(&four[..]), json!({"cost_budget": "nan"})),
+        (
+            "costs-length",
+            Some(&four[..3]),
+            json!({"method": "topk", "cost_budget": 50}),
+        ),
+        (
+            "cost-negative",
+            Some(&[10.0, -2.0, 30.0, 40.0][..]),
+            json!({"method": "mmr", "cost_budget": 50}),
+        ),
+        (
+            "cost-inf",
+            Some(&[10.0, 20.0, f32::INFINITY, 40.0][..]),
+            json!({"method": "pursuit", "cost_budget": 50}),
+        ),
+    ] {
+        out.push(Case {
+            costs: costs.map(<[f32]>::to_vec),
+            ..costed(format!("error/{label}"), &tq, &tpool, None, &[], 2, o)
         });
     }
     out
@@ -405,7 +574,10 @@ fn run(case: &Case, selector: &mut Selector) -> Value {
     } else {
         Pool::F32(&flat)
     };
-    match selector.select_spec(&spec, &case.query, pool, case.relevance.as_deref(), case.k) {
+    let data = CallData::new(&case.query, pool)
+        .with_relevance(case.relevance.as_deref())
+        .with_costs(case.costs.as_deref());
+    match selector.select_spec(&spec, data, case.k) {
         Err(e) => json!({"error": {"kind": e.kind().as_str(), "message": e.to_string()}}),
         Ok(sel) => {
             let steps: Vec<Value> = sel
@@ -477,6 +649,9 @@ fn build() -> Value {
                 "options": c.options,
                 "dtype": c.dtype,
             });
+            if let Some(costs) = &c.costs {
+                v["costs"] = nums(costs);
+            }
             let result = run(c, &mut selector);
             for (key, value) in result.as_object().expect("object") {
                 v[key] = value.clone();

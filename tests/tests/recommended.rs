@@ -1,12 +1,15 @@
 //! Unit-free relevance (`Relevance::RankedScores`) and the recommended
 //! setting (`recommend`, `recommended`, `Method::Recommended`): the mapping
 //! onto the pool's cosines, its invariance to the scores' units, the γ rule
-//! recomputed independently in f64, and agreement of the picks with the
-//! independent f64 reference (centroid pursuit with that γ and that ρ).
+//! recomputed independently in f64, agreement of the picks with an
+//! independent f64 implementation of the rule (centroid pursuit with that γ
+//! and that ρ, duplicates merged, represented candidates last), the
+//! textbook case of repeated memories and the exact-copy property.
 
 use mempursuit::{
-    pursuit, recommend, top_k, Error, FixedWorkspace, Input, InputPolicy, Method, PursuitOptions,
-    Relevance, Selector, RECOMMENDED_C_COSINE, RECOMMENDED_C_EXTERNAL,
+    mmr, pursuit, recommend, top_k, Error, FixedWorkspace, Input, InputPolicy, Method, MmrOptions,
+    PursuitOptions, Relevance, Selector, RECOMMENDED_C_COSINE, RECOMMENDED_C_EXTERNAL,
+    RECOMMENDED_THETA,
 };
 use mempursuit_tests::fixture::{self, Fixture};
 use mempursuit_tests::random;
@@ -221,6 +224,7 @@ fn ranked_scores_errors_name_the_entry() {
 #[test]
 fn the_rule_recomputed_in_f64_on_random_pools() {
     let d = 16;
+    let mut represented = 0;
     for seed in 0..10u64 {
         let (q, pool) = random::clustered_pool(700 + seed, 40, d, 5, 0.35);
         let b = cosines(&q, &pool, d);
@@ -253,19 +257,30 @@ fn the_rule_recomputed_in_f64_on_random_pools() {
                     rec.gamma
                 );
                 assert!(rec.gamma > 0.0 && rec.gamma <= 1.0);
-                // The recommended selector is centroid pursuit with that γ
-                // on the unit-free relevance, step for step.
+                // The recommended selector is the rule on that γ and ρ,
+                // written independently in f64.
                 let got = Selector::new()
                     .select(&input, k, &Method::recommended())
                     .unwrap();
-                let unit_free = input.with_relevance(rel.unit_free());
-                let mut ws = storage.view();
-                let direct = pursuit(&unit_free, k, &rec.options(), &mut ws).unwrap();
-                assert_eq!(got.picks, direct.picks());
-                assert_eq!(got.steps, direct.steps());
+                let want = reference_recommended(&q, &pool, d, k, rec.gamma, &rho);
+                assert_eq!(got.picks, want.picks, "seed {seed} k {k} {rel:?}");
+                let dependent: Vec<bool> = got.steps.iter().map(|s| s.dependent).collect();
+                assert_eq!(dependent, want.dependent, "seed {seed} k {k}");
+                // Where no candidate is represented, it is centroid
+                // pursuit with that γ, step for step.
+                represented += want.represented;
+                if want.represented == 0 {
+                    let unit_free = input.with_relevance(rel.unit_free());
+                    let mut ws = storage.view();
+                    let direct = pursuit(&unit_free, k, &rec.options(), &mut ws).unwrap();
+                    assert_eq!(got.picks, direct.picks());
+                    assert_eq!(got.steps, direct.steps());
+                }
             }
         }
     }
+    // The clusters hold near-paraphrases: the rule meets them.
+    assert!(represented > 0);
 }
 
 #[test]
@@ -276,6 +291,7 @@ fn recommended_agrees_with_the_reference_on_the_mini_fixture() {
     let d = fx.dim();
     let mut sel = Selector::new();
     let mut storage = FixedWorkspace::<128, 32>::new();
+    let mut represented = 0;
     for qi in 0..fx.queries.len() {
         let (q, pool) = (fx.query(qi), fx.pool(qi));
         let b = cosines(q, &pool, d);
@@ -286,10 +302,18 @@ fn recommended_agrees_with_the_reference_on_the_mini_fixture() {
             let want = rule_gamma(&b, k, true);
             assert!((rec.gamma - want).abs() < 1e-5, "query {qi} k {k}");
             let got = sel.select(&input, k, &Method::recommended()).unwrap();
-            let reference = reference_pursuit(q, &pool, d, k, f64::INFINITY, rec.gamma, None);
-            assert_eq!(got.picks, reference.picks, "query {qi} k {k}");
+            let want = reference_recommended(q, &pool, d, k, rec.gamma, &b);
+            assert_eq!(got.picks, want.picks, "query {qi} k {k}");
+            represented += want.represented;
+            if want.represented == 0 {
+                let reference = reference_pursuit(q, &pool, d, k, f64::INFINITY, rec.gamma, None);
+                assert_eq!(got.picks, reference.picks, "query {qi} k {k}");
+            }
         }
     }
+    // The fixture's pools hold near-paraphrases (sentences of one
+    // paragraph share its title): the rule meets some of them.
+    assert!(represented > 0);
 }
 
 /// The recorded γ of the recommended setting on the first mini query, so a
@@ -385,4 +409,289 @@ fn ranked_scores_with_signed_zeros_extremes_and_excluded_rows() {
         .unwrap();
     assert_eq!(got.excluded, vec![4]);
     assert!(!got.picks.contains(&4) && got.picks.len() == 9);
+}
+
+/// The picks of the recommended rule, written independently in f64 from
+/// its description (module docs of `recommend`): exact duplicates merged
+/// into their first occurrence; centroid scores U_i = ρ_i − (γ/|S|) Σ_{j∈S}
+/// G_ij; each candidate whose Gram row is read (each pick, and each
+/// candidate that reaches the top) marks the available candidates k with
+/// G > 0 and 1 − G² ≤ θ r as represented (r: the mean 1 − G² of the other
+/// distinct candidates against it); a candidate reaching the top that is so
+/// close to a marked one is marked too; marked candidates are picked last.
+struct RuleReference {
+    picks: Vec<usize>,
+    dependent: Vec<bool>,
+    represented: usize,
+}
+
+fn reference_recommended(
+    q: &[f32],
+    pool: &[f32],
+    d: usize,
+    k: usize,
+    gamma: f64,
+    rho: &[f64],
+) -> RuleReference {
+    let p = pool.len() / d;
+    let row = |i: usize| &pool[i * d..(i + 1) * d];
+    let unit = |v: &[f32]| {
+        let n = v.iter().map(|&x| (x as f64).powi(2)).sum::<f64>().sqrt();
+        v.iter().map(|&x| x as f64 / n).collect::<Vec<f64>>()
+    };
+    let rows: Vec<Vec<f64>> = (0..p).map(|i| unit(row(i))).collect();
+    let g = |i: usize, j: usize| -> f64 {
+        rows[i]
+            .iter()
+            .zip(&rows[j])
+            .map(|(a, b)| a * b)
+            .sum::<f64>()
+            .clamp(-1.0, 1.0)
+    };
+    let _ = q;
+    let dup: Vec<bool> = (0..p)
+        .map(|i| {
+            (0..i).any(|j| {
+                row(j)
+                    .iter()
+                    .zip(row(i))
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            })
+        })
+        .collect();
+    let reference = |j: usize| -> f64 {
+        let others: Vec<f64> = (0..p)
+            .filter(|&k| k != j && !dup[k])
+            .map(|k| 1.0 - g(j, k).powi(2))
+            .collect();
+        if others.is_empty() {
+            1.0
+        } else {
+            others.iter().sum::<f64>() / others.len() as f64
+        }
+    };
+    let close = |i: usize, j: usize, r: f64| {
+        g(i, j) > 0.0 && 1.0 - g(i, j).powi(2) <= RECOMMENDED_THETA * r
+    };
+    #[derive(Clone, Copy, PartialEq)]
+    enum S {
+        Available,
+        Picked,
+        Marked(f64),
+        Duplicate,
+    }
+    let mut state: Vec<S> = dup
+        .iter()
+        .map(|&x| if x { S::Duplicate } else { S::Available })
+        .collect();
+    let mark = |state: &mut Vec<S>, j: usize, r: f64| {
+        for (k, s) in state.iter_mut().enumerate() {
+            if k != j && *s == S::Available && close(k, j, r) {
+                *s = S::Marked(r);
+            }
+        }
+    };
+    let (mut picks, mut dependent) = (Vec::new(), Vec::new());
+    while picks.len() < k.min(p) {
+        let score = |i: usize| -> f64 {
+            if picks.is_empty() {
+                rho[i]
+            } else {
+                rho[i] - gamma / picks.len() as f64 * picks.iter().map(|&s| g(i, s)).sum::<f64>()
+            }
+        };
+        let best = |want: &dyn Fn(S) -> bool| -> Option<usize> {
+            let mut best: Option<(usize, f64)> = None;
+            for (i, &s) in state.iter().enumerate() {
+                if want(s) && best.is_none_or(|(_, v)| score(i) > v) {
+                    best = Some((i, score(i)));
+                }
+            }
+            best.map(|(i, _)| i)
+        };
+        let (i, fill) = match best(&|s| s == S::Available) {
+            Some(i) => (i, false),
+            None => match best(&|s| matches!(s, S::Marked(_))) {
+                Some(i) => (i, true),
+                None => break,
+            },
+        };
+        let r = reference(i);
+        let near = (0..p).any(|m| matches!(state[m], S::Marked(rm) if m != i && close(i, m, rm)));
+        if !fill && near {
+            state[i] = S::Marked(r);
+            mark(&mut state, i, r);
+            continue;
+        }
+        state[i] = S::Picked;
+        picks.push(i);
+        dependent.push(fill);
+        mark(&mut state, i, r);
+    }
+    let represented = state.iter().filter(|s| matches!(s, S::Marked(_))).count()
+        + dependent.iter().filter(|&&x| x).count();
+    RuleReference {
+        picks,
+        dependent,
+        represented,
+    }
+}
+
+/// The textbook case of repeated memories (issue 19), from
+/// `tests/tests/data/textbook_repeats.json` (the bindings' tests read the
+/// same file): three near-paraphrases of fact A and one record of fact B.
+/// Top-K and the previous recommended rule pick A, A′ at K = 2; the
+/// recommended setting picks A and B, as paper mode, centroid pursuit and
+/// MMR do.
+#[test]
+fn textbook_repeats_recommended_picks_both_facts() {
+    let case: serde_json::Value =
+        serde_json::from_str(include_str!("data/textbook_repeats.json")).unwrap();
+    let floats = |v: &serde_json::Value| -> Vec<f32> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect()
+    };
+    let q = floats(&case["query"]);
+    let pool: Vec<f32> = case["pool"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(floats)
+        .collect();
+    let picks = |v: &serde_json::Value| -> Vec<usize> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as usize)
+            .collect()
+    };
+    let input = Input::new(&q, &pool);
+    let mut sel = Selector::new();
+    for k in [2usize, 3] {
+        let key = k.to_string();
+        let rec = sel.select(&input, k, &Method::recommended()).unwrap();
+        assert_eq!(
+            rec.picks,
+            picks(&case["recommended_picks"][&key]),
+            "K = {k}"
+        );
+        let top = sel
+            .select(&input, k, &Method::TopK(InputPolicy::default()))
+            .unwrap();
+        assert_eq!(top.picks, picks(&case["top_k_picks"][&key]), "K = {k}");
+    }
+    // K = 3: the third pick is A′, represented by A, taken because nothing
+    // else is left; A″ is listed as skipped.
+    let rec = sel.select(&input, 3, &Method::recommended()).unwrap();
+    let dependent: Vec<bool> = rec.steps.iter().map(|s| s.dependent).collect();
+    assert_eq!(dependent, [false, false, true]);
+    assert_eq!(rec.skipped, vec![2]);
+    // The previous rule (centroid pursuit with the same γ, no represented
+    // candidates) picks A, A′; the composing selectors pick A and B.
+    let mut storage = FixedWorkspace::<8, 8>::new();
+    let r = recommend(&input, 2, &InputPolicy::default(), &mut storage.view()).unwrap();
+    assert!(r.gamma < 0.05, "{}", r.gamma);
+    let previous = pursuit(&input, 2, &r.options(), &mut storage.view())
+        .unwrap()
+        .picks()
+        .to_vec();
+    assert_eq!(previous, [0, 1]);
+    for o in [PursuitOptions::default(), PursuitOptions::centroid(0.5)] {
+        let got = pursuit(&input, 2, &o, &mut storage.view())
+            .unwrap()
+            .picks()
+            .to_vec();
+        assert_eq!(got, [0, 3], "{o:?}");
+    }
+    let m = mmr(&input, 2, &MmrOptions::PAPER, &mut storage.view())
+        .unwrap()
+        .picks()
+        .to_vec();
+    assert_eq!(m, [0, 3]);
+}
+
+/// Property: adding an exact copy (bit-identical row) of a picked memory,
+/// or of any memory, anywhere in the pool never changes the recommended
+/// setting's picks (the copy is merged into its twin; indices mapped back),
+/// nor its steps, for ρ = b and every budget. Seeded random pools with
+/// clusters of near-paraphrases.
+#[test]
+fn exact_copies_never_change_the_picks() {
+    let mut sel = Selector::new();
+    let mut cases = 0;
+    for seed in 0..40u64 {
+        let mut r = random::rng(9000 + seed);
+        let p = r.random_range(4..40usize);
+        let d = r.random_range(3..24usize);
+        let (q, pool) = random::clustered_pool(seed, p, d, r.random_range(1..5), 0.2);
+        for k in [1usize, 2, 3, 5, 10, p, p + 3] {
+            let base = sel
+                .select(&Input::new(&q, &pool), k, &Method::recommended())
+                .unwrap();
+            for copy_of_pick in [true, false] {
+                let j = if copy_of_pick {
+                    base.picks[r.random_range(0..base.picks.len())]
+                } else {
+                    r.random_range(0..p)
+                };
+                let at = r.random_range(0..=p);
+                let mut grown = Vec::with_capacity((p + 1) * d);
+                grown.extend_from_slice(&pool[..at * d]);
+                grown.extend_from_slice(&pool[j * d..(j + 1) * d]);
+                grown.extend_from_slice(&pool[at * d..]);
+                let got = sel
+                    .select(&Input::new(&q, &grown), k, &Method::recommended())
+                    .unwrap();
+                let back = |i: usize| match i.cmp(&at) {
+                    std::cmp::Ordering::Less => i,
+                    std::cmp::Ordering::Equal => j,
+                    std::cmp::Ordering::Greater => i - 1,
+                };
+                let mapped: Vec<usize> = got.picks.iter().map(|&i| back(i)).collect();
+                assert_eq!(mapped, base.picks, "seed {seed} k {k} copy of {j} at {at}");
+                for (a, b) in got.steps.iter().zip(&base.steps) {
+                    assert_eq!(
+                        (a.score, a.dependent),
+                        (b.score, b.dependent),
+                        "seed {seed} k {k}"
+                    );
+                }
+                assert_eq!(got.skipped.len(), base.skipped.len() + 1);
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 40 * 7 * 2);
+}
+
+/// Exact duplicates are merged before anything else: counted by
+/// `recommend`, never picked (the pool is exhausted instead), listed as
+/// skipped, and left out of the statistics.
+#[test]
+fn exact_duplicates_are_merged() {
+    let (q, pool) = random::uniform_pool(77, 5, 8);
+    let d = 8;
+    // Rows 0..5, then rows 1, 3 and 1 again.
+    let mut grown = pool.clone();
+    for j in [1usize, 3, 1] {
+        grown.extend_from_slice(&pool[j * d..(j + 1) * d]);
+    }
+    let mut storage = FixedWorkspace::<16, 16>::new();
+    let policy = InputPolicy::default();
+    let a = recommend(&Input::new(&q, &pool), 3, &policy, &mut storage.view()).unwrap();
+    let b = recommend(&Input::new(&q, &grown), 3, &policy, &mut storage.view()).unwrap();
+    assert_eq!((a.duplicates, b.duplicates), (0, 3));
+    assert_eq!((a.gamma, a.depth), (b.gamma, b.depth));
+    let sel = Selector::new()
+        .select(&Input::new(&q, &grown), 8, &Method::recommended())
+        .unwrap();
+    assert_eq!(sel.picks.len(), 5);
+    let mut picks = sel.picks.clone();
+    picks.sort_unstable();
+    assert_eq!(picks, [0, 1, 2, 3, 4]);
+    assert_eq!(sel.stop, mempursuit::StopReason::PoolExhausted);
+    assert!([5, 6, 7].iter().all(|i| sel.skipped.contains(i)));
 }

@@ -27,7 +27,7 @@
 mod common;
 
 use mempursuit::spec::Value as SpecValue;
-use mempursuit::{npy, MethodName, Pool, SelectSpec, Selector};
+use mempursuit::{npy, CallData, MethodName, Pool, SelectSpec, Selector};
 use serde_json::{json, Value};
 use std::error::Error;
 use std::path::PathBuf;
@@ -67,7 +67,7 @@ fn run_all(
     let mut out = serde_json::Map::new();
     for name in MethodName::ALL {
         let spec = SelectSpec::of(name);
-        let s = sel.select_spec(&spec, query, Pool::F32(pool), None, k)?;
+        let s = sel.select_spec(&spec, CallData::new(query, Pool::F32(pool)), k)?;
         out.insert(name.as_str().into(), json!(s.picks));
         if !s.weights.is_empty() {
             out.insert(format!("{name}_weights"), json!(s.weights));
@@ -274,7 +274,11 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
         let outcome = match spec_of(&options)? {
             Err(e) => Err((e.kind(), e.to_string())),
             Ok(spec) => sel
-                .select_spec(&spec, &q, Pool::F32(&c), rel.as_deref(), 1)
+                .select_spec(
+                    &spec,
+                    CallData::new(&q, Pool::F32(&c)).with_relevance(rel.as_deref()),
+                    1,
+                )
                 .map_err(|e| (e.kind(), e.to_string())),
         };
         let Err((kind, message)) = outcome else {
@@ -338,7 +342,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut pool = vec![0.0f32; EMB_P * EMB_D];
     xorshift_fill(&mut seed, &mut query);
     xorshift_fill(&mut seed, &mut pool);
-    let mut run = |spec: SelectSpec| sel.select_spec(&spec, &query, Pool::F32(&pool), None, EMB_K);
+    let mut run =
+        |spec: SelectSpec| sel.select_spec(&spec, CallData::new(&query, Pool::F32(&pool)), EMB_K);
     let embedded = json!({
         "p": EMB_P, "d": EMB_D, "k": EMB_K,
         "pursuit": run(SelectSpec::paper())?.picks,

@@ -6,7 +6,7 @@
 import type { SelectOptions, StopReason } from '../mempursuit.js';
 
 /** Settings of mempursuitReranker(): the select() options (the recommended setting by default) and where the vectors come from. */
-export type MempursuitRerankerSettings = Omit<SelectOptions, 'relevance'> & {
+export type MempursuitRerankerSettings = Omit<SelectOptions, 'relevance' | 'costs'> & {
   /** The field of each document object that holds its embedding (an array of d numbers; default 'embedding'). */
   embeddingField?: string;
   /** A field of each document object with the retriever's score, passed to select() as relevance (used by rank unless `rawRelevance`). */
@@ -17,6 +17,17 @@ export type MempursuitRerankerSettings = Omit<SelectOptions, 'relevance'> & {
   embeddingModel?: {
     doEmbed(options: { values: string[]; abortSignal?: AbortSignal }): PromiseLike<{ embeddings: Array<ArrayLike<number>> }>;
   };
+  /**
+   * Each document's cost (e.g. its token count: a finite number ≥ 0), called
+   * once per document in input order with the document as rerank() passes it
+   * (the object, or the string for text documents), to build select()'s
+   * `costs`. Needs `costBudget` (here or in `providerOptions.mempursuit`),
+   * and the reverse. A pick that no longer fits the budget is skipped;
+   * `topN` still caps the count. A cost function that throws or returns a
+   * negative, NaN or non-number value rejects with a MemPursuitError naming
+   * the document (position and id).
+   */
+  cost?: (doc: any) => number;
 };
 
 /** What a reranking call returns: the picks in pick order. */
@@ -43,7 +54,8 @@ export type MempursuitRerankingModel = {
    * objects with their embedding, or strings with an `embeddingModel`. The
    * query embedding: `providerOptions.mempursuit.queryEmbedding`, else
    * `embedQuery`, else `embeddingModel`. Other keys of
-   * `providerOptions.mempursuit` are select() options for this call.
+   * `providerOptions.mempursuit` are select() options for this call
+   * (`costBudget` among them; not `costs`).
    * Rejects with a MemPursuitError.
    */
   doRerank(options: {

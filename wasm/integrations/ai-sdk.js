@@ -6,9 +6,10 @@
 // The ranking is the selection in pick order. Types: ai-sdk.d.ts.
 
 import { init, select } from '../mempursuit.js';
-import { argumentError, checkVectors, isVector, selectOptions } from './common.js';
+import { argumentError, checkCost, checkVectors, costsOf, idOf, isVector, selectOptions } from './common.js';
 
-const OWN = ['embeddingField', 'scoreField', 'embedQuery', 'embeddingModel'];
+const OWN = ['embeddingField', 'scoreField', 'embedQuery', 'embeddingModel', 'cost'];
+const OWNER = 'mempursuit reranker';
 
 /**
  * A reranking model (AI SDK reranking-model specification v3, which `ai`
@@ -16,19 +17,21 @@ const OWN = ['embeddingField', 'scoreField', 'embedQuery', 'embeddingModel'];
  * `embeddingField` (default 'embedding'), `scoreField` (a retriever score
  * on each document, used by rank), `embedQuery(query)` or `embeddingModel`
  * (an AI SDK embedding model, used for the query, and for the documents
- * only when they are texts), and any option of `select()` (the recommended
- * setting by default).
+ * only when they are texts), `cost(doc)` (each document's cost, e.g. its
+ * token count, for the `costBudget` option, here or per call), and any
+ * option of `select()` (the recommended setting by default) but `costs`.
  */
 export function mempursuitReranker(settings = {}) {
   if (settings === null || typeof settings !== 'object') throw argumentError('mempursuitReranker(settings): settings must be an object');
-  const { embeddingField = 'embedding', scoreField, embedQuery, embeddingModel } = settings;
+  const { embeddingField = 'embedding', scoreField, embedQuery, embeddingModel, cost } = settings;
   if (typeof embeddingField !== 'string') throw argumentError('mempursuitReranker: embeddingField must be a string');
   if (scoreField !== undefined && typeof scoreField !== 'string') throw argumentError('mempursuitReranker: scoreField must be a string');
   if (embedQuery !== undefined && typeof embedQuery !== 'function') throw argumentError('mempursuitReranker: embedQuery must be a function (query) => embedding');
   if (embeddingModel !== undefined && typeof embeddingModel?.doEmbed !== 'function') {
     throw argumentError('mempursuitReranker: embeddingModel must be an AI SDK embedding model (with doEmbed)');
   }
-  const options = selectOptions(settings, OWN);
+  if (cost !== undefined && typeof cost !== 'function') throw argumentError('mempursuitReranker: cost must be a function (doc) => number, e.g. its token count');
+  const options = selectOptions(settings, OWN, 'mempursuitReranker');
 
   async function embed(values, abortSignal) {
     const { embeddings } = await embeddingModel.doEmbed({ values, abortSignal });
@@ -44,6 +47,10 @@ export function mempursuitReranker(settings = {}) {
       await init();
       const { queryEmbedding, ...perCall } = providerOptions?.mempursuit ?? {};
       const values = documents?.values ?? [];
+      // costBudget may come with the settings or per call; costs only from cost().
+      const merged = { ...options, ...selectOptions(perCall, [], `${OWNER} (providerOptions.mempursuit)`) };
+      checkCost(OWNER, cost, merged);
+      const costs = costsOf(cost, values, (i) => `${OWNER}: document ${i}${idOf(values[i])}`);
       let vectors;
       let relevance;
       if (documents?.type === 'text') {
@@ -58,7 +65,7 @@ export function mempursuitReranker(settings = {}) {
         if (scoreField !== undefined) {
           relevance = values.map((doc, i) => {
             const s = doc?.[scoreField];
-            if (typeof s !== 'number') throw argumentError(`mempursuit reranker: document ${i} has no numeric '${scoreField}' (scoreField)`);
+            if (typeof s !== 'number') throw argumentError(`${OWNER}: document ${i} has no numeric '${scoreField}' (scoreField)`);
             return s;
           });
         }
@@ -81,7 +88,7 @@ export function mempursuitReranker(settings = {}) {
       if (!isVector(q)) throw argumentError('mempursuit reranker: the query embedding must be an array of numbers');
       checkVectors(vectors, q.length, (i) => `mempursuit reranker: document ${i}${documents?.type === 'text' ? '' : ` ('${embeddingField}')`}`);
       const k = topN ?? values.length;
-      const r = select(q, vectors, k, { ...options, ...perCall, ...(relevance ? { relevance } : {}) });
+      const r = select(q, vectors, k, { ...merged, ...(relevance ? { relevance } : {}), ...(costs ? { costs } : {}) });
       const weights = Array.from(r.weights);
       const scores = r.steps.map((st) => st.score);
       return {

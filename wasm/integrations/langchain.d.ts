@@ -13,7 +13,7 @@ export interface MemoryVectorStoreLike {
 }
 
 /** Fields of a MemPursuitCompressor: the select() options (the recommended setting by default) and where the vectors come from. */
-export type MemPursuitCompressorFields = Omit<SelectOptions, 'relevance'> & {
+export type MemPursuitCompressorFields = Omit<SelectOptions, 'relevance' | 'costs'> & {
   /** How many documents to keep (default 4). */
   k?: number;
   /** Embeds the query, and the documents whose vector is in neither their metadata nor the store (default: the store's). */
@@ -24,6 +24,16 @@ export type MemPursuitCompressorFields = Omit<SelectOptions, 'relevance'> & {
   embeddingKey?: string;
   /** A metadata key with the retriever's score, passed to select() as relevance (used by rank). */
   scoreKey?: string;
+  /**
+   * Each document's cost (e.g. its token count: a finite number ≥ 0), called
+   * once per document in input order, before any embedding call, to build
+   * select()'s `costs`. Needs `costBudget` (the most the kept documents may
+   * cost in total), and the reverse. A pick that no longer fits is skipped;
+   * `k` still caps the count. A cost function that throws or returns a
+   * negative, NaN or non-number value rejects with a MemPursuitError naming
+   * the document (position and id).
+   */
+  cost?: (doc: DocumentInterface) => number;
 };
 
 /** What the compressor adds to each returned document's metadata. */
@@ -41,7 +51,8 @@ export interface MemPursuitMetadata {
  * pick order, each with `metadata.mempursuit` (MemPursuitMetadata). Vectors
  * present in the metadata or the store are never re-embedded; the query is
  * embedded once. Rejects with a MemPursuitError for documents without a
- * vector (and no embeddings) or with the wrong dimension.
+ * vector (and no embeddings), with the wrong dimension, or without a usable
+ * cost; throws one for `cost` without `costBudget` or the reverse.
  */
 export class MemPursuitCompressor extends BaseDocumentCompressor {
   constructor(fields?: MemPursuitCompressorFields);

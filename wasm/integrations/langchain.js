@@ -10,9 +10,9 @@
 import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_compressors';
 import { Document } from '@langchain/core/documents';
 import { init, select } from '../mempursuit.js';
-import { argumentError, checkVectors, isVector, selectOptions } from './common.js';
+import { argumentError, checkCost, checkVectors, costsOf, idOf, isVector, selectOptions } from './common.js';
 
-const OWN = ['k', 'embeddings', 'vectorStore', 'embeddingKey', 'scoreKey'];
+const OWN = ['k', 'embeddings', 'vectorStore', 'embeddingKey', 'scoreKey', 'cost'];
 
 /** The vector a store of memory vectors holds for `doc`: by id, else by text (and metadata). */
 function storeLookup(store) {
@@ -43,20 +43,24 @@ export class MemPursuitCompressor extends BaseDocumentCompressor {
    * else; default: the vector store's), `vectorStore` (a store whose
    * memoryVectors hold the documents' vectors), `embeddingKey` (the
    * metadata key of a document's vector, default 'embedding'), `scoreKey`
-   * (a metadata key with the retriever's score, used by rank), and any
-   * option of `select()` (the recommended setting by default).
+   * (a metadata key with the retriever's score, used by rank), `cost(doc)`
+   * (each document's cost, e.g. its token count, with the `costBudget`
+   * option: the most the kept documents may cost in total), and any option
+   * of `select()` (the recommended setting by default) but `costs`.
    */
   constructor(fields = {}) {
     super();
     if (fields === null || typeof fields !== 'object') throw argumentError('MemPursuitCompressor(fields): fields must be an object');
-    const { k = 4, embeddings, vectorStore, embeddingKey = 'embedding', scoreKey } = fields;
+    const { k = 4, embeddings, vectorStore, embeddingKey = 'embedding', scoreKey, cost } = fields;
     if (!Number.isSafeInteger(k) || k < 0) throw argumentError(`MemPursuitCompressor: k must be a non-negative integer, got ${k}`);
     this.k = k;
     this.embeddings = embeddings ?? vectorStore?.embeddings;
     this.vectorStore = vectorStore;
     this.embeddingKey = embeddingKey;
     this.scoreKey = scoreKey;
-    this.options = selectOptions(fields, OWN);
+    this.options = selectOptions(fields, OWN, 'MemPursuitCompressor');
+    checkCost('MemPursuitCompressor', cost, this.options);
+    this.cost = cost;
   }
 
   /** The `k` documents MemPursuit selects for `query`, in pick order, with `metadata.mempursuit = { rank, weight, score }`. */
@@ -64,6 +68,8 @@ export class MemPursuitCompressor extends BaseDocumentCompressor {
     await init();
     if (!Array.isArray(documents)) throw argumentError('MemPursuitCompressor.compressDocuments: documents must be an array');
     if (documents.length === 0) return [];
+    // Before any embedding call.
+    const costs = costsOf(this.cost, documents, (i) => `MemPursuitCompressor: document ${i}${idOf(documents[i])}`);
     const lookup = storeLookup(this.vectorStore);
     const vectors = documents.map((doc) => {
       const v = doc?.metadata?.[this.embeddingKey];
@@ -90,7 +96,7 @@ export class MemPursuitCompressor extends BaseDocumentCompressor {
         return s;
       });
     }
-    const r = select(q, vectors, this.k, { ...this.options, ...(relevance ? { relevance } : {}) });
+    const r = select(q, vectors, this.k, { ...this.options, ...(relevance ? { relevance } : {}), ...(costs ? { costs } : {}) });
     return Array.from(r.picks, (i, t) => {
       const doc = documents[i];
       const mempursuit = { rank: t, weight: r.weights.length > 0 ? r.weights[t] : null, score: r.steps[t].score };

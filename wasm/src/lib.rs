@@ -21,8 +21,8 @@
 //! 2. [`mp_selector_new`] creates a reusable selector.
 //! 3. [`mp_spec_reset`] and [`mp_spec_set`] (once per option) set the
 //!    specification; [`mp_alloc`] reserves buffers in linear memory for the
-//!    query (d f32), the candidates (row-major P × d f32) and the relevance
-//!    scores (P f32), which the caller writes.
+//!    query (d f32), the candidates (row-major P × d f32), the relevance
+//!    scores (P f32) and the costs (P f32), which the caller writes.
 //! 4. [`mp_select`] runs the selection and returns the number of picks, or
 //!    −1 with the error's kind ([`mp_error_kind_ptr`]) and message
 //!    ([`mp_error_ptr`]).
@@ -35,7 +35,7 @@
 //! `memory.buffer` after every call.
 //!
 //! ## Layout
-//! `{"abi": 3, "result": [{"name", "type"}...], "step_fields": [{"name",
+//! `{"abi": 4, "result": [{"name", "type"}...], "step_fields": [{"name",
 //! "type", "names"?}...], "error_kinds": [...], "options": [{"key", "type",
 //! "names"?}...]}`:
 //! * `result`: the fields of a selection in order, each of type `u32s`
@@ -57,7 +57,8 @@
 //! compares them on the HotpotQA fixture).
 //!
 //! ## Versions
-//! ABI 3 replaced ABI 2's method codes, parameters and flags by the
+//! ABI 4 added the candidates' costs to [`mp_select`] (with the option
+//! `cost_budget`: budgets in tokens). ABI 3 replaced ABI 2's method codes, parameters and flags by the
 //! specification's options ([`mp_spec_set`]) and its caller-provided
 //! outputs by the selector's own result ([`mp_result_ptr`]). ABI 2 had
 //! replaced ABI 1's `mp_pursuit`, `mp_top_k` and `mp_mmr`.
@@ -68,12 +69,12 @@ use std::sync::OnceLock;
 
 use mempursuit::spec::{OptionType, Value, OPTIONS};
 use mempursuit::{
-    CallError, Error, ErrorKind, MethodName, Pool, RefitStatus, ScratchSize, SelectSpec, Selection,
-    Selector, Step, StopReason, STEP_FIELDS,
+    CallData, CallError, Error, ErrorKind, MethodName, Pool, RefitStatus, ScratchSize, SelectSpec,
+    Selection, Selector, Step, StopReason, STEP_FIELDS,
 };
 
 /// Version of this C ABI; bumped on every incompatible change.
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 
 /// The error kind of a call this ABI rejects before the library sees it
 /// (null or misaligned pointer, overflowing length, invalid UTF-8).
@@ -495,9 +496,11 @@ pub unsafe extern "C" fn mp_spec_set(
 /// Runs the specification of `sel` ([`Selector::select_spec`]) with budget
 /// K = `budget` on `query` (`query_len` = d f32) and the row-major P × d
 /// f32 `candidates` (`candidates_len` values), with the retriever's
-/// `relevance` scores (`relevance_len` f32) when `has_relevance` ≠ 0.
-/// Shape errors (d = 0, a length that is not a multiple of d, a relevance
-/// vector of the wrong length) are the library's.
+/// `relevance` scores (`relevance_len` f32) when `has_relevance` ≠ 0 and
+/// the candidates' `costs` (`costs_len` f32, for the option `cost_budget`)
+/// when `has_costs` ≠ 0. Shape errors (d = 0, a length that is not a
+/// multiple of d, a relevance or cost vector of the wrong length) are the
+/// library's.
 ///
 /// Returns the number of picks n ≥ 0, with the result in
 /// [`mp_result_ptr`], or −1 with the error in [`mp_error_kind_ptr`] and
@@ -520,6 +523,9 @@ pub unsafe extern "C" fn mp_select(
     relevance: *const f32,
     relevance_len: usize,
     has_relevance: u32,
+    costs: *const f32,
+    costs_len: usize,
+    has_costs: u32,
     budget: usize,
 ) -> i32 {
     // SAFETY: caller contract.
@@ -534,6 +540,7 @@ pub unsafe extern "C" fn mp_select(
             (query, query_len),
             (candidates, candidates_len),
             (has_relevance != 0).then_some((relevance, relevance_len)),
+            (has_costs != 0).then_some((costs, costs_len)),
             budget,
         )
     };
@@ -547,14 +554,19 @@ unsafe fn select_inner(
     query: (*const f32, usize),
     candidates: (*const f32, usize),
     relevance: Option<(*const f32, usize)>,
+    costs: Option<(*const f32, usize)>,
     budget: usize,
 ) -> Result<i32, Failure> {
-    // SAFETY (the three slices): caller contract of `mp_select`, checked
+    // SAFETY (the four slices): caller contract of `mp_select`, checked
     // for null, alignment and size by `slice`.
     let query = unsafe { slice(query.0, query.1, "query") }?;
     let candidates = unsafe { slice(candidates.0, candidates.1, "candidates") }?;
     let relevance = match relevance {
         Some((ptr, len)) => Some(unsafe { slice(ptr, len, "relevance") }?),
+        None => None,
+    };
+    let costs = match costs {
+        Some((ptr, len)) => Some(unsafe { slice(ptr, len, "costs") }?),
         None => None,
     };
     // The scratch of this shape, reserved here so that a failed allocation
@@ -582,9 +594,10 @@ unsafe fn select_inner(
             Some(_) => Failure(ErrorKind::Capacity.as_str(), e.to_string()),
         });
     }
-    let s = sel
-        .selector
-        .select_spec(&sel.spec, query, Pool::F32(candidates), relevance, budget)?;
+    let data = CallData::new(query, Pool::F32(candidates))
+        .with_relevance(relevance)
+        .with_costs(costs);
+    let s = sel.selector.select_spec(&sel.spec, data, budget)?;
     let n = s.picks.len();
     let room = |v: &mut Vec<u32>, n: usize| {
         v.try_reserve(n).map_err(|_| {
@@ -803,7 +816,19 @@ mod tests {
     }
 
     fn select(sel: *mut MpSelector, q: &[f32], c: &[f32], rel: Option<&[f32]>, k: usize) -> i32 {
+        select_costed(sel, q, c, rel, None, k)
+    }
+
+    fn select_costed(
+        sel: *mut MpSelector,
+        q: &[f32],
+        c: &[f32],
+        rel: Option<&[f32]>,
+        costs: Option<&[f32]>,
+        k: usize,
+    ) -> i32 {
         let (r, rl) = rel.map_or((null(), 0), |r| (r.as_ptr(), r.len()));
+        let (w, wl) = costs.map_or((null(), 0), |w| (w.as_ptr(), w.len()));
         unsafe {
             mp_select(
                 sel,
@@ -814,6 +839,9 @@ mod tests {
                 r,
                 rl,
                 u32::from(rel.is_some()),
+                w,
+                wl,
+                u32::from(costs.is_some()),
                 k,
             )
         }
@@ -845,7 +873,7 @@ mod tests {
         let mut native = Selector::new();
         let mut expect = |spec: &str, k: usize| {
             native
-                .select_spec(&spec.parse().unwrap(), &q, Pool::F32(&c), None, k)
+                .select_spec(&spec.parse().unwrap(), CallData::new(&q, Pool::F32(&c)), k)
                 .unwrap()
         };
         let rec = expect("recommended", 2);
@@ -878,6 +906,30 @@ mod tests {
         assert_eq!(set(sel, "method", V::T("topk")), 0);
         assert_eq!(select(sel, &q, &c, Some(&[0.1, 0.9, 0.5]), 1), 1);
         assert_eq!(u32s(sel, 0), [1]);
+        // Costs and a cost budget (tokens): row 2 (70) no longer fits.
+        unsafe { mp_spec_reset(sel) };
+        assert_eq!(set(sel, "method", V::T("pursuit")), 0);
+        assert_eq!(set(sel, "costBudget", V::N(100.0)), 0);
+        let tokens = [40.0f32, 35.0, 70.0];
+        assert_eq!(select_costed(sel, &q, &c, None, Some(&tokens), 3), 2);
+        assert_eq!(u32s(sel, 0), [0, 1]);
+        assert_eq!(stop(sel), "cost_budget");
+        assert_eq!(select(sel, &q, &c, None, 3), -1);
+        assert_eq!(
+            error(sel),
+            (
+                "option".into(),
+                "a cost budget needs costs (one per candidate, e.g. its token count)".into()
+            )
+        );
+        assert_eq!(select_costed(sel, &q, &c, None, Some(&tokens[..2]), 3), -1);
+        assert_eq!(
+            error(sel),
+            (
+                "input".into(),
+                "costs have 2 entries but the pool has 3 candidates".into()
+            )
+        );
         // Storage f16 and int8 reach the library (feature `half`).
         for storage in ["f16", "bf16", "int8"] {
             unsafe { mp_spec_reset(sel) };
@@ -968,7 +1020,7 @@ mod tests {
             assert_eq!(error(sel).0, "capacity");
         }
         // Arguments of the ABI.
-        let r = unsafe { mp_select(sel, null(), 2, c.as_ptr(), 6, null(), 0, 0, 2) };
+        let r = unsafe { mp_select(sel, null(), 2, c.as_ptr(), 6, null(), 0, 0, null(), 0, 0, 2) };
         assert_eq!(r, -1);
         assert_eq!(
             error(sel),
@@ -979,7 +1031,7 @@ mod tests {
         );
         let bytes = [0u8; 16];
         let odd = unsafe { bytes.as_ptr().add(1) }.cast::<f32>();
-        let r = unsafe { mp_select(sel, odd, 2, c.as_ptr(), 6, null(), 0, 0, 2) };
+        let r = unsafe { mp_select(sel, odd, 2, c.as_ptr(), 6, null(), 0, 0, null(), 0, 0, 2) };
         assert_eq!(r, -1);
         assert!(error(sel).1.contains("not aligned"));
         let bad = [0xffu8, 0xfe];
@@ -1043,7 +1095,13 @@ mod tests {
         assert_eq!(names, STEP_FIELDS);
         assert_eq!(
             v["stop_reasons"],
-            serde_json::json!(["budget", "adaptive", "pool_exhausted", "pool_optimum"])
+            serde_json::json!([
+                "budget",
+                "adaptive",
+                "pool_exhausted",
+                "pool_optimum",
+                "cost_budget"
+            ])
         );
         assert_eq!(
             v["error_kinds"],

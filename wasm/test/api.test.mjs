@@ -255,6 +255,21 @@ test('every option reaches the library', async () => {
     'input',
     "candidate 1: element 0 = 70000 is outside the f16 range [-65504, 65504]; use storage 'f32', or normalize the rows (only their directions are used)",
   );
+  // Costs (token counts) and a cost budget: row 2 (fact B, 70 tokens) no
+  // longer fits after row 0 (40), so the pursuit takes row 1 (35); the
+  // costs as a Float32Array, a Float64Array or numbers.
+  for (const costs of [new Float32Array([40, 35, 70]), new Float64Array([40, 35, 70]), [40, 35, 70]]) {
+    const budgeted = select(query, rows, 3, { method: 'pursuit', costs, costBudget: 100 });
+    assert.deepEqual(Array.from(budgeted.picks), [0, 1]);
+    assert.equal(budgeted.stopReason, 'cost_budget');
+  }
+  assert.deepEqual(Array.from(select(query, rows, 3, { method: 'topk', costs: [40, 35, 70], costBudget: 110 }).picks), [0, 1]);
+  throwsCode(() => select(query, rows, 2, { costs: [1, 2, 3] }), 'option', 'costs need a cost budget (the most the picks may cost in total)');
+  throwsCode(() => select(query, rows, 2, { costBudget: 5 }), 'option', 'a cost budget needs costs (one per candidate, e.g. its token count)');
+  throwsCode(() => select(query, rows, 2, { costs: [1, -2, 3], costBudget: 5 }), 'input', 'cost 1 is -2; costs must be finite and >= 0');
+  throwsCode(() => select(query, rows, 2, { costs: [1, 2], costBudget: 5 }), 'input', 'costs have 2 entries but the pool has 3 candidates');
+  throwsCode(() => select(query, rows, 2, { costs: [1, 2, 3], costBudget: -5 }), 'option', 'cost budget -5 must be finite and >= 0');
+  throwsCode(() => select(query, rows, 2, { costs: [1, 'x', 3], costBudget: 5 }), 'argument', 'options.costs[1] is a string ("x"), not a number');
   // int8 storage returns the f32 pursuit's selection (where int8 passes do
   // not pay, as on this small pool and in WebAssembly, it runs the f32 passes).
   assert.deepEqual(

@@ -48,6 +48,8 @@ function call(c, i) {
   const candidates = i % 2 === 0 ? new Float32Array(rows.flat()) : rows;
   const options = Object.fromEntries(Object.entries(c.options).map(([k, v]) => [camel(k), decode(v)]));
   if (c.relevance !== null) options.relevance = new Float32Array(c.relevance.map(decode));
+  // Costs (with the option costBudget), half of the cases as a plain array.
+  if (c.costs != null) options.costs = i % 2 === 0 ? new Float32Array(c.costs.map(decode)) : c.costs.map(decode);
   return { query, candidates, options };
 }
 
@@ -147,7 +149,7 @@ function literals(type) {
 test('mempursuit.d.ts declares the options of the specification, with their values', () => {
   const declared = members('SelectOptions');
   const expected = new Map(layout.options.map((o) => [camel(o.key), o]));
-  assert.deepEqual([...declared.keys()].filter((k) => k !== 'relevance').sort(), [...expected.keys()].sort());
+  assert.deepEqual([...declared.keys()].filter((k) => k !== 'relevance' && k !== 'costs').sort(), [...expected.keys()].sort());
   for (const [key, option] of expected) {
     const type = literals(declared.get(key));
     if (option.type === 'number') assert.equal(type, 'number', key);

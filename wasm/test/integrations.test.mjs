@@ -203,3 +203,98 @@ test('LangChain: documents without vectors (and no embeddings), of the wrong dim
   assert.deepEqual(await new lc.MemPursuitCompressor({ embeddings }).compressDocuments([], 'q'), []);
   assert.throws(() => new lc.MemPursuitCompressor({ k: -1 }), (err) => err instanceof MemPursuitError && err.code === 'argument');
 });
+
+// ---------------------------------------------------------------------------
+// Cost budgets: cost(doc) builds select()'s costs, costBudget passes through.
+
+const P = candidates.length;
+const UNIT = candidates.map(() => 1);
+// Word counts 1..7, so the budget binds and some picks are skipped.
+const WORDS = candidates.map((_, i) => 1 + ((i * 5) % 7));
+const wordy = (i) => Array.from({ length: WORDS[i] }, (_, j) => `w${j}`).join(' ');
+const wordCount = (text) => text.split(/\s+/).length;
+const BUDGET = 12;
+/** The budgeted picks of select() on the same vectors, checked to fit the budget and to differ from the plain prefix. */
+function budgeted(costs, budget, options = {}) {
+  const r = select(query, candidates, P, { ...options, costs, costBudget: budget });
+  const got = Array.from(r.picks);
+  assert.equal(r.stopReason, 'cost_budget');
+  assert.ok(got.reduce((s, i) => s + costs[i], 0) <= budget);
+  return got;
+}
+const WORD_PICKS = budgeted(WORDS, BUDGET);
+assert.notDeepEqual(WORD_PICKS, Array.from(select(query, candidates, WORD_PICKS.length).picks), 'the word budget skips a pick');
+
+test('AI SDK: unit costs with costBudget = K pick what topN = K picks; word costs what select() picks, within the budget', { skip: skipAi }, async () => {
+  const withQuery = (extra = {}) => ({ mempursuit: { queryEmbedding: query, ...extra } });
+  const unit = mempursuitReranker({ cost: () => 1, costBudget: K });
+  const byCost = await ai.rerank({ model: unit, documents, query: 'q', topN: P, providerOptions: withQuery() });
+  assert.deepEqual(byCost.ranking.map((r) => r.originalIndex), RECOMMENDED);
+  assert.equal(byCost.providerMetadata.mempursuit.stopReason, 'cost_budget');
+  // The same with the budget per call, and with another method.
+  const perCall = await ai.rerank({ model: mempursuitReranker({ cost: () => 1, method: 'mmr' }), documents, query: 'q', topN: P, providerOptions: withQuery({ costBudget: K }) });
+  assert.deepEqual(perCall.ranking.map((r) => r.originalIndex), picks({ method: 'mmr' }));
+
+  const texts = documents.map((d, i) => ({ ...d, text: wordy(i) }));
+  const seen = [];
+  const words = mempursuitReranker({ cost: (doc) => (seen.push(doc.id), wordCount(doc.text)), costBudget: BUDGET });
+  const got = await ai.rerank({ model: words, documents: texts, query: 'q', topN: P, providerOptions: withQuery() });
+  const order = got.ranking.map((r) => r.originalIndex);
+  assert.deepEqual(order, WORD_PICKS);
+  assert.ok(order.reduce((s, i) => s + WORDS[i], 0) <= BUDGET);
+  assert.deepEqual(seen, documents.map((d) => d.id), 'cost() is called once per document, in input order');
+  // topN still caps the picks: the first 2 of the budgeted ones.
+  const capped = await ai.rerank({ model: words, documents: texts, query: 'q', topN: 2, providerOptions: withQuery() });
+  assert.deepEqual(capped.ranking.map((r) => r.originalIndex), Array.from(select(query, candidates, 2, { costs: WORDS, costBudget: BUDGET }).picks));
+});
+
+test('AI SDK: a bad cost names the document; cost and costBudget go together; costs is not a setting', { skip: skipAi }, async () => {
+  const call = (settings, extra = {}) => ai.rerank({ model: mempursuitReranker(settings), documents, query: 'q', topN: 2, providerOptions: { mempursuit: { queryEmbedding: query, ...extra } }, maxRetries: 0 });
+  const at3 = (value) => (doc) => (doc.id === 'm3' ? value() : 1);
+  await rejectsWith(call({ cost: at3(() => { throw new Error('no tokenizer'); }), costBudget: 5 }), /^mempursuit reranker: document 3 \(id 'm3'\): cost\(doc\) threw: no tokenizer$/);
+  await rejectsWith(call({ cost: at3(() => -1), costBudget: 5 }), /^mempursuit reranker: document 3 \(id 'm3'\): cost\(doc\) returned -1; a cost must be a finite number >= 0/);
+  await rejectsWith(call({ cost: at3(() => NaN), costBudget: 5 }), /^mempursuit reranker: document 3 \(id 'm3'\): cost\(doc\) returned NaN;/);
+  await rejectsWith(call({ cost: at3(() => '4'), costBudget: 5 }), /^mempursuit reranker: document 3 \(id 'm3'\): cost\(doc\) returned "4";/);
+  await rejectsWith(call({ cost: () => 1 }), /^mempursuit reranker: cost needs costBudget/);
+  await rejectsWith(call({}, { costBudget: 3 }), /^mempursuit reranker: costBudget needs cost: \(doc\) => number/);
+  await rejectsWith(call({}, { costs: UNIT, costBudget: 3 }), /^mempursuit reranker \(providerOptions.mempursuit\): 'costs' is filled by the integration/);
+  assert.throws(() => mempursuitReranker({ costs: UNIT, costBudget: 3 }), /^MemPursuitError: mempursuitReranker: 'costs' is filled by the integration, one per document: pass cost/);
+  assert.throws(() => mempursuitReranker({ cost: 3, costBudget: 3 }), (err) => err instanceof MemPursuitError && /cost must be a function/.test(err.message));
+  // Text documents: cost() gets the string, and the message has no id.
+  const embeddingModel = new aiTest.MockEmbeddingModelV3({ doEmbed: async ({ values }) => ({ embeddings: values.map((v) => candidates[texts.indexOf(v)] ?? query) }) });
+  const model = mempursuitReranker({ embeddingModel, cost: (t) => (t === texts[4] ? -2 : 1), costBudget: 3 });
+  await rejectsWith(ai.rerank({ model, documents: texts, query: 'q', topN: 2, maxRetries: 0 }), /^mempursuit reranker: document 4: cost\(doc\) returned -2;/);
+  assert.equal(embeddingModel.doEmbedCalls.length, 0, 'the costs are checked before any embedding call');
+});
+
+test('LangChain: unit costs with costBudget = K keep what k = K keeps; word costs what select() picks, within the budget', { skip: skipLc }, async () => {
+  const { embeddings, counts } = countingEmbeddings();
+  const docs = candidates.map((embedding, i) => new lc.Document({ pageContent: texts[i], metadata: { embedding, source: i }, id: `m${i}` }));
+  const unit = await new lc.MemPursuitCompressor({ embeddings, k: P, cost: () => 1, costBudget: K }).compressDocuments(docs, 'q');
+  assert.deepEqual(unit.map((d) => d.metadata.source), RECOMMENDED);
+  assert.deepEqual(unit.map((d) => d.metadata.mempursuit.weight), Array.from(select(query, candidates, K).weights));
+  const topk = await new lc.MemPursuitCompressor({ embeddings, k: P, method: 'topk', cost: () => 1, costBudget: K }).compressDocuments(docs, 'q');
+  assert.deepEqual(topk.map((d) => d.metadata.source), picks({ method: 'topk' }));
+
+  const wordDocs = candidates.map((embedding, i) => new lc.Document({ pageContent: wordy(i), metadata: { embedding, source: i }, id: `m${i}` }));
+  const out = await new lc.MemPursuitCompressor({ embeddings, k: P, cost: (d) => wordCount(d.pageContent), costBudget: BUDGET }).compressDocuments(wordDocs, 'q');
+  assert.deepEqual(out.map((d) => d.metadata.source), WORD_PICKS);
+  assert.ok(out.reduce((s, d) => s + wordCount(d.pageContent), 0) <= BUDGET);
+  assert.deepEqual(counts, { documentCalls: 0, documentTexts: 0, queryCalls: 3 });
+});
+
+test('LangChain: a bad cost names the document (before any embedding call); cost and costBudget go together', { skip: skipLc }, async () => {
+  const { embeddings, counts } = countingEmbeddings();
+  const docs = candidates.map((embedding, i) => new lc.Document({ pageContent: texts[i], metadata: { embedding }, id: `m${i}` }));
+  const at6 = (value) => (d) => (d.id === 'm6' ? value() : 1);
+  const compress = (cost) => new lc.MemPursuitCompressor({ embeddings, k: K, cost, costBudget: 4 }).compressDocuments(docs, 'q');
+  await rejectsWith(compress(at6(() => { throw new TypeError('bad text'); })), /^MemPursuitCompressor: document 6 \(id 'm6'\): cost\(doc\) threw: bad text$/);
+  await rejectsWith(compress(at6(() => Infinity)), /^MemPursuitCompressor: document 6 \(id 'm6'\): cost\(doc\) returned Infinity; a cost must be a finite number >= 0/);
+  await rejectsWith(compress(at6(() => undefined)), /^MemPursuitCompressor: document 6 \(id 'm6'\): cost\(doc\) returned undefined;/);
+  assert.equal(counts.queryCalls, 0, 'the costs are checked before the query is embedded');
+  const fails = (fields, message) => assert.throws(() => new lc.MemPursuitCompressor({ embeddings, ...fields }), (err) => err instanceof MemPursuitError && err.code === 'argument' && message.test(err.message));
+  fails({ cost: () => 1 }, /^MemPursuitCompressor: cost needs costBudget/);
+  fails({ costBudget: 10 }, /^MemPursuitCompressor: costBudget needs cost/);
+  fails({ costs: UNIT, costBudget: 10 }, /^MemPursuitCompressor: 'costs' is filled by the integration/);
+  fails({ cost: 'tokens', costBudget: 10 }, /^MemPursuitCompressor: cost must be a function/);
+});

@@ -43,6 +43,11 @@ export async function demo(): Promise<unknown[]> {
   const meta = docs[0]?.metadata['mempursuit'] as MemPursuitMetadata | undefined;
   const weight: number | null | undefined = meta?.weight;
 
+  // Token budgets: a cost per document with costBudget.
+  const byTokens: MempursuitRerankerSettings = { cost: (doc: { text: string }) => doc.text.length, costBudget: 512 };
+  mempursuitReranker(byTokens);
+  const budgeted = new MemPursuitCompressor({ embeddings, k: 20, cost: (doc) => doc.pageContent.length, costBudget: 512 });
+
   try {
     mempursuitReranker({ embeddingField: 'embedding' });
   } catch (err) {
@@ -54,6 +59,10 @@ export async function demo(): Promise<unknown[]> {
   new MemPursuitCompressor({ k: '3' });
   // @ts-expect-error: the relevance comes from the documents (scoreField), not the settings
   mempursuitReranker({ relevance: [1, 2] });
+  // @ts-expect-error: the costs come from cost(doc), not the settings
+  new MemPursuitCompressor({ costs: [1, 2], costBudget: 3 });
+  // @ts-expect-error: a cost is a number
+  new MemPursuitCompressor({ cost: (doc) => doc.pageContent, costBudget: 3 });
 
-  return [asSdkModel, rerankedDocuments, first, weight];
+  return [asSdkModel, rerankedDocuments, first, weight, budgeted];
 }

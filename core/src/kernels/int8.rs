@@ -131,6 +131,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "safe integer arithmetic over 133 000 codes (no unsafe code on this path): too slow interpreted"
+    )]
     fn extreme_codes_at_the_largest_dimension_do_not_overflow() {
         // 127 · 127 · MAX_I8_DIM < 2³¹: the worst case is exact.
         static ROW: [i8; MAX_I8_DIM] = [127; MAX_I8_DIM];
@@ -143,6 +147,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "safe integer arithmetic over 133 000 codes (no unsafe code on this path): too slow interpreted"
+    )]
     fn out_of_range_codes_wrap_instead_of_panicking() {
         // −128 is outside the documented range: 128² · MAX_I8_DIM > 2³¹, so
         // the portable sum wraps (a debug build must not panic on it).

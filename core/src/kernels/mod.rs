@@ -300,6 +300,23 @@ use sealed::Rows;
 /// f32 arithmetic in the fixed order, so a selection on reduced-precision
 /// storage equals, bit for bit, the f32 selection on the matrix rounded to
 /// that type. The query is always f32. This trait is sealed.
+///
+/// # When reduced precision pays
+/// f16 and bf16 always halve the memory of a pool; whether they also make
+/// a query faster depends on the CPU. A pass reads half the bytes but
+/// widens every value to f32 (`vcvtph2ps` for f16, one byte shuffle for
+/// bf16, on the vector ports the multiply-adds use), so it is faster when
+/// the f32 pass is limited by the bytes it reads (pools beyond the core's
+/// L2 cache, and on cores with a narrow L2 path also L2-resident ones) and
+/// the widening keeps up. On an AMD Zen 4 (AVX-512, 1 MiB L2) f16 took
+/// 0.58–0.80 and bf16 0.66–0.91 of the f32 time (medians) from P = 100, d = 384 to
+/// P = 500, d = 1536; on an AVX2-only AMD EPYC (issue 22, with the kernels
+/// before the bf16 shuffle and the once-per-pass widening of the picked
+/// vector) both were 1.8× slower at P = 200 and 500, d = 1536. Where the
+/// f32 pool fits in L2 the gain is smallest and may be a loss.
+/// `mempursuit bench --storage f32,f16,bf16` measures all three on the
+/// machine at hand in one run and prints a note when reduced precision
+/// does not pay. Figures: BENCHMARKS.md, "Reduced-precision storage".
 pub trait Element: sealed::Sealed + Copy + Send + Sync + core::fmt::Debug + 'static {
     /// Name of the storage type (`"f32"`, `"f16"`, `"bf16"`).
     const NAME: &'static str;
@@ -588,6 +605,75 @@ mod tests {
             row_dots(isa, &b[..p * d], d, &b[3 * d..4 * d], &mut x[..p]);
             row_dots(isa, &bw[..p * d], d, &bw[3 * d..4 * d], &mut y[..p]);
             assert_eq!(x, y);
+        }
+    }
+
+    /// Reduced-precision Gram rows equal the f32 kernel on the widened
+    /// values bit for bit on both sides of the picked vector's widening
+    /// limit (widened once per pass up to 4096 elements, per block above),
+    /// with tails, and with f16 subnormals, signed zeros and the extremes
+    /// of both formats.
+    #[cfg(feature = "half")]
+    #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "the x86 kernels it checks do not run under Miri (no CPUID); \
+                  reduced_precision_equals_f32_on_widened_values covers the portable path"
+    )]
+    fn reduced_precision_gram_rows_across_the_widening_limit() {
+        use half::{bf16, f16};
+        const N: usize = 2 * 4105;
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        };
+        let mut m = [0.0f32; N];
+        for (k, x) in m.iter_mut().enumerate() {
+            let r = next();
+            *x = match k % 97 {
+                // f16 subnormals, signed zeros, large values
+                0 => r * 6.0e-5,
+                1 => -0.0,
+                2 => r * 60000.0,
+                3 => r * 1.0e-7,
+                _ => r,
+            };
+        }
+        let h: [f16; N] = core::array::from_fn(|i| f16::from_f32(m[i]));
+        let b: [bf16; N] = core::array::from_fn(|i| bf16::from_f32(m[i]));
+        let hw: [f32; N] = core::array::from_fn(|i| h[i].to_f32());
+        let bw: [f32; N] = core::array::from_fn(|i| b[i].to_f32());
+        let steps = if cfg!(miri) { 1 } else { 2 };
+        for d in [9usize, 4096, 4097, 4104, 4105]
+            .into_iter()
+            .take(2 + steps * 2)
+        {
+            let p = N / d;
+            let n = p * d;
+            for isa in [Isa::Portable, Isa::Avx2, Isa::Avx2Fma] {
+                let (mut x, mut y) = ([0f32; 912], [0f32; 912]);
+                for pick in [0, p - 1] {
+                    let (v, vw) = (&h[pick * d..(pick + 1) * d], &hw[pick * d..(pick + 1) * d]);
+                    row_dots(isa, &h[..n], d, v, &mut x[..p]);
+                    row_dots(isa, &hw[..n], d, vw, &mut y[..p]);
+                    assert_eq!(
+                        x.map(f32::to_bits),
+                        y.map(f32::to_bits),
+                        "f16 {isa:?} d={d}"
+                    );
+                    let (v, vw) = (&b[pick * d..(pick + 1) * d], &bw[pick * d..(pick + 1) * d]);
+                    row_dots(isa, &b[..n], d, v, &mut x[..p]);
+                    row_dots(isa, &bw[..n], d, vw, &mut y[..p]);
+                    assert_eq!(
+                        x.map(f32::to_bits),
+                        y.map(f32::to_bits),
+                        "bf16 {isa:?} d={d}"
+                    );
+                }
+            }
         }
     }
 

@@ -17,9 +17,18 @@
 //! per load of the picked vector, the query pass 4 rows (8 accumulators:
 //! dots and squared norms).
 //!
-//! f16 rows are widened with F16C (`vcvtph2ps`), bf16 rows by a 16-bit shift
-//! (exact in both cases), so the reduced-precision storages run the same
-//! arithmetic on the widened values.
+//! f16 rows are widened with F16C (`vcvtph2ps`), bf16 rows by one byte
+//! shuffle that moves each value into the high half of an f32 (exact in
+//! both cases), so the reduced-precision storages run the same arithmetic
+//! on the widened values. A Gram pass widens the picked vector once (into a
+//! stack buffer, d ≤ 4096) rather than once per block of 8 rows. The
+//! widening shares the vector ports with the multiply-adds, so a
+//! reduced-precision pass is faster than an f32 one only when the f32
+//! rows would stream from beyond L2 (BENCHMARKS.md, "Reduced-precision
+//! storage"). AVX-512 variants (16 values widened per `vcvtph2ps zmm` or
+//! `vpmovzxwd zmm`, and two rows per ZMM register with the same 8-lane
+//! order) measured slower than these 8-lane kernels on an AMD Zen 4, and
+//! `vdpbf16ps` rounds its products, so they are not used.
 
 #![allow(unsafe_code)]
 
@@ -67,6 +76,8 @@ impl Token {
 
 /// The stored element types these kernels read.
 pub(super) trait Load: Copy {
+    /// Whether loading widens (every type but f32).
+    const WIDENS: bool = true;
     /// Eight elements at `p` widened to f32.
     ///
     /// # Safety
@@ -76,6 +87,7 @@ pub(super) trait Load: Copy {
 }
 
 impl Load for f32 {
+    const WIDENS: bool = false;
     #[inline(always)]
     unsafe fn load8(p: *const f32) -> __m256 {
         // SAFETY: the caller guarantees 8 readable f32 at p and AVX support.
@@ -106,11 +118,16 @@ impl Load for half::bf16 {
     #[inline(always)]
     unsafe fn load8(p: *const half::bf16) -> __m256 {
         // SAFETY: the caller guarantees 8 readable bf16 (16 bytes) at p and
-        // AVX2 support. bf16 is the top half of an f32: zero-extend each
-        // 16-bit value to 32 bits and shift it into the high half.
+        // AVX2 support. bf16 is the top half of an f32: the 16 bytes are
+        // loaded into both 128-bit lanes (`vbroadcasti128`, a load with no
+        // arithmetic uop) and one in-lane byte shuffle (`vpshufb`) moves
+        // element j into the high half of 32-bit lane j and zeroes the low
+        // half. One shuffle uop per 8 elements, where a zero-extension
+        // (`vpmovzxwd`) and a shift (`vpslld`) took two: the widening
+        // competes with the multiply-adds for the vector ports.
         unsafe {
-            let h = _mm_loadu_si128(p as *const __m128i);
-            _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
+            let h = _mm256_broadcastsi128_si256(_mm_loadu_si128(p as *const __m128i));
+            _mm256_castsi256_ps(_mm256_shuffle_epi8(h, BF16_TO_F32))
         }
     }
     #[inline(always)]
@@ -118,6 +135,24 @@ impl Load for half::bf16 {
         self.to_f32()
     }
 }
+
+/// The byte shuffle that widens bf16 to f32 (see `Load for bf16`): in
+/// each 128-bit lane, 32-bit lane j takes bytes 2j, 2j + 1 (low lane) or
+/// 2j, 2j + 1 of the upper copy (high lane, j = 4..8) into its upper half;
+/// −1 writes a zero byte.
+#[cfg(feature = "half")]
+const BF16_TO_F32: __m256i = {
+    let mut b = [-1i8; 32];
+    let mut j = 0;
+    while j < 8 {
+        b[4 * j + 2] = 2 * j as i8;
+        b[4 * j + 3] = 2 * j as i8 + 1;
+        j += 1;
+    }
+    // SAFETY: [i8; 32] and __m256i have the same size; every bit pattern
+    // is a valid __m256i.
+    unsafe { core::mem::transmute::<[i8; 32], __m256i>(b) }
+};
 
 /// acc + y · x, fused (one rounding) when `FUSED`, else the product
 /// rounded and then added.
@@ -231,6 +266,66 @@ unsafe fn dots_n<const N: usize, const FUSED: bool, R: Load, V: Load>(
 /// the CPU supports AVX2 + F16C.
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn row_dots_impl<const FUSED: bool, R: Load, V: Load>(
+    rows: &[R],
+    d: usize,
+    v: &[V],
+    out: &mut [f32],
+) {
+    if V::WIDENS && d <= WIDEN_MAX {
+        // The picked vector widened once per pass instead of once per
+        // block of 8 rows (a ninth of the widening work of a pass); the
+        // same exact f32 values, so the same results.
+        let mut buf = [core::mem::MaybeUninit::<f32>::uninit(); WIDEN_MAX];
+        // SAFETY: v.len() ≥ d ≤ WIDEN_MAX (the caller's guarantee and the
+        // test above); `widen_into` writes buf[..d].
+        unsafe {
+            let w = widen_into(v, d, &mut buf);
+            return row_blocks::<FUSED, R, f32>(rows, d, w, out);
+        }
+    }
+    // SAFETY: the caller's guarantees.
+    unsafe { row_blocks::<FUSED, R, V>(rows, d, v, out) }
+}
+
+/// Longest picked vector of a reduced-precision pass widened to f32 once
+/// per pass, in a stack buffer (16 KiB); longer ones are widened per block
+/// of rows as they are read.
+const WIDEN_MAX: usize = 4096;
+
+/// v[..d] widened to f32 into `buf[..d]` (exact), returned as a slice.
+///
+/// # Safety
+/// `v.len() ≥ d`, `buf.len() ≥ d`, and the CPU supports AVX2 + F16C.
+#[inline(always)]
+unsafe fn widen_into<'b, V: Load>(
+    v: &[V],
+    d: usize,
+    buf: &'b mut [core::mem::MaybeUninit<f32>],
+) -> &'b [f32] {
+    let body = d - d % 8;
+    let (vp, bp) = (v.as_ptr(), buf.as_mut_ptr() as *mut f32);
+    // SAFETY: every load reads v[k..k + 8] with k + 8 ≤ body ≤ d, every
+    // store writes buf[k..k + 8] or buf[k] below d ≤ buf.len(); all d
+    // elements are written before the slice is made.
+    unsafe {
+        let mut k = 0;
+        while k < body {
+            _mm256_storeu_ps(bp.add(k), V::load8(vp.add(k)));
+            k += 8;
+        }
+        for (k, x) in v.iter().enumerate().take(d).skip(body) {
+            bp.add(k).write(x.widen());
+        }
+        core::slice::from_raw_parts(bp, d)
+    }
+}
+
+/// [`row_dots_impl`] with `v` as given: 8-row blocks.
+///
+/// # Safety
+/// As [`row_dots_impl`].
+#[inline(always)]
+unsafe fn row_blocks<const FUSED: bool, R: Load, V: Load>(
     rows: &[R],
     d: usize,
     v: &[V],

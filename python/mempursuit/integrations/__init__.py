@@ -19,13 +19,21 @@ What they share:
   no document is embedded again unless its vector cannot be found and an
   embedding model was given for that purpose.
 * Every keyword of :func:`mempursuit.select` except ``query``,
-  ``candidates``, ``k`` and ``relevance`` is passed through by name
-  (``method``, ``gamma``, ``mmr_lambda``, ``raw_relevance``, ...), with
+  ``candidates``, ``k``, ``relevance`` and ``costs`` is passed through by
+  name (``method``, ``gamma``, ``mmr_lambda``, ``cost_budget``, ...), with
   ``select``'s own defaults for whatever is not given: the integrations
   declare no method names, defaults or values of their own, and a name that
   ``select`` does not take is a ``TypeError`` when the integration is built.
 * The retriever's scores, where the framework hands them over, are passed
   as ``relevance`` (``use_scores=False`` turns that off).
+* A token budget: ``cost=`` (a function of one candidate -- Haystack
+  ``Document``, LlamaIndex ``NodeWithScore``, LangChain ``Document`` --
+  returning its cost, e.g. its token count) with ``cost_budget=`` (the most
+  the returned documents may cost in total). ``cost`` is called once per
+  candidate in pool order, before any embedding call, to build ``select``'s
+  ``costs``; a pick that no longer fits is skipped and the count budget
+  still caps the picks. One without the other is a ``ValueError`` when the
+  integration is built.
 * The documents come back in pick order as copies (the inputs are not
   modified) whose metadata holds :data:`META_KEYS`: ``mempursuit_rank`` (0 for
   the first pick), ``mempursuit_weight`` (the pick's simplex weight, ``None``
@@ -35,8 +43,9 @@ What they share:
   squared residual of the query after this pick). The document's own score
   field keeps the retriever's score.
 * A document that cannot be used (no embedding, a wrong dimension, a
-  non-finite element) is a :class:`DocumentError` (a ``ValueError``) naming
-  its position in the input and its id.
+  non-finite element, a cost function that raised for it or gave no finite
+  cost >= 0) is a :class:`DocumentError` (a ``ValueError``) naming its
+  position in the input and its id.
 """
 
 from ._common import META_KEYS, DocumentError

@@ -1,16 +1,18 @@
 """The plumbing the framework integrations share (not public API beyond
 :class:`DocumentError` and :data:`META_KEYS`): checking the pass-through
 options against :func:`mempursuit.select`'s signature, stacking the
-documents' vectors into a (P, d) float32 pool with errors that name the
-document, running the selection and describing each pick.
+documents' vectors into a (P, d) float32 pool and their costs into a (P,)
+array with errors that name the document, running the selection and
+describing each pick.
 
 Nothing here names a method, a default or a valid value: those belong to
 ``mempursuit.select`` (and the Rust core behind it).
 """
 
 import inspect
+import math
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -21,14 +23,15 @@ import mempursuit
 META_KEYS = ("mempursuit_rank", "mempursuit_weight", "mempursuit_score", "mempursuit_residual_sq")
 
 # select's arguments that the integration itself fills in.
-_OWN_ARGUMENTS = ("query", "candidates", "k", "relevance")
+_OWN_ARGUMENTS = ("query", "candidates", "k", "relevance", "costs")
 
 
 class DocumentError(ValueError):
     """A document handed to an integration cannot be selected from: it has
     no embedding (and none could be found), its embedding has the wrong
     dimension or shape, or it is unusable (a non-finite element, all
-    zeros). The message names the document's position in the input and its
+    zeros), or the integration's ``cost`` function raised for it or gave
+    it no finite cost >= 0. The message names the document's position in the input and its
     id, and says what to do."""
 
 
@@ -45,8 +48,8 @@ def select_options(owner: str, options: Mapping[str, Any]) -> Dict[str, Any]:
             raise TypeError(
                 f"{owner}: '{name}' is set by the integration (the budget is the "
                 "integration's own k/top_k/top_n, the query and candidates come from the "
-                "framework, relevance from the retriever's scores); pass the other "
-                "keywords of mempursuit.select"
+                "framework, relevance from the retriever's scores, costs from the cost= "
+                "function, one call per document); pass the other keywords of mempursuit.select"
             )
     try:
         params = inspect.signature(mempursuit.select).parameters
@@ -60,6 +63,59 @@ def select_options(owner: str, options: Mapping[str, Any]) -> Dict[str, Any]:
             passable = ", ".join(n for n in accepted if n not in _OWN_ARGUMENTS)
             raise TypeError(f"{owner}: mempursuit.select has no keyword '{name}' (it takes {passable})")
     return options
+
+
+def check_cost(owner: str, cost: Optional[Callable[[Any], Any]], options: Mapping[str, Any]) -> None:
+    """A ``cost`` function and a ``cost_budget`` option go together, as
+    ``costs`` and ``cost_budget`` do in :func:`mempursuit.select`: one
+    without the other is a ValueError (so is a ``cost`` that is not
+    callable, a TypeError)."""
+    budget = options.get("cost_budget") is not None
+    if cost is not None and not callable(cost):
+        raise TypeError(f"{owner}: cost must be a function of one document returning its cost, got {cost!r}")
+    if cost is not None and not budget:
+        raise ValueError(
+            f"{owner}: cost= needs cost_budget= (the most the selected documents may cost in "
+            "total, in the units of cost, e.g. tokens)"
+        )
+    if cost is None and budget:
+        raise ValueError(
+            f"{owner}: cost_budget= needs cost= (a function giving each document's cost, e.g. "
+            "lambda doc: its token count)"
+        )
+
+
+def costs_of(
+    owner: str, cost: Optional[Callable[[Any], Any]], items: Sequence[Any], names: Sequence[str]
+) -> Optional[List[float]]:
+    """``[cost(item) for item in items]`` as floats (None without ``cost``),
+    called in pool order before any embedding call. Raises DocumentError
+    naming the document when ``cost`` raises for it or returns anything but
+    a finite real number >= 0."""
+    if cost is None:
+        return None
+    out = []
+    for name, item in zip(names, items):
+        try:
+            value = cost(item)
+        except Exception as e:
+            raise DocumentError(f"{owner}: {name}: cost() raised {type(e).__name__}: {e}") from e
+        try:
+            if isinstance(value, (bool, str, bytes)):
+                raise TypeError
+            c = float(value)
+        except (TypeError, ValueError):
+            raise DocumentError(
+                f"{owner}: {name}: cost() returned {value!r}, not a number (give each document "
+                "a finite cost >= 0, e.g. its token count)"
+            ) from None
+        if not math.isfinite(c) or c < 0:
+            raise DocumentError(
+                f"{owner}: {name}: cost() returned {value!r}; a cost must be finite and >= 0 "
+                "(e.g. the document's token count)"
+            )
+        out.append(c)
+    return out
 
 
 def _row(owner: str, name: str, vector: Any, hint: str) -> np.ndarray:
@@ -83,10 +139,12 @@ def selection(
     relevance: Optional[Sequence[float]],
     options: Mapping[str, Any],
     missing_hint: str,
+    costs: Optional[Sequence[float]] = None,
 ) -> "mempursuit.Selection":
-    """``mempursuit.select(query, pool, k, relevance=..., **options)`` on the
-    pool stacked from ``vectors`` (row i = ``vectors[i]``, the document
-    called ``names[i]`` in errors).
+    """``mempursuit.select(query, pool, k, relevance=..., costs=...,
+    **options)`` on the pool stacked from ``vectors`` (row i =
+    ``vectors[i]``, the document called ``names[i]`` in errors; ``costs``
+    from :func:`costs_of`).
 
     Raises DocumentError for a document without a usable vector (the
     message says ``missing_hint`` when it has none), ValueError for a bad
@@ -110,6 +168,8 @@ def selection(
     kwargs = dict(options)
     if relevance is not None:
         kwargs["relevance"] = np.asarray(relevance, dtype=np.float64)
+    if costs is not None:
+        kwargs["costs"] = np.asarray(costs, dtype=np.float64)
     try:
         return mempursuit.select(q, pool, k, **kwargs)
     except ValueError as e:

@@ -13,13 +13,18 @@ Needs ``haystack-ai`` (``pip install "mempursuit[haystack]"``)::
     p.add_component("ranker", MemPursuitRanker(top_k=5))
     p.connect("retriever.documents", "ranker.documents")
     p.run({"retriever": {"query_embedding": q}, "ranker": {"query_embedding": q}})
+
+A token budget instead of (or as well as) a count: ``MemPursuitRanker(top_k=30,
+cost=count_tokens, cost_budget=512)`` with ``count_tokens(doc)`` returning the
+document's token count.
 """
 
 from dataclasses import replace
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 try:
     from haystack import Document, component, default_from_dict, default_to_dict
+    from haystack.utils import deserialize_callable, serialize_callable
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'mempursuit.integrations.haystack needs haystack-ai: pip install "mempursuit[haystack]"'
@@ -53,28 +58,55 @@ class MemPursuitRanker:
 
     :param top_k: the budget K (at most this many documents come back).
     :param use_scores: pass the documents' scores as ``relevance``.
+    :param cost: a function of one ``Document`` returning its cost, a finite
+        number >= 0 (e.g. its token count: ``lambda d: len(tok.encode(d.content))``),
+        called once per input document in input order to build
+        ``mempursuit.select``'s ``costs``; needs the ``cost_budget`` option
+        (the most the returned documents may cost in total, in the same
+        units), and the reverse: one without the other is a ValueError
+        here. A pick that no longer fits the budget is skipped, the
+        selection ends when nothing fits; ``top_k`` still caps the count
+        (give a large one to let the budget decide). A cost function that
+        raises or returns a negative, NaN or non-number value is a
+        :class:`~mempursuit.integrations.DocumentError` naming the
+        document. :meth:`to_dict` saves ``cost`` by its import path, so
+        only a module-level function can be saved (a lambda or a local
+        function is Haystack's ``SerializationError`` there).
     :param options: any other keyword of :func:`mempursuit.select`
-        (``method``, ``gamma``, ``mmr_lambda``, ``raw_relevance``, ...),
+        (``method``, ``gamma``, ``mmr_lambda``, ``cost_budget``, ...),
         passed through unchanged; what is not given takes ``select``'s
         default. An unknown name is a TypeError here, a bad value a
         ValueError from ``select`` at the first ``run``.
     """
 
-    def __init__(self, top_k: int = 10, use_scores: bool = True, **options: Any) -> None:
+    def __init__(
+        self,
+        top_k: int = 10,
+        use_scores: bool = True,
+        cost: Optional[Callable[[Document], float]] = None,
+        **options: Any,
+    ) -> None:
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
             raise ValueError(f"MemPursuitRanker: top_k must be an int >= 0, got {top_k!r}")
         self.top_k = top_k
         self.use_scores = use_scores
         self.options = _common.select_options("MemPursuitRanker", options)
+        _common.check_cost("MemPursuitRanker", cost, self.options)
+        self.cost = cost
 
     def to_dict(self) -> Dict[str, Any]:
-        """Serializes the component (``top_k``, ``use_scores`` and the
-        options as given)."""
-        return default_to_dict(self, top_k=self.top_k, use_scores=self.use_scores, **self.options)
+        """Serializes the component (``top_k``, ``use_scores``, ``cost`` by
+        import path when given, and the options as given)."""
+        extra = {} if self.cost is None else {"cost": serialize_callable(self.cost)}
+        return default_to_dict(self, top_k=self.top_k, use_scores=self.use_scores, **extra, **self.options)
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "MemPursuitRanker":
-        """The component :meth:`to_dict` described."""
+        """The component :meth:`to_dict` described (``cost`` imported by its
+        path)."""
+        params = data.get("init_parameters", {})
+        if params.get("cost") is not None:
+            data = {**data, "init_parameters": {**params, "cost": deserialize_callable(params["cost"])}}
         return default_from_dict(cls, data)
 
     @component.output_types(documents=List[Document])
@@ -89,8 +121,9 @@ class MemPursuitRanker:
 
         :returns: ``{"documents": picked documents in pick order}``.
         :raises DocumentError: a document has no embedding, one of another
-            dimension than the query's, or an unusable one (the message
-            names its position and id); mixed present/absent scores.
+            dimension than the query's, or an unusable one, or no usable
+            cost (the message names its position and id); mixed
+            present/absent scores.
         :raises ValueError: a bad query embedding or option value.
         """
         k = self.top_k if top_k is None else top_k
@@ -98,6 +131,7 @@ class MemPursuitRanker:
         relevance = None
         if self.use_scores:
             relevance = _common.scores_as_relevance("MemPursuitRanker", [d.score for d in documents], names)
+        costs = _common.costs_of("MemPursuitRanker", self.cost, documents, names)
         sel = _common.selection(
             "MemPursuitRanker",
             query_embedding,
@@ -107,6 +141,7 @@ class MemPursuitRanker:
             relevance,
             self.options,
             _MISSING,
+            costs,
         )
         out = [replace(documents[i], meta={**documents[i].meta, **meta}) for i, meta in _common.picks(sel)]
         return {"documents": out}

@@ -19,9 +19,16 @@ is read, and nothing is embedded again. For any other store, pass
 cannot be read are then embedded again from their ``page_content``, one
 ``embed_documents`` call per selection, a cost in time (and money, for a
 paid API) that the store-held vectors avoid.
+
+A token budget instead of (or as well as) a count: both take ``cost=`` (a
+function of one ``Document`` returning its cost, e.g. its token count) with
+``cost_budget=`` (the most the returned documents may cost in total)::
+
+    docs = mempursuit_search_by_vector(store, query_vector, k=20, fetch_k=50,
+                                       cost=count_tokens, cost_budget=512)
 """
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 try:
     from langchain_core.callbacks import Callbacks
@@ -70,6 +77,13 @@ def _vectors(
     return vectors
 
 
+def _costs(
+    owner: str, cost: Optional[Callable[[Document], float]], documents: Sequence[Document]
+) -> Optional[List[float]]:
+    names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
+    return _common.costs_of(owner, cost, documents, names)
+
+
 def _select(
     owner: str,
     store: Any,
@@ -79,10 +93,11 @@ def _select(
     k: int,
     relevance: Optional[Sequence[float]],
     options: Mapping[str, Any],
+    costs: Optional[Sequence[float]],
 ) -> List[Document]:
     names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
     vectors = _vectors(store, embeddings, documents)
-    sel = _common.selection(owner, query, vectors, names, k, relevance, options, _MISSING)
+    sel = _common.selection(owner, query, vectors, names, k, relevance, options, _MISSING, costs)
     return [
         documents[i].model_copy(update={"metadata": {**documents[i].metadata, **meta}})
         for i, meta in _common.picks(sel)
@@ -98,6 +113,7 @@ def mempursuit_search_by_vector(
     embeddings: Optional[Embeddings] = None,
     use_scores: bool = True,
     search_kwargs: Optional[Dict[str, Any]] = None,
+    cost: Optional[Callable[[Document], float]] = None,
     **options: Any,
 ) -> List[Document]:
     """The ``fetch_k`` documents most similar to ``embedding`` in ``store``,
@@ -112,18 +128,28 @@ def mempursuit_search_by_vector(
     documents' vectors are read from the store, or embedded again with
     ``embeddings`` (see the module docstring).
 
+    :param cost: a function of one ``Document`` (as the store returns it)
+        giving its cost, a finite number >= 0 (e.g. its token count),
+        called once per fetched document in fetch order to build
+        ``mempursuit.select``'s ``costs``; needs ``cost_budget`` (the most
+        the returned documents may cost in total), and the reverse. A pick
+        that no longer fits is skipped, the selection ends when nothing
+        fits; ``k`` still caps the count.
     :param options: any other keyword of ``mempursuit.select`` (``method``,
-        ``gamma``, ``mmr_lambda``, ...), passed through unchanged; what is
-        not given takes ``select``'s default.
+        ``gamma``, ``mmr_lambda``, ``cost_budget``, ...), passed through
+        unchanged; what is not given takes ``select``'s default.
     :returns: up to ``k`` documents in pick order, copies whose metadata
         gains ``mempursuit_rank``, ``mempursuit_weight``,
         ``mempursuit_score`` (and ``mempursuit_residual_sq``).
     :raises DocumentError: a document's vector cannot be found or does not
-        fit (the message names it).
+        fit, or ``cost`` raised for it or gave no finite cost >= 0 (the
+        message names it).
     :raises TypeError: an option name ``select`` does not take.
+    :raises ValueError: ``cost`` without ``cost_budget`` or the reverse.
     """
     owner = "mempursuit_search_by_vector"
     options = _common.select_options(owner, options)
+    _common.check_cost(owner, cost, options)
     search_kwargs = dict(search_kwargs or {})
     with_scores = getattr(store, "similarity_search_with_score_by_vector", None)
     relevance = None
@@ -134,7 +160,8 @@ def mempursuit_search_by_vector(
             relevance = [float(score) for _, score in hits]
     else:
         documents = store.similarity_search_by_vector(embedding, k=fetch_k, **search_kwargs)
-    return _select(owner, store, embeddings, embedding, documents, k, relevance, options)
+    costs = _costs(owner, cost, documents)  # before any embedding call
+    return _select(owner, store, embeddings, embedding, documents, k, relevance, options, costs)
 
 
 class MemPursuitCompressor(BaseDocumentCompressor):
@@ -153,9 +180,20 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     cosine to the query.
 
     Any keyword of :func:`mempursuit.select` other than query, candidates,
-    k and relevance can be given by name (``method="mmr"``, ``gamma=0.7``,
-    ...) and is passed through unchanged (kept in ``method_options``); what
-    is not given takes ``select``'s default.
+    k, relevance and costs can be given by name (``method="mmr"``,
+    ``gamma=0.7``, ``cost_budget=512``, ...) and is passed through unchanged
+    (kept in ``method_options``); what is not given takes ``select``'s
+    default.
+
+    ``cost`` with ``cost_budget``: a budget in tokens (or any cost) instead
+    of, or as well as, ``k``. ``cost`` is a function of one ``Document``
+    returning its cost, a finite number >= 0 (e.g. its token count), called
+    once per input document in input order, before any embedding call;
+    one without the other is a ValueError at construction. A pick that no
+    longer fits is skipped, the selection ends when nothing fits; ``k``
+    still caps the count. A cost function that raises or returns a
+    negative, NaN or non-number value is a
+    :class:`~mempursuit.integrations.DocumentError` naming the document.
 
     Returns up to ``k`` documents in pick order, copies whose metadata gains
     ``mempursuit_rank``, ``mempursuit_weight``, ``mempursuit_score`` (and
@@ -176,6 +214,9 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     relevance."""
     method_options: Dict[str, Any] = {}
     """Keywords of ``mempursuit.select``, passed through unchanged."""
+    cost: Optional[Callable[[Document], float]] = None
+    """Each document's cost (e.g. its token count), for the ``cost_budget``
+    option."""
 
     def __init__(self, **data: Any) -> None:
         fields = type(self).model_fields
@@ -185,6 +226,7 @@ class MemPursuitCompressor(BaseDocumentCompressor):
             if name in given:
                 raise TypeError(f"MemPursuitCompressor: '{name}' given twice (in method_options and by name)")
         data["method_options"] = _common.select_options("MemPursuitCompressor", {**given, **options})
+        _common.check_cost("MemPursuitCompressor", data.get("cost"), data["method_options"])
         super().__init__(**data)
 
     def _query_embeddings(self) -> Embeddings:
@@ -206,8 +248,9 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     ) -> Sequence[Document]:
         """Up to ``k`` of ``documents``, selected for ``query``, in pick order.
 
-        Raises DocumentError for a document without a usable vector or
-        (with ``score_key``) without a score, naming it."""
+        Raises DocumentError for a document without a usable vector, (with
+        ``score_key``) without a score, or (with ``cost``) without a usable
+        cost, naming it."""
         documents = list(documents)
         if not documents:
             return []
@@ -223,6 +266,8 @@ class MemPursuitCompressor(BaseDocumentCompressor):
                         f"{owner}: {name} has no metadata[{self.score_key!r}] (score_key)"
                     )
                 relevance.append(score)
+        _common.check_cost(owner, self.cost, self.method_options)
+        costs = _costs(owner, self.cost, documents)  # before any embedding call
         query_vector = self._query_embeddings().embed_query(query)
         return _select(
             owner,
@@ -233,4 +278,5 @@ class MemPursuitCompressor(BaseDocumentCompressor):
             self.k,
             relevance,
             self.method_options,
+            costs,
         )

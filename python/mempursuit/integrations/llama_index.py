@@ -8,9 +8,13 @@ Needs ``llama-index-core`` (``pip install "mempursuit[llama-index]"``)::
 
     pp = MemPursuitPostprocessor(top_n=5, vector_store=index.vector_store)
     engine = index.as_query_engine(similarity_top_k=30, node_postprocessors=[pp])
+
+A token budget instead of (or as well as) a count:
+``MemPursuitPostprocessor(top_n=30, cost=count_tokens, cost_budget=512, ...)``
+with ``count_tokens(node_with_score)`` returning the node's token count.
 """
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 try:
     from llama_index.core.bridge.pydantic import Field
@@ -84,8 +88,23 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
 
     Any keyword of :func:`mempursuit.select` other than query, candidates,
     k and relevance can be given by name (``method="mmr"``,
-    ``gamma=0.7``, ...) and is passed through unchanged (kept in
-    ``method_options``); what is not given takes ``select``'s default.
+    ``gamma=0.7``, ``cost_budget=512``, ...) and is passed through
+    unchanged (kept in ``method_options``); what is not given takes
+    ``select``'s default.
+
+    ``cost`` with ``cost_budget``: a budget in tokens (or any cost) instead
+    of, or as well as, ``top_n``. ``cost`` is a function of one
+    ``NodeWithScore`` (what the postprocessor receives: ``n.node``,
+    ``n.score``, ``n.get_content()``) returning its cost, a finite number
+    >= 0 (e.g. its token count), called once per input node in input
+    order, before any embedding call, to build ``mempursuit.select``'s
+    ``costs``; ``cost_budget`` is the most the returned nodes may cost in
+    total. One without the other is a ValueError at construction. A pick
+    that no longer fits is skipped, the selection ends when nothing fits;
+    ``top_n`` still caps the count. A cost function that raises or returns
+    a negative, NaN or non-number value is a
+    :class:`~mempursuit.integrations.DocumentError` naming the node. Like
+    ``vector_store``, ``cost`` is not serialized (``to_dict``).
     """
 
     top_n: int = Field(default=5, ge=0, description="The budget K: at most this many nodes come back.")
@@ -103,6 +122,11 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
         exclude=True,
         description="Embeds the nodes whose vectors cannot be found (a cost: one batched call).",
     )
+    cost: Optional[Callable[[NodeWithScore], float]] = Field(
+        default=None,
+        exclude=True,
+        description="Each node's cost (e.g. its token count), for the cost_budget option.",
+    )
 
     def __init__(self, **data: Any) -> None:
         fields = type(self).model_fields
@@ -112,6 +136,7 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
             if name in given:
                 raise TypeError(f"{_OWNER}: '{name}' given twice (in method_options and by name)")
         data["method_options"] = _common.select_options(_OWNER, {**given, **options})
+        _common.check_cost(_OWNER, data.get("cost"), data["method_options"])
         store = data.get("vector_store")
         if store is not None and hasattr(store, "vector_store"):
             data["vector_store"] = store.vector_store  # a VectorStoreIndex
@@ -141,6 +166,8 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
     ) -> List[NodeWithScore]:
         query = self._query_embedding(query_bundle)
         names = [_common.document_name(i, n.node.node_id, "node") for i, n in enumerate(nodes)]
+        _common.check_cost(_OWNER, self.cost, self.method_options)
+        costs = _common.costs_of(_OWNER, self.cost, nodes, names)
         vectors: List[Optional[List[float]]] = [n.node.embedding for n in nodes]
         missing = [i for i, v in enumerate(vectors) if v is None]
         held = _store_vectors(self.vector_store, [nodes[i].node.node_id for i in missing])
@@ -164,6 +191,7 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
             self.method_options,
             "the node carries no embedding and the vector store holds none for its id: pass "
             "vector_store=index.vector_store (or the index), or embed_model=... to embed it again",
+            costs,
         )
         out = []
         for i, meta in _common.picks(sel):

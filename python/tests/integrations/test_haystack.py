@@ -211,3 +211,115 @@ def test_bad_documents_name_the_document():
     # A bad value is select's own ValueError, at run time.
     with pytest.raises(ValueError, match="unknown method .nope."):
         MemPursuitRanker(method="nope").run([good], q)
+
+
+# Cost budgets: cost(Document) builds select's costs, cost_budget passes through.
+
+BUDGET = 100  # words; binds on the fixture's pool (see budgeted)
+
+
+def word_count(doc):
+    """A Document's cost in words (a stand-in for a token count); module
+    level, so that to_dict can save it by import path."""
+    return len(doc.content.split())
+
+
+def budgeted(docs, query, costs, budget, **options):
+    """select with costs on the same vectors and scores, checked: within the
+    budget, ended by it, and not the count budget's prefix (a pick skipped)."""
+    sel = expected(docs, query, len(docs), costs=costs, cost_budget=budget, **options)
+    assert sel.stop_reason == "cost_budget"
+    assert sum(costs[i] for i in sel.picks) <= budget
+    plain = expected(docs, query, len(sel.picks), **options)
+    assert sel.picks.tolist() != plain.picks.tolist()
+    return sel
+
+
+@pytest.mark.parametrize("method", mempursuit.METHODS)
+def test_unit_costs_pick_what_the_count_budget_picks(data, store, method):
+    docs = retrieved(store, data.query)
+    q = [float(x) for x in data.query]
+    ranker = MemPursuitRanker(top_k=FETCH, method=method, cost=lambda d: 1, cost_budget=K)
+    out = ranker.run(docs, q)["documents"]
+    assert len(out) == K
+    check(out, docs, expected(docs, data.query, K, method=method))
+
+
+def test_word_costs_stay_within_the_budget(data, store):
+    docs = retrieved(store, data.query)
+    q = [float(x) for x in data.query]
+    words = [word_count(d) for d in docs]
+    seen = []
+
+    def cost(doc):
+        seen.append(doc.id)
+        return word_count(doc)
+
+    out = MemPursuitRanker(top_k=FETCH, cost=cost, cost_budget=BUDGET).run(docs, q)["documents"]
+    check(out, docs, budgeted(docs, data.query, words, BUDGET))
+    assert sum(word_count(d) for d in out) <= BUDGET
+    assert seen == [d.id for d in docs]  # once per document, in input order
+    # top_k still caps the count: the first 2 of the budgeted picks.
+    out = MemPursuitRanker(top_k=2, cost=word_count, cost_budget=BUDGET).run(docs, q)["documents"]
+    check(out, docs, expected(docs, data.query, 2, costs=words, cost_budget=BUDGET))
+    # Through a pipeline with its YAML: cost saved by import path.
+    ranker = MemPursuitRanker(top_k=FETCH, cost=word_count, cost_budget=BUDGET)
+    d = ranker.to_dict()
+    assert d["init_parameters"] == {
+        "top_k": FETCH,
+        "use_scores": True,
+        "cost": f"{__name__}.word_count",
+        "cost_budget": BUDGET,
+    }
+    p = Pipeline()
+    p.add_component("ranker", ranker)
+    if "allowed_modules" in inspect.signature(Pipeline.loads).parameters:
+        loaded = Pipeline.loads(p.dumps(), allowed_modules=["mempursuit.integrations.haystack", __name__])
+    else:
+        loaded = Pipeline.loads(p.dumps())
+    again = loaded.get_component("ranker")
+    assert again.cost is word_count and again.options == {"cost_budget": BUDGET}
+    got = loaded.run({"ranker": {"documents": docs, "query_embedding": q}})["ranker"]["documents"]
+    assert [x.id for x in got] == [docs[i].id for i in budgeted(docs, data.query, words, BUDGET).picks]
+    # A lambda cannot be saved (Haystack's own error).
+    with pytest.raises(Exception, match="lambda"):
+        MemPursuitRanker(cost=lambda d: 1, cost_budget=3).to_dict()
+
+
+def test_bad_costs_name_the_document():
+    q = [1.0, 0.0, 0.0]
+    docs = [
+        Document(id="a", content="x", embedding=[1.0, 0.0, 0.0], score=1.0),
+        Document(id="b", content="y z", embedding=[0.0, 1.0, 0.0], score=0.5),
+    ]
+
+    def ranker(value):
+        return MemPursuitRanker(top_k=2, cost=lambda d: value() if d.id == "b" else 1.0, cost_budget=5)
+
+    def boom():
+        raise RuntimeError("no tokenizer")
+
+    with pytest.raises(
+        DocumentError, match=r"document 1 \(id 'b'\): cost\(\) raised RuntimeError: no tokenizer"
+    ):
+        ranker(boom).run(docs, q)
+    for value, shown in ((-1, "-1"), (float("nan"), "nan"), (float("inf"), "inf")):
+        with pytest.raises(
+            DocumentError, match=rf"document 1 \(id 'b'\): cost\(\) returned {shown}; a cost must be finite"
+        ):
+            ranker(lambda: value).run(docs, q)
+    for value in ("3", None, True):
+        with pytest.raises(DocumentError, match=r"document 1 \(id 'b'\): cost\(\) returned .*, not a number"):
+            ranker(lambda: value).run(docs, q)
+    # One without the other, at construction; costs is the integration's.
+    with pytest.raises(ValueError, match="MemPursuitRanker: cost= needs cost_budget="):
+        MemPursuitRanker(cost=word_count)
+    with pytest.raises(ValueError, match="MemPursuitRanker: cost_budget= needs cost="):
+        MemPursuitRanker(cost_budget=10)
+    with pytest.raises(TypeError, match="'costs' is set by the integration.*cost= function"):
+        MemPursuitRanker(costs=[1.0, 2.0], cost_budget=3)
+    with pytest.raises(TypeError, match="cost must be a function"):
+        MemPursuitRanker(cost=3, cost_budget=3)
+    # A bad budget is select's own error, at run time.
+    with pytest.raises(ValueError, match=r"cost budget -1 must be finite and >= 0"):
+        MemPursuitRanker(cost=word_count, cost_budget=-1).run(docs, q)

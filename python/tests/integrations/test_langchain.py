@@ -191,3 +191,91 @@ def test_bad_documents_name_the_document(data, store):
     with pytest.raises(TypeError, match="mempursuit.select has no keyword 'fetch_k'"):
         MemPursuitCompressor(fetch_k=20)
     assert MemPursuitCompressor(k=2).method_options == {}  # select's default method
+
+
+# Cost budgets: cost(Document) builds select's costs, cost_budget passes through.
+
+BUDGET = 100  # words; binds on the fixture's pool (see budgeted)
+
+
+def words(doc):
+    """A Document's cost in words (a stand-in for a token count)."""
+    return len(doc.page_content.split())
+
+
+def budgeted(store, docs, query, relevance=None):
+    """select with word costs on the same vectors, checked: within the
+    budget, ended by it, and not the count budget's prefix (a pick skipped)."""
+    costs = [words(d) for d in docs]
+    sel = expected(store, docs, query, FETCH, relevance=relevance, costs=costs, cost_budget=BUDGET)
+    assert sel.stop_reason == "cost_budget" and sum(costs[i] for i in sel.picks) <= BUDGET
+    plain = expected(store, docs, query, len(sel.picks), relevance=relevance)
+    assert sel.picks.tolist() != plain.picks.tolist()
+    return sel
+
+
+@pytest.mark.parametrize("method", mempursuit.METHODS)
+def test_unit_costs_pick_what_the_count_budget_picks(data, store, method):
+    found = hits(store, data)
+    docs, scores = [d for d, _ in found], [s for _, s in found]
+    q = [float(x) for x in data.query]
+    out = mempursuit_search_by_vector(store, q, FETCH, FETCH, method=method, cost=lambda d: 1, cost_budget=K)
+    assert len(out) == K
+    check(out, docs, expected(store, docs, data.query, K, relevance=scores, method=method))
+    out = MemPursuitCompressor(vector_store=store, k=FETCH, method=method, cost=lambda d: 1, cost_budget=K)
+    got = out.compress_documents(docs, data.question)
+    check(got, docs, expected(store, docs, data.query, K, method=method))
+
+
+def test_word_costs_stay_within_the_budget(data, store):
+    found = hits(store, data)
+    docs, scores = [d for d, _ in found], [s for _, s in found]
+    q = [float(x) for x in data.query]
+    out = mempursuit_search_by_vector(store, q, FETCH, FETCH, cost=words, cost_budget=BUDGET)
+    check(out, docs, budgeted(store, docs, data.query, relevance=scores))
+    assert sum(words(d) for d in out) <= BUDGET
+    seen = []
+
+    def cost(doc):
+        seen.append(doc.id)
+        return words(doc)
+
+    compressor = MemPursuitCompressor(vector_store=store, k=FETCH, cost=cost, cost_budget=BUDGET)
+    before = dict(store.embeddings.counter.calls)
+    got = compressor.compress_documents(docs, data.question)
+    check(got, docs, budgeted(store, docs, data.query))
+    assert sum(words(d) for d in got) <= BUDGET
+    assert seen == [d.id for d in docs]  # once per document, in input order
+    assert store.embeddings.counter.calls == {"query": before["query"] + 1, "documents": before["documents"]}
+    assert compressor.method_options == {"cost_budget": BUDGET}
+
+
+def test_bad_costs_name_the_document(data, store):
+    docs = [d for d, _ in hits(store, data)]
+    bad = docs[2].id
+    q = [float(x) for x in data.query]
+
+    def at_bad(value):
+        return lambda d: value() if d.id == bad else 1.0
+
+    def boom():
+        raise ValueError("cannot tokenize")
+
+    name = rf"document 2 \(id '{bad}'\)"
+    with pytest.raises(DocumentError, match=rf"{name}: cost\(\) raised ValueError: cannot tokenize"):
+        mempursuit_search_by_vector(store, q, 3, FETCH, cost=at_bad(boom), cost_budget=5)
+    before = dict(store.embeddings.counter.calls)
+    compressor = MemPursuitCompressor(vector_store=store, k=3, cost=at_bad(lambda: -1), cost_budget=5)
+    with pytest.raises(DocumentError, match=rf"{name}: cost\(\) returned -1; a cost must be finite"):
+        compressor.compress_documents(docs, data.question)
+    assert store.embeddings.counter.calls == before, "the costs are checked before the query is embedded"
+    with pytest.raises(DocumentError, match=rf"{name}: cost\(\) returned '7', not a number"):
+        mempursuit_search_by_vector(store, q, 3, FETCH, cost=at_bad(lambda: "7"), cost_budget=5)
+    with pytest.raises(ValueError, match="mempursuit_search_by_vector: cost= needs cost_budget="):
+        mempursuit_search_by_vector(store, q, cost=words)
+    with pytest.raises(ValueError, match="MemPursuitCompressor: cost_budget= needs cost="):
+        MemPursuitCompressor(cost_budget=10)
+    with pytest.raises(ValueError, match="MemPursuitCompressor: cost= needs cost_budget="):
+        MemPursuitCompressor(cost=words)
+    with pytest.raises(TypeError, match="'costs' is set by the integration"):
+        mempursuit_search_by_vector(store, q, costs=[1.0], cost_budget=3)

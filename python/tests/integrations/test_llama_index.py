@@ -204,3 +204,78 @@ def test_bad_nodes_name_the_node(data, setup):
         MemPursuitPostprocessor(similarity_top_k=3)
     with pytest.raises(TypeError, match="'k' is set by the integration"):
         MemPursuitPostprocessor(k=3)
+
+
+# Cost budgets: cost(NodeWithScore) builds select's costs, cost_budget passes through.
+
+BUDGET = 100  # words; binds on the fixture's pool (see budgeted)
+
+
+def words(n):
+    """A node's cost in words (a stand-in for a token count)."""
+    return len(n.node.get_content().split())
+
+
+@pytest.mark.parametrize("method", mempursuit.METHODS)
+def test_unit_costs_pick_what_the_count_budget_picks(data, setup, method):
+    index, _, _ = setup
+    nodes, bundle = retrieved(index, data)
+    pp = MemPursuitPostprocessor(
+        top_n=FETCH, vector_store=index, method=method, cost=lambda n: 1, cost_budget=K
+    )
+    out = pp.postprocess_nodes(nodes, bundle)
+    assert len(out) == K
+    check(out, nodes, expected(index, nodes, data.query, K, method=method))
+
+
+def test_word_costs_stay_within_the_budget(data, setup):
+    index, embed, counter = setup
+    nodes, bundle = retrieved(index, data)
+    costs = [words(n) for n in nodes]
+    sel = expected(index, nodes, data.query, FETCH, costs=costs, cost_budget=BUDGET)
+    assert sel.stop_reason == "cost_budget" and sum(costs[i] for i in sel.picks) <= BUDGET
+    plain = expected(index, nodes, data.query, len(sel.picks))
+    assert sel.picks.tolist() != plain.picks.tolist(), "the budget skips a pick"
+    seen = []
+
+    def cost(n):
+        assert isinstance(n, NodeWithScore)
+        seen.append(n.node.node_id)
+        return words(n)
+
+    pp = MemPursuitPostprocessor(top_n=FETCH, vector_store=index, cost=cost, cost_budget=BUDGET)
+    out = pp.postprocess_nodes(nodes, bundle)
+    check(out, nodes, sel)
+    assert sum(words(n) for n in out) <= BUDGET
+    assert seen == [n.node.node_id for n in nodes]  # once per node, in input order
+    # method_options holds the budget like any option; to_dict leaves the function out.
+    assert pp.method_options == {"cost_budget": BUDGET}
+    assert "cost" not in pp.to_dict()
+
+
+def test_bad_costs_name_the_node(data, setup):
+    index, embed, counter = setup
+    nodes, bundle = retrieved(index, data)
+    bad = nodes[4].node.node_id
+
+    def pp(value):
+        cost = lambda n: value() if n.node.node_id == bad else 1.0  # noqa: E731
+        return MemPursuitPostprocessor(top_n=2, embed_model=embed, cost=cost, cost_budget=5)
+
+    def boom():
+        raise KeyError("tokens")
+
+    before = dict(counter.calls)
+    with pytest.raises(DocumentError, match=rf"node 4 \(id '{bad}'\): cost\(\) raised KeyError: 'tokens'"):
+        pp(boom).postprocess_nodes(nodes, bundle)
+    with pytest.raises(DocumentError, match=rf"node 4 \(id '{bad}'\): cost\(\) returned -2.5; a cost"):
+        pp(lambda: -2.5).postprocess_nodes(nodes, bundle)
+    with pytest.raises(DocumentError, match=rf"node 4 \(id '{bad}'\): cost\(\) returned nan"):
+        pp(lambda: float("nan")).postprocess_nodes(nodes, bundle)
+    assert counter.calls == before, "the costs are checked before any embedding call"
+    with pytest.raises(ValueError, match="MemPursuitPostprocessor: cost= needs cost_budget="):
+        MemPursuitPostprocessor(cost=words)
+    with pytest.raises(ValueError, match="MemPursuitPostprocessor: cost_budget= needs cost="):
+        MemPursuitPostprocessor(method_options={"cost_budget": 10})
+    with pytest.raises(TypeError, match="'costs' is set by the integration"):
+        MemPursuitPostprocessor(costs=[1.0], cost_budget=3)

@@ -78,3 +78,26 @@ def test_langchain_snippet():
     picks, weights = default_picks(q, [store.store[d.id]["vector"] for d in hits], None, 2)
     assert [d.id for d in docs] == [hits[i].id for i in picks]
     assert [d.metadata["mempursuit_weight"] for d in docs] == (weights or [None, None])
+
+
+def test_token_budget_snippet():
+    framework("haystack", "'./python[haystack]'")
+    import mempursuit
+
+    env = run("Token budgets")
+    docs, picked, words = env["docs"], env["picked"], env["words"]
+    costs = [words(d) for d in docs]
+    sel = mempursuit.select(
+        np.asarray([0.7, 0.1, 0.7], np.float32),
+        np.asarray([d.embedding for d in docs], np.float32),
+        10,
+        costs=costs,
+        cost_budget=10,
+    )
+    assert [d.id for d in picked] == [docs[i].id for i in sel.picks.tolist()]
+    assert sum(words(d) for d in picked) <= 10
+    # The short paraphrase of Ed Wood's nationality and Derrickson's; without
+    # the budget the long paraphrase comes first.
+    assert [d.content for d in picked] == [docs[0].content, docs[2].content]
+    plain = env["MemPursuitRanker"](top_k=2).run(documents=docs, query_embedding=[0.7, 0.1, 0.7])
+    assert [d.content for d in plain["documents"]] == [docs[1].content, docs[2].content]

@@ -218,7 +218,7 @@ pub fn check_dataset(bytes: &[u8]) -> Result<(), String> {
 /// specification; building its method never panics and, when it succeeds,
 /// runs on a small pool without panicking, with picks in range.
 pub fn check_spec(bytes: &[u8]) -> Result<(), String> {
-    use mempursuit::{Pool, SelectSpec, Selector};
+    use mempursuit::{CallData, Pool, SelectSpec, Selector};
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Ok(());
     };
@@ -252,11 +252,23 @@ pub fn check_spec(bytes: &[u8]) -> Result<(), String> {
         let query = [s, s];
         let pool = [0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0];
         let scores = [0.3f32, 0.2, 0.1];
+        let costs = [1.0f32, 2.0, 3.0];
         let mut selector = Selector::new();
         for relevance in [None, Some(&scores[..])] {
-            if let Ok(sel) = selector.select_spec(&spec, &query, Pool::F32(&pool), relevance, 2) {
-                if sel.picks.iter().any(|&i| i >= 3) || sel.picks.len() > 2 {
-                    return Err(format!("{written}: picks {:?} out of range", sel.picks));
+            for cost in [None, Some(&costs[..])] {
+                let data = CallData::new(&query, Pool::F32(&pool))
+                    .with_relevance(relevance)
+                    .with_costs(cost);
+                if let Ok(sel) = selector.select_spec(&spec, data, 2) {
+                    if sel.picks.iter().any(|&i| i >= 3) || sel.picks.len() > 2 {
+                        return Err(format!("{written}: picks {:?} out of range", sel.picks));
+                    }
+                    if let (Some(c), Some(total)) = (cost, spec.cost_budget()) {
+                        let spent: f64 = sel.picks.iter().map(|&i| c[i] as f64).sum();
+                        if spent > total {
+                            return Err(format!("{written}: picks cost {spent} > {total}"));
+                        }
+                    }
                 }
             }
         }

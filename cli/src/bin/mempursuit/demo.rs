@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use mempursuit::{Method, MethodName, Pool, PursuitOptions, SelectSpec, Selector};
+use mempursuit::{CallData, Method, MethodName, Pool, PursuitOptions, SelectSpec, Selector};
 use mempursuit_cli::dataset::{Dataset, DatasetBytes, QuerySpec};
 use mempursuit_cli::eval::{evaluate, score_query, EvalOptions, EvalReport};
 
@@ -162,9 +162,7 @@ pub fn run(_args: &DemoArgs) -> CliResult {
         data.gather_pool(qi, &mut pool);
         let rec = selector.select_spec(
             &SelectSpec::recommended(),
-            data.query_embedding(qi),
-            Pool::F32(&pool),
-            None,
+            CallData::new(data.query_embedding(qi), Pool::F32(&pool)),
             EXAMPLE_K,
         )?;
         let b: Vec<usize> = rec.picks.iter().map(|&p| spec.pool[p]).collect();

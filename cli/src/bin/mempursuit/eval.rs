@@ -1,11 +1,13 @@
 //! `mempursuit eval`: selectors on an evidence-selection dataset.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use mempursuit::{MethodName, SelectSpec};
+use mempursuit_cli::copies::CopyOptions;
 use mempursuit_cli::dataset::{Dataset, DatasetPaths};
-use mempursuit_cli::eval::{evaluate, Bootstrap, EvalOptions, NamedMethod, RelevanceMode};
+use mempursuit_cli::eval::{
+    evaluate, robustness, Bootstrap, EvalOptions, NamedMethod, RelevanceMode, TokenCosts,
+};
 
 use crate::spec_args::{self, method_names, SpecArgs};
 use crate::{emit, CliResult};
@@ -106,6 +108,18 @@ pub struct EvalArgs {
         default_value = "3,5,10,20"
     )]
     pub k: Vec<usize>,
+    /// Budgets in tokens instead of memories, comma-separated: every method
+    /// picks from the whole pool until nothing more fits in N tokens (a pick
+    /// that no longer fits is skipped), so all methods are compared at equal
+    /// prompt cost. Tokens are the whitespace-separated words of each
+    /// memory's text (memories.jsonl).
+    #[arg(
+        long = "token-budget",
+        value_name = "N,...",
+        value_delimiter = ',',
+        conflicts_with = "k"
+    )]
+    pub token_budget: Vec<usize>,
     /// Selectors by method name, comma-separated (see also --method); one
     /// table row each, named by the specification's text form. With
     /// neither --methods nor --method: every method, top-K first.
@@ -128,6 +142,29 @@ pub struct EvalArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub selectors: SpecArgs<spec_args::Eval>,
+    #[command(flatten)]
+    pub copies: CopyArgs,
+}
+
+/// Near-copies injected into the pools (`eval --copy-cosine`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct CopyArgs {
+    /// Robustness to repeated memories: also evaluate on pools with
+    /// near-copies at these cosines to their originals, in (0, 1]
+    /// (comma-separated), and report each method's drop from the clean
+    /// pools with paired-bootstrap 95% intervals.
+    #[arg(long, value_name = "X,...", value_delimiter = ',')]
+    pub copy_cosine: Vec<f64>,
+    /// How many of each pool's top-ranked members (retriever order) get
+    /// near-copies.
+    #[arg(long, value_name = "M", default_value_t = 3, requires = "copy_cosine")]
+    pub copy_top: usize,
+    /// Near-copies of each of them (they replace the lowest-ranked members).
+    #[arg(long, value_name = "C", default_value_t = 2, requires = "copy_cosine")]
+    pub copies_each: usize,
+    /// Seed of the copies' noise (ChaCha8, per query).
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "copy_cosine")]
+    pub copy_seed: u64,
 }
 
 /// The selectors of an eval run, each named by its text form: the
@@ -176,24 +213,46 @@ fn notice_budget_above_pools(data: &Dataset, ks: &[usize], retrieve: Option<usiz
 pub fn run(args: &EvalArgs) -> CliResult {
     let (data, label) = args.data.load()?;
     let methods = selectors(args)?;
-    notice_budget_above_pools(&data, &args.k, args.data.retrieve);
+    let (ks, tokens) = if args.token_budget.is_empty() {
+        notice_budget_above_pools(&data, &args.k, args.data.retrieve);
+        (args.k.clone(), None)
+    } else {
+        (
+            args.token_budget.clone(),
+            Some(TokenCosts::whitespace_words(&data)?),
+        )
+    };
     let options = EvalOptions {
-        ks: args.k.clone(),
+        ks,
         relevance: args.data.relevance_mode(),
         retrieve: args.data.retrieve,
         bootstrap: Bootstrap {
             resamples: args.bootstrap,
             seed: args.seed,
         },
+        copies: None,
+        tokens,
     };
+    if !args.copies.copy_cosine.is_empty() {
+        return run_robustness(args, &data, &label, &methods, &options);
+    }
     let report = evaluate(&data, &methods, &options)?;
     if let Some(out) = &args.out {
         std::fs::write(out, report.selections_jsonl())
             .map_err(|e| format!("{}: {e}", out.display()))?;
     }
     if let Some(plot) = &args.plot {
-        let svg =
-            mempursuit_cli::plot::recall_svg(&report, &format!("evidence recall vs K: {label}"))?;
+        let svg = mempursuit_cli::plot::recall_svg(
+            &report,
+            &format!(
+                "evidence recall vs {}: {label}",
+                if report.tokenizer.is_some() {
+                    "tokens"
+                } else {
+                    "K"
+                }
+            ),
+        )?;
         std::fs::write(plot, svg).map_err(|e| format!("{}: {e}", plot.display()))?;
     }
     if args.json {
@@ -202,14 +261,63 @@ pub fn run(args: &EvalArgs) -> CliResult {
             serde_json::to_string_pretty(&report.metrics_json())?
         ));
     }
-    let mut text = String::new();
-    writeln!(
-        text,
-        "dataset: {label}: {} queries, {} memories, d = {}\n",
+    let mut text = dataset_header(&data, &label);
+    text.push_str(&report.table());
+    emit(&text)
+}
+
+/// `eval --copy-cosine`: the clean table, then each method's drop with
+/// near-copies (`--out` and `--plot` describe the clean pools).
+fn run_robustness(
+    args: &EvalArgs,
+    data: &Dataset,
+    label: &str,
+    methods: &[NamedMethod],
+    options: &EvalOptions,
+) -> CliResult {
+    let c = &args.copies;
+    let report = robustness(
+        data,
+        methods,
+        options,
+        &c.copy_cosine,
+        CopyOptions {
+            top: c.copy_top,
+            per_member: c.copies_each,
+            cosine: 1.0,
+            seed: c.copy_seed,
+        },
+    )?;
+    if let Some(out) = &args.out {
+        std::fs::write(out, report.clean.selections_jsonl())
+            .map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    if let Some(plot) = &args.plot {
+        let svg = mempursuit_cli::plot::recall_svg(
+            &report.clean,
+            &format!("evidence recall vs K: {label}"),
+        )?;
+        std::fs::write(plot, svg).map_err(|e| format!("{}: {e}", plot.display()))?;
+    }
+    if args.json {
+        return emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report.metrics_json())?
+        ));
+    }
+    let mut text = dataset_header(data, label);
+    text.push_str(&report.clean.table());
+    text.push_str("\nRobustness to near-copies:\n\n");
+    text.push_str(&report.table());
+    emit(&text)
+}
+
+/// The first line of `eval`'s text output: the dataset and its sizes.
+fn dataset_header(data: &Dataset, label: &str) -> String {
+    format!(
+        "dataset: {label}: {} queries, {} memories, d = {}\n\n",
         data.queries.len(),
         data.memory_embeddings.rows,
         data.dim()
-    )?;
-    text.push_str(&report.table());
-    emit(&text)
+    )
 }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mempursuit::npy::{self, Matrix};
-use mempursuit::{CallError, Error, Method, Pool, SelectSpec, Selector, Stopping};
+use mempursuit::{CallData, CallError, Error, Method, Pool, SelectSpec, Selector, Stopping};
 
 use crate::spec_args::{self, SpecArgs};
 use crate::{emit, CliResult};
@@ -38,6 +38,11 @@ pub struct SelectArgs {
     /// --raw-relevance is given.
     #[arg(long, value_name = "R.npy")]
     pub relevance: Option<PathBuf>,
+    /// Each candidate's cost, e.g. its token count: .npy float32 with P
+    /// values (finite, >= 0), for --cost-budget: the selection never costs
+    /// more than the budget (K still caps the number of picks).
+    #[arg(long, value_name = "C.npy")]
+    pub costs: Option<PathBuf>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -74,6 +79,11 @@ fn describe(spec: &SelectSpec, method: &Method) -> String {
     }
 }
 
+/// The picks' total cost, summed in pick order as the selectors do.
+fn spent(picks: &[usize], costs: &[f32]) -> f64 {
+    picks.iter().fold(0.0, |s, &i| s + f64::from(costs[i]))
+}
+
 /// Fixed-point for ordinary magnitudes, scientific for tiny or huge ones.
 fn num(x: f64) -> String {
     let a = x.abs();
@@ -90,6 +100,7 @@ pub fn run(args: &SelectArgs) -> CliResult {
     let spec = args.selector.spec()?;
     let method = spec.method()?;
     spec.relevance(args.relevance.as_ref().map(|_| &[][..]))?;
+    spec.costs(args.costs.as_ref().map(|_| &[][..]))?;
     let desc = describe(&spec, &method);
     let q = read_npy(&args.query, true)?;
     if q.rows != 1 {
@@ -112,28 +123,33 @@ pub fn run(args: &SelectArgs) -> CliResult {
         )
         .into());
     }
-    let rel = match &args.relevance {
-        Some(path) => {
-            let r = read_npy(path, true)?;
-            if r.data.len() != c.rows {
-                return Err(format!(
-                    "{}: {} relevance values (shape {} × {}) but {} has {} candidates",
-                    path.display(),
-                    r.data.len(),
-                    r.rows,
-                    r.cols,
-                    args.candidates.display(),
-                    c.rows
-                )
-                .into());
-            }
-            Some(r.data)
+    // One value per candidate, from a .npy file (relevance, costs).
+    let per_candidate = |path: &Option<PathBuf>, what: &str| -> Result<Option<Vec<f32>>, String> {
+        let Some(path) = path else { return Ok(None) };
+        let r = read_npy(path, true)?;
+        if r.data.len() != c.rows {
+            return Err(format!(
+                "{}: {} {what} values (shape {} × {}) but {} has {} candidates",
+                path.display(),
+                r.data.len(),
+                r.rows,
+                r.cols,
+                args.candidates.display(),
+                c.rows
+            ));
         }
-        None => None,
+        Ok(Some(r.data))
     };
-    notice_budget_above_pool(args.k, c.rows, "the pool");
+    let rel = per_candidate(&args.relevance, "relevance")?;
+    let costs = per_candidate(&args.costs, "cost")?;
+    if spec.cost_budget().is_none() {
+        notice_budget_above_pool(args.k, c.rows, "the pool");
+    }
+    let data = CallData::new(&q.data, Pool::F32(&c.data))
+        .with_relevance(rel.as_deref())
+        .with_costs(costs.as_deref());
     let sel = Selector::new()
-        .select_spec(&spec, &q.data, Pool::F32(&c.data), rel.as_deref(), args.k)
+        .select_spec(&spec, data, args.k)
         .map_err(|e| match e {
             CallError::Select(Error::Query(f)) => format!("{}: query: {f}", args.query.display()),
             CallError::Select(Error::Candidate { row, fault }) => {
@@ -147,6 +163,10 @@ pub fn run(args: &SelectArgs) -> CliResult {
                 e @ (Error::NonFiniteRelevance { .. } | Error::RelevanceLength { .. }),
             ) => {
                 let p = args.relevance.as_deref().unwrap_or(Path::new("relevance"));
+                format!("{}: {e}", p.display())
+            }
+            CallError::Select(e @ (Error::InvalidCost { .. } | Error::CostLength { .. })) => {
+                let p = args.costs.as_deref().unwrap_or(Path::new("costs"));
                 format!("{}: {e}", p.display())
             }
             other => other.to_string(),
@@ -167,6 +187,10 @@ pub fn run(args: &SelectArgs) -> CliResult {
             "dim": c.cols,
             "budget": args.k,
         });
+        if let (Some(out), Some(c), Some(total)) = (v.as_object_mut(), &costs, spec.cost_budget()) {
+            out.insert("cost_budget".into(), total.into());
+            out.insert("cost".into(), spent(&sel.picks, c).into());
+        }
         if let (Some(out), serde_json::Value::Object(fields)) =
             (v.as_object_mut(), serde_json::to_value(&sel)?)
         {
@@ -181,6 +205,13 @@ pub fn run(args: &SelectArgs) -> CliResult {
         "pool: P = {} candidates, d = {}; budget K = {}",
         c.rows, c.cols, args.k
     )?;
+    if let (Some(c), Some(total)) = (&costs, spec.cost_budget()) {
+        writeln!(
+            out,
+            "cost: {} of the cost budget {total}",
+            spent(&sel.picks, c)
+        )?;
+    }
     let order: Vec<String> = sel.picks.iter().map(|p| p.to_string()).collect();
     writeln!(out, "order: {}", order.join(" "))?;
     if !is_baseline {

@@ -42,12 +42,13 @@ impl Mode for Select {
     const DEFAULT_NOTE: &'static str = ", the default of every binding";
 }
 
-/// `mempursuit bench`: the candidates' storage is bench's own `--storage`.
+/// `mempursuit bench`: the candidates' storage is bench's own `--storage`;
+/// its synthetic pools have no costs.
 #[derive(Debug, Clone)]
 pub(crate) struct Bench;
 
 impl Mode for Bench {
-    const EXCLUDED: &'static [&'static str] = &["storage"];
+    const EXCLUDED: &'static [&'static str] = &["storage", "cost_budget"];
     const GRID: bool = false;
     fn default_spec() -> Option<SelectSpec> {
         Some(SelectSpec::paper())
@@ -56,12 +57,14 @@ impl Mode for Bench {
 }
 
 /// `mempursuit eval`: several selectors; the relevance is the dataset's
-/// (`--relevance`, `--pool-order`) and the candidates are f32.
+/// (`--relevance`, `--pool-order`), the candidates are f32 and the cost
+/// budgets are eval's own `--token-budget` (costs from the texts).
 #[derive(Debug, Clone)]
 pub(crate) struct Eval;
 
 impl Mode for Eval {
-    const EXCLUDED: &'static [&'static str] = &["raw_relevance", "pool_order", "storage"];
+    const EXCLUDED: &'static [&'static str] =
+        &["raw_relevance", "pool_order", "storage", "cost_budget"];
     const GRID: bool = true;
     fn default_spec() -> Option<SelectSpec> {
         None
