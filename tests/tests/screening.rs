@@ -367,6 +367,75 @@ fn auto_screens_real_pools_and_not_isotropic_ones() {
     }
 }
 
+/// Under a cost budget (`Input::with_costs`) the screened pursuit (`On`,
+/// and `Auto` where it switches) makes the unscreened selection bit for
+/// bit: the candidates that no longer fit leave every mode's argmax after
+/// each pick. On the random and adversarial pools with every option set,
+/// and on the mini fixture's store pools lifted to d = 1536 (where `Auto`
+/// switches to screening), with budgets that end the selection early
+/// (`StopReason::CostBudget`) and budgets that let it reach K.
+#[test]
+fn screened_picks_under_a_cost_budget_are_the_unscreened_picks() {
+    use mempursuit::StopReason;
+    let (mut cut_random, mut full) = (0usize, 0usize);
+    for seed in 0..4u64 {
+        for (name, q, pool, d) in pools(seed) {
+            let p = pool.len() / d;
+            let costs: Vec<f32> = (0..p).map(|i| 1.0 + ((i * 29 % 13) as f32)).collect();
+            for total in [12.0, 45.0, 1e9] {
+                for o in option_sets() {
+                    for k in [7, p] {
+                        let input = Input::new(&q, &pool).with_costs(&costs, total);
+                        compare(&format!("{name} costs ≤ {total}"), &input, k, &o);
+                        let sel = run(&input, k, &o, Screening::Off);
+                        cut_random += usize::from(sel.stop == StopReason::CostBudget);
+                        full += usize::from(sel.stop != StopReason::CostBudget);
+                    }
+                }
+            }
+        }
+    }
+    // Both kinds of end were reached (a check that the budgets bite).
+    assert!(
+        cut_random > 100 && full > 100,
+        "{cut_random} cut by the budget, {full} not"
+    );
+
+    let dir = mempursuit_tests::fixture::find(&mempursuit_tests::fixture::mini_candidates())
+        .expect("the mini fixture (cli/data/hotpotqa-mini) is required");
+    let fx = mempursuit_tests::fixture::Fixture::load(&dir).expect("mini fixture loads");
+    let d = fx.dim();
+    let costs: Vec<f32> = (0..200).map(|i| 20.0 + ((i * 61 % 97) as f32)).collect();
+    let (mut auto_rows, mut off_rows, mut cut) = (0u64, 0u64, 0usize);
+    for qi in 0..fx.queries.len() {
+        let q = tile4(fx.query(qi), d);
+        let pool = tile4(&store_pool(&fx.memories, fx.query(qi), 200), d);
+        for total in [1500.0, 3000.0] {
+            let input = Input::new(&q, &pool).with_costs(&costs, total);
+            // The paper's pursuit and the family (the other option sets
+            // ran on the pools above).
+            for o in qp_options().into_iter().take(2) {
+                let (off, r_off) = run_counted(&input, 50, &o, Screening::Off);
+                let (on, _) = run_counted(&input, 50, &o, Screening::On);
+                let (auto, r_auto) = run_counted(&input, 50, &o, Screening::Auto);
+                let what = format!("tiled query {qi}, costs ≤ {total}, {o:?}");
+                same_selection(&on, &off).unwrap_or_else(|e| panic!("on {what}: {e}"));
+                same_selection(&auto, &off).unwrap_or_else(|e| panic!("auto {what}: {e}"));
+                auto_rows += r_auto;
+                off_rows += r_off;
+                cut += usize::from(off.stop == StopReason::CostBudget);
+            }
+        }
+    }
+    println!(
+        "tiled mini store pools with costs: auto {auto_rows}, unscreened {off_rows} rows; \
+         {cut} cut by the budget; random pools: {cut_random} cut, {full} not"
+    );
+    // The budgets end most selections before K = 50 and Auto still screens.
+    assert!(cut > fx.queries.len(), "{cut} cut by the budget");
+    assert!((auto_rows as f64) < 0.9 * off_rows as f64);
+}
+
 /// On the full fixture's store pools (the 200 of 14,182 memories nearest
 /// each of the 340 queries, MiniLM and, where present, E5 embeddings) the
 /// screened pursuit (`On`, and `Auto` on the pools lifted to d = 1536)
