@@ -1012,7 +1012,9 @@ pub enum Screening {
     #[default]
     Auto,
     /// Always screen: the paper's pursuit and its family from the first
-    /// pick on; centroid pursuit with [`LazyCentroidScorer`].
+    /// pick on; centroid pursuit by its lazy argmax (each candidate's
+    /// running Gram sum kept for a prefix of the picks, the rest bounded;
+    /// section "Exact screening" of `core/src/pursuit.rs`).
     On,
     /// Never screen: every pick streams the pool (one Gram row per pick).
     Off,
@@ -1058,7 +1060,7 @@ pub(crate) const N_MAX: f64 = 1.0 + crate::UNIT_NORM_TOLERANCE + 1e-4;
 pub const AUTO_SHARE: f64 = 0.9;
 
 /// Share of the available candidates above which the screened centroid
-/// pursuit ([`LazyCentroidScorer`]) streams the missing Gram rows whole
+/// pursuit ([`Screening::On`]) streams the missing Gram rows whole
 /// instead of evaluating candidates one by one (a gathered row costs
 /// more than a streamed one).
 pub const DENSE_SHARE: f64 = 0.5;
