@@ -989,10 +989,12 @@ pub(crate) fn centroid_loop<S: Scorer>(
 // starts dense (whole Gram rows and the refresh, as the unscreened
 // pursuit); at each step it counts the candidates whose previous score
 // U_j(n − 1) lies within 2N‖Δw‖ (plus margins) of the best — the reads
-// screening would have needed — and switches to screening, for the rest
-// of the call, at the first step at which they are at most
-// [`AUTO_SHARE`] of those available (a prediction: the picks do not
-// depend on it). Either way −w̃ lives in the Gram rows the dense phase
+// screening would have needed — adds |F| + n (−w̃ and the pick's
+// entries), and switches to screening, for the rest of the call, at the
+// first step at which that is at most [`AUTO_SHARE`] of the available
+// candidates (a prediction: the picks do not depend on it). The rule
+// costs O(n²) per step (G_SS c_n), so it is evaluated only while
+// n² · `TRACK_RATIO` ≤ P · d; past that the call stays dense. Either way −w̃ lives in the Gram rows the dense phase
 // did not fill; a workspace without room for d more values stays dense
 // (the same picks). Centroid pursuit: see [`LazyCentroidScorer`].
 
@@ -1003,9 +1005,9 @@ pub(crate) fn centroid_loop<S: Scorer>(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum Screening {
     /// The paper's pursuit and its family (κ < ∞) on rows of dimension
-    /// d ≥ [`AUTO_MIN_DIM`]: whole Gram rows until the bounds would
-    /// exclude more than 1 − [`AUTO_SHARE`] of the candidates at a step,
-    /// then screening; on pools where they never do (isotropic random
+    /// d ≥ [`AUTO_MIN_DIM`]: whole Gram rows until a screened step would
+    /// read at most [`AUTO_SHARE`] of the available candidates (its
+    /// bounds excluding the rest), then screening; on pools where they never do (isotropic random
     /// pools) the unscreened pursuit plus O(P) per pick. Below that
     /// dimension, and for centroid pursuit, no screening (measured slower,
     /// BENCHMARKS.md).
@@ -1052,18 +1054,28 @@ pub const AUTO_MIN_DIM: usize = 1024;
 pub(crate) const N_MAX: f64 = 1.0 + crate::UNIT_NORM_TOLERANCE + 1e-4;
 
 /// [`Screening::Auto`]: the dense phase ends at the first step at which
-/// the candidates that the previous step's anchors cannot exclude are at
-/// most this share of the available ones. Measured on the HotpotQA store
-/// pools (BENCHMARKS.md, "Exact screening"): 0.9 costs 3–6 % more dot
-/// products than screening from the first pick there and never switches
-/// on isotropic random pools (where no bound excludes rows).
-pub const AUTO_SHARE: f64 = 0.9;
+/// the rows a screened step would read — the candidates that the previous
+/// step's anchors cannot exclude, plus one row per free pick (−w̃) and
+/// the new pick's entries with the earlier picks — are at most this share
+/// of the available candidates. Measured on the Zen 4 of BENCHMARKS.md
+/// ("Exact screening"): a screened step that reads 0.8 of the pool is
+/// ~1.2× a dense one (gathered reads and the bounds' sweeps), so the rule
+/// of 0.9 (counting the candidates alone) switched late on isotropic
+/// random pools at K = 50 and was 1.04× the unscreened time there; 0.6
+/// never switches on them and keeps the store pools' gains.
+pub const AUTO_SHARE: f64 = 0.6;
 
 /// Share of the available candidates above which the screened centroid
 /// pursuit ([`Screening::On`]) streams the missing Gram rows whole
 /// instead of evaluating candidates one by one (a gathered row costs
 /// more than a streamed one).
 pub const DENSE_SHARE: f64 = 0.5;
+
+/// [`Screening::Auto`] evaluates its switch rule at step n only while
+/// n² · TRACK_RATIO ≤ P · d (measured: the rule's O(n²) per step cost 2–4 %
+/// of the unscreened time at P = 200, K = 50, d = 1536 when evaluated at
+/// every step; up to n = 20 there, under 1 %).
+const TRACK_RATIO: usize = 768;
 
 /// Unit roundoff of f32, 2⁻²⁴.
 const U32: f64 = f32::EPSILON as f64 / 2.0;
@@ -1211,14 +1223,26 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             s += c;
             wq += c * ws.b[ws.picks[a]] as f64;
         }
-        // h = G_SS c_n over the positions of step n.
+        // h = G_SS c_n over the positions of step n: contiguous rows of
+        // G_SS against c_n (zero off the free set), four partial sums (the
+        // bounds' rounding terms hold for any order of summation).
         let gss = &*ws.solver.gss;
+        let row = &row[..n];
         for pos in 0..n {
-            let mut acc = 0.0;
-            for &a in free {
-                acc += gss[pos * k + a] * row[a];
+            let g = &gss[pos * k..pos * k + n];
+            let mut acc = [0.0f64; 4];
+            let (gc, gt) = g.split_at(n - n % 4);
+            let (rc, rt) = row.split_at(n - n % 4);
+            for (g4, r4) in gc.chunks_exact(4).zip(rc.chunks_exact(4)) {
+                for l in 0..4 {
+                    acc[l] += g4[l] * r4[l];
+                }
             }
-            sc.h[pos] = acc;
+            let mut tail = 0.0;
+            for (x, y) in gt.iter().zip(rt) {
+                tail += x * y;
+            }
+            sc.h[pos] = (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail;
         }
         let mut wsq = 0.0;
         for &a in free {
@@ -1321,7 +1345,12 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
     /// depend on it). At the switch every anchor moves to step n.
     fn choose_dense(&mut self, ws: &mut Workspace<'_>, n: usize) -> Choice {
         let p = ws.pool;
-        let tracking = self.screen_from == usize::MAX && self.share >= 0.0;
+        // The rule's own cost, O(n²) per step (G_SS c_n), stays a small
+        // share of a dense step's P·d: past n² > P·d / TRACK_RATIO it
+        // stops, and the call stays dense.
+        let tracking = self.screen_from == usize::MAX
+            && self.share >= 0.0
+            && n * n * TRACK_RATIO <= p * self.pass.d;
         let mut switch = false;
         if tracking {
             let sb = self.record_step(ws, n);
@@ -1334,8 +1363,12 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 let top = kernels::max(&ws.u[..p]) as f64;
                 let tau = (top - 2.0 * N_MAX * d - 2.0 * sb.e0) as f32;
                 let reach = ws.u[..p].iter().filter(|&&x| x >= tau).count();
+                // The rows a screened step would read: the candidates in
+                // reach, −w̃ (one row per free pick) and the pick's entries
+                // with the earlier picks.
+                let reads = reach + ws.solver.nfree() + n;
                 let available = p - n - ws.excluded - ws.skipped - ws.over_budget;
-                switch = reach as f64 <= self.share * available as f64;
+                switch = reads as f64 <= self.share * available as f64;
             }
         }
         refresh_scores(ws, n);
