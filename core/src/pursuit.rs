@@ -1032,9 +1032,9 @@ impl Screening {
     /// memories nearest each HotpotQA query): the screened pursuit reads
     /// 0.56 (K = 20) and 0.42 (K = 50) of the unscreened rows; a read costs
     /// a dot product of length d and the bounds O(P) per pick, so at
-    /// d = 384 it is slower (1.25–1.6×), at d = 768 about even, at
-    /// d = 1536 faster (0.55–0.85×); on isotropic random pools the bounds
-    /// exclude almost nothing.
+    /// d = 384 it is slower (1.1–2.2×), at d = 768 about even, at
+    /// d = 1536 faster (0.5–0.9×); on isotropic random pools the bounds
+    /// exclude almost nothing (`On` 1.2–1.3×, `Auto` 1.00–1.02×).
     pub fn screens(self, d: usize, centroid: bool) -> bool {
         match self {
             Screening::On => true,
