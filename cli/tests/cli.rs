@@ -1046,10 +1046,12 @@ fn bench_times_storages_and_thread_plans_in_one_run() {
     assert!(stderr(&o).contains("split-by-N"), "{}", stderr(&o));
 }
 
-/// `bench --screening compare` times the screened against the unscreened
-/// pursuit (one storage on one thread; lists are errors that say so);
+/// `bench --screening compare` times the screened (on), the default (auto)
+/// and the unscreened (off) pursuit (one storage on one thread; lists are
+/// errors that say so);
 /// `--screening on` runs with the lists of storages and split threads but
-/// not with a batch; `--store-pool N` takes pools from a dataset's store.
+/// not with a batch; `--store-pool N` takes pools from a dataset's store,
+/// `--tile T` lifts them to T·d dimensions.
 #[test]
 fn bench_screening_and_store_pools() {
     let base = ["bench", "-p", "24", "-d", "16", "-k", "3", "--queries", "2"];
@@ -1064,19 +1066,23 @@ fn bench_screening_and_store_pools() {
     let out = stdout(&o);
     for want in [
         "storage F16, single thread",
-        "| screened | ",
-        "| unscreened | ",
+        "| screened (on) | ",
+        "| auto | ",
+        "| unscreened (off) | ",
         "screened / unscreened: ",
+        "auto / unscreened: ",
         "rows read per pick (the query pass included): screened ",
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }
     // 2 queries × 2 rounds in each row.
-    assert!(
-        out.lines()
-            .any(|l| l.starts_with("| unscreened |") && l.ends_with("| 4 |")),
-        "{out}"
-    );
+    for row in ["| screened (on) |", "| auto |", "| unscreened (off) |"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(row) && l.ends_with("| 4 |")),
+            "{row} {out}"
+        );
+    }
     for extra in [
         &["--screening", "compare", "--threads", "1,2"][..],
         &["--screening", "compare", "--storage", "f32,f16"][..],
@@ -1131,6 +1137,26 @@ fn bench_screening_and_store_pools() {
     );
     assert!(out.contains("(P = 12)"), "{out}");
     assert_clean_failure(&run(&["bench", "--store-pool", "12"]), &["--dir"]);
+    // `--tile 2`: the same pools lifted to twice the dimension.
+    let o = run(&[
+        "bench",
+        "--dir",
+        FIXTURE,
+        "--store-pool",
+        "12",
+        "--tile",
+        "2",
+        "-k",
+        "3",
+        "--rounds",
+        "1",
+        "--screening",
+        "compare",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("d = 384 tiled 2× to 768"), "{out}");
+    assert_clean_failure(&run(&["bench", "--tile", "2"]), &["--dir"]);
 }
 
 /// The selector flags are the specification's options: `--help` lists every

@@ -142,7 +142,9 @@ pub use options::{
     AtPoolOptimum, DependentPicks, InputPolicy, InvalidCandidates, MmrOptions, Normalization,
     PursuitOptions, Stopping, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
 };
-pub use pursuit::{pursuit, pursuit_using, pursuit_with, Screening, DENSE_SHARE};
+pub use pursuit::{
+    pursuit, pursuit_using, pursuit_with, Screening, AUTO_MIN_DIM, AUTO_SHARE, DENSE_SHARE,
+};
 pub use recommend::{
     recommend, recommended, recommended_with, Recommendation, RECOMMENDED_C_COSINE,
     RECOMMENDED_C_EXTERNAL, RECOMMENDED_THETA,

@@ -105,12 +105,13 @@ pub fn pursuit_using<'w, E: Element>(
     };
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
     let spend = &mut Spend::new(input.cost_budget);
-    let len = if screening.screens(p, k_eff) {
+    let len = if screening.screens(d, options.is_centroid()) {
         let f32_rows = f32_rows(rows);
-        let mut scorer = ScreenedScorer::new(&mut pass, f32_rows, k_eff, ws);
         if options.is_centroid() {
+            let mut scorer = LazyCentroidScorer::new(&mut pass, f32_rows, ws);
             centroid_loop(&mut scorer, k_eff, options, spend, ws)
         } else {
+            let mut scorer = ScreenedScorer::new(&mut pass, f32_rows, parts.qq, screening, ws);
             qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
         }
     } else {
@@ -316,6 +317,9 @@ pub(crate) trait Scorer {
     fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> (f32, f32);
     /// The scores of `form` and their argmax (type docs: **choose**).
     fn choose(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice;
+    /// G_SS was recomputed (exact entries, [`switch_to_exact`]): a scorer
+    /// that keeps values derived from it recomputes them.
+    fn gram_changed(&mut self, _ws: &mut Workspace<'_>) {}
 }
 
 /// What [`Scorer::choose`] found.
@@ -614,6 +618,7 @@ pub(crate) fn qp_loop<S: Scorer>(
         if near && !st.exact && !st.fill {
             st.exact = true;
             switch_to_exact(parts, ws, t, kappa);
+            scorer.gram_changed(ws);
             set_gram_row(scorer, parts, ws, (t, i), g_ii, st.exact);
             dependent = represented(ws, t, kappa, near_tol).0;
         }
@@ -896,52 +901,102 @@ pub(crate) fn centroid_loop<S: Scorer>(
 // The unscreened pursuit streams the whole P × d pool once per pick (the
 // new pick's Gram row), though only the winner's score matters: every
 // other candidate needs only a proof that it cannot win. The screened
-// scorer ([`ScreenedScorer`]) keeps, per candidate j, the f32 Gram
-// entries G_{a,j} of a prefix of the picks (a < k_j, "lazy Gram", cached
-// in the workspace's Gram rows) and bounds the score from them; it
-// computes a candidate's missing entries (one f32 dot product each, the
-// pass's kernel and order, so the same bits) only when its bound can
-// still win, best bound first, and its score exactly as the unscreened
-// pursuit does. So the picks, weights and every [`Step`](crate::Step)
-// field but the counters are those of the unscreened pursuit, bit for
-// bit, by proof.
+// pursuit ([`ScreenedScorer`]) reads a candidate's row only when a
+// rigorous upper bound of its score, which reads nothing of the row, can
+// still win; a read is one dot product with the residual direction w
+// (materialized once per pick, O(|F|·d)), and only the few candidates
+// whose read value comes within the f32 error margins of the best get
+// their score computed exactly as the unscreened pursuit computes it
+// (their f32 Gram entries with the free set by the pass's kernel, then
+// the refresh's f32 operations in its order). So the picks, weights and
+// every [`Step`](crate::Step) field but the counters are those of the
+// unscreened pursuit, bit for bit, by proof.
 //
-// # The bound (paper mode and family, κ < ∞)
-// The unscreened score is the f32 refresh
-// U_j = fl(ρ_j − Σ_{a∈F} c_a G̃_{a,j}) with c_a = fl32(γα_a) and the f32
-// entries G̃ (each within η n_a n_j of m̂_a·m̂_j, n = ‖m̂‖ ≤
-// [`N_MAX`]; `pursuit::f32_entry_error`). Split F into the known picks
-// (a < k_j) and the rest N. Then
+// # Notation
+// m̂_j = s_j m_j (the rows as the passes scale them), n_j = ‖m̂_j‖ ≤ N
+// ([`N_MAX`]), q̂ the scaled query (q2 = ‖q̂‖², f64 from the query), b_j the
+// f32 query similarities (|b_j − m̂_j·q̂| ≤ η n_j ‖q̂‖), η
+// ([`f32_entry_error`]) the relative error bound of an f32 entry or dot,
+// u = 2⁻²⁴. After n picks the refresh coefficients are c_a = fl32(γα_a)
+// over the free set F (S = Σ c_a, C = N S) and the unscreened score is the
+// f32 refresh U_j(n) = fl(ρ_j − Σ_{a∈F} c_a G̃_{a,j}). With the exact value
+// T_j(n) = ρ_j − m̂_j·w_n, w_n = Σ_{a∈F} c_a m̂_a,
 //
 // ```text
-// U_j ≤ ρ_j − Σ_{a∈F, a<k_j} c_a G̃_{a,j}  +  n_j ‖w_N‖ + η n_j Σ_N c_a n_a  +  δ_j
+// |U_j(n) − T_j(n)| ≤ E_j(n) = η N C + 1.01(|F| + 1)u (|ρ_j| + 1.01 N C)
 // ```
 //
-// with w_N = Σ_N c_a m̂_a, ‖w_N‖² ≤ c_Nᵀ G_NN c_N + η (Σ_N c_a n_a)² from
-// the refit's G_SS (f32 or exact entries, either within η), and δ_j ≤
-// (|F| + 1)·1.01u·(|ρ_j| + 1.01 n_j Σ_F c_a n_a) the rounding of the f32
-// refresh (u = 2⁻²⁴); the same with the signs flipped is a lower bound.
-// Every term is evaluated in f64 and the sum scaled by 1 + 10⁻⁹ plus
-// 10⁻¹⁵ to cover that evaluation.
+// (each entry within η n_a n_j; the refresh's |F| rounded products and
+// subtractions).
 //
-// # The bound (centroid pursuit, κ = ∞)
-// U_j = fl(ρ_j − fl(c·acc_j)) with c = fl32(γ/n) and acc_j the f32 running
-// sum of G̃_{a,j} over the n picks in pick order. With acc_j kept for the
-// first k_j picks (`Workspace::gram_sum`), the rest is at most
-// n_j Σ_{a≥k_j} n_a (1 + η) in magnitude, the two f32 summations err by at
-// most γ_n·A each (A = 1.01 n_j Σ_a n_a, γ_n = n·1.01u) and the final
-// multiply-subtract by 2.02u(|ρ_j| + c A).
+// # Anchors and the drift bound
+// Each candidate keeps an anchor: a step n₀ (`known[j]`) and an upper
+// bound A_j ≥ T_j(n₀) (`upper[j]`). Step 0 is exact: w_0 = 0, A_j = ρ_j;
+// after a dense step (below) A_j = U_j(n) + E_j(n). A read at step n
+// computes v_j = ρ_j + fl(fl(m_j · (−w̃)) s_j) with the kernel of the
+// passes, where −w̃ = −Σ_a fl32(c_a s_a) m_a is w_n accumulated in f32,
+// each product rounded and subtracted in turn (the refresh's kernel;
+// ‖w̃ − w_n‖ ≤ ε_w = 1.01(|F| + 3)u C), so
+// |v_j − T_j(n)| ≤ e = N (η (C + ε_w) + ε_w), and A_j = v_j + e. Between
+// steps, T_j(n) = T_j(n₀) − m̂_j·Δw with Δw = w_n − w_n₀ = Σ_a Δc_a m̂_a
+// (positions of both steps), and the component along q̂ is known:
+//
+// ```text
+// −m̂_j·Δw = −(m̂_j·q̂)(q̂·Δw)/q2 − m̂_j^⊥·Δw^⊥
+//         ≤ (−b_j B + |b_j| e_B + δ (|B| + e_B))/q2 + p_j D^⊥
+// ```
+//
+// with B = Σ_a Δc_a b_a, e_B = η N √q2 Σ|Δc_a|, δ = η N √q2 (the errors
+// of the f32 b's), p_j = √(N² − (|b_j| − δ)₊²/q2) ≥ ‖m̂_j^⊥‖ (`perp[j]`,
+// once per call) and D^⊥² = ‖Δw‖² − (|B| − e_B)₊²/q2 ≥ ‖Δw^⊥‖², where
+// ‖Δw‖² ≤ Δcᵀ G_SS Δc + η (N Σ|Δc_a|)² (G_SS's entries are within η n_a
+// n_b of the exact ones, f32 or exact mode), evaluated as ‖w_n‖² −
+// 2 (G_SS c_n)·c_n₀ + ‖w_n₀‖² from the stored coefficients of every step
+// (`ScreenState::anchor_coef`), all with the same G_SS (`Scorer::
+// gram_changed` recomputes the norms when it turns exact). So
+//
+// ```text
+// U_j(n) ≤ ub_j = A_j + (−b_j B + |b_j| e_B + δ(|B| + e_B))/q2 + p_j D^⊥ + E_j(n)
+// ```
+//
+// Every positive term is evaluated in f64 and scaled by 1 + 10⁻⁹, plus
+// 10⁻¹² absolute: that covers the f64 evaluation (the scores are O(1 +
+// |ρ|), the relative rounding of f64 ~10⁻¹⁶ per operation).
 //
 // # The argmax
-// L = max_j (lower bound of U_j) over the available candidates; every
-// candidate whose upper bound is ≥ L could win. They are evaluated in
-// descending order of their upper bound until the next bound is below the
-// best exact score (ties: lowest index). A candidate never evaluated has
-// U_j ≤ its bound < that score, so the pick is the unscreened argmax. When
-// more than [`DENSE_SHARE`] of the candidates could win (the first picks,
-// where the residual moves most), the scorer streams the missing Gram
-// rows whole instead (the unscreened pass, the same bits) and takes the
-// refresh's argmax.
+// One sweep computes every ub_j (the tables of an anchor step when a
+// candidate first needs them) and keeps it rounded up to f32 in `u`.
+// Read the eight candidates of largest ub; L = max over the candidates
+// anchored at n of v_j − e − E_j(n) (a lower bound of their U_j). Then
+// read every candidate with ub_j ≥ L (L rising as reads come in), eight
+// rows per call of the kernel. Every unread candidate now has
+// U_j ≤ ub_j < L. The finalists, anchored at n with v_j + e + E_j(n) ≥ L
+// (a window of ~10⁻⁵: one or two), get U_j computed exactly, best bound
+// first, until the next bound is below the best exact score (ties: lowest
+// index). The candidate reaching L is a finalist, so the best exact score
+// is ≥ L: the pick is the unscreened argmax, with its score. The winner's
+// free entries are kept for its admission and certificate (its G_SS row
+// needs its entries with every earlier pick: t dot products per pick,
+// which the unscreened pass gives for free).
+//
+// # When to screen
+// A read costs one dot product like an entry of a Gram row pass, so a
+// pick whose bounds exclude nothing costs the unscreened pass plus −w̃
+// (|F| rows), the new pick's Gram entries with the earlier picks (t dot
+// products) and the O(P) sweeps. [`Screening::On`] screens from the first
+// pick. [`Screening::Auto`] screens only rows of d ≥ [`AUTO_MIN_DIM`]
+// (below, the sweeps cost more than the reads they save: measured) and
+// starts dense (whole Gram rows and the refresh, as the unscreened
+// pursuit); at each step it counts the candidates whose previous score
+// U_j(n − 1) lies within 2N‖Δw‖ (plus margins) of the best — the reads
+// screening would have needed — adds |F| + n (−w̃ and the pick's
+// entries), and switches to screening, for the rest of the call, at the
+// first step at which that is at most [`AUTO_SHARE`] of the available
+// candidates (a prediction: the picks do not depend on it). The rule
+// costs O(n²) per step (G_SS c_n), so it is evaluated only while
+// n² · `TRACK_RATIO` ≤ P · d; past that the call stays dense. Either way −w̃ lives in the Gram rows the dense phase
+// did not fill; a workspace without room for d more values stays dense
+// (the same picks). Centroid pursuit: see [`LazyCentroidScorer`].
 
 /// Whether a pursuit screens (exact screening: the comment section "Exact
 /// screening" in `core/src/pursuit.rs` derives the bounds): the picks
@@ -949,88 +1004,914 @@ pub(crate) fn centroid_loop<S: Scorer>(
 /// time) differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum Screening {
-    /// The measured rule of [`Screening::screens`].
+    /// The paper's pursuit and its family (κ < ∞) on rows of dimension
+    /// d ≥ [`AUTO_MIN_DIM`]: whole Gram rows until a screened step would
+    /// read at most [`AUTO_SHARE`] of the available candidates (its
+    /// bounds excluding the rest), then screening; on pools where they never do (isotropic random
+    /// pools) the unscreened pursuit plus O(P) per pick. Below that
+    /// dimension, and for centroid pursuit, no screening (measured slower,
+    /// BENCHMARKS.md).
     #[default]
     Auto,
-    /// Always screen.
+    /// Always screen: the paper's pursuit and its family from the first
+    /// pick on; centroid pursuit by its lazy argmax (each candidate's
+    /// running Gram sum kept for a prefix of the picks, the rest bounded;
+    /// section "Exact screening" of `core/src/pursuit.rs`).
     On,
     /// Never screen: every pick streams the pool (one Gram row per pick).
     Off,
 }
 
 impl Screening {
-    /// Whether a pursuit of budget K on P candidates screens. `Auto`: not
-    /// yet anywhere. Measured (BENCHMARKS.md, "Exact screening"; one run
-    /// each, AMD EPYC with AVX-512, a loaded host): on random pools
-    /// (P = 200, d = 1536) the bounds admit most of the pool at every pick
-    /// (0.91–1.0 of the dot products) and the time is 1.01–1.04×; on pools
-    /// of the 200 store memories nearest each HotpotQA query (d = 384) it
-    /// computes 0.81 (K = 20) and 0.50 (K = 50) of the dot products in
-    /// 0.80–1.38× and 0.98–1.14× the time; on the fixture's own small
-    /// pools (P ≈ 36) 0.64 of them in 1.2–1.3× the time. `On` is for
-    /// measuring and for pools where the bounds bite.
-    pub fn screens(self, _p: usize, _k: usize) -> bool {
+    /// Whether a pursuit on rows of dimension d, centroid pursuit
+    /// (`centroid`) or not, runs a screened scorer: `On` always, `Off`
+    /// never, `Auto` for the paper's pursuit and its family with
+    /// d ≥ [`AUTO_MIN_DIM`] (starting dense, screening from the step the
+    /// rule of [`AUTO_SHARE`] says) and not for centroid pursuit.
+    /// Measured (BENCHMARKS.md, "Exact screening"; P = 200, the 200 store
+    /// memories nearest each HotpotQA query): the screened pursuit reads
+    /// 0.56 (K = 20) and 0.42 (K = 50) of the unscreened rows; a read costs
+    /// a dot product of length d and the bounds O(P) per pick, so at
+    /// d = 384 it is slower (1.1–2.2×), at d = 768 about even, at
+    /// d = 1536 faster (0.5–0.9×); on isotropic random pools the bounds
+    /// exclude almost nothing (`On` 1.2–1.3×, `Auto` 1.00–1.02×).
+    pub fn screens(self, d: usize, centroid: bool) -> bool {
         match self {
             Screening::On => true,
-            Screening::Auto | Screening::Off => false,
+            Screening::Auto => !centroid && d >= AUTO_MIN_DIM,
+            Screening::Off => false,
         }
     }
 }
+
+/// [`Screening::Auto`] screens rows of at least this dimension (the
+/// measured crossover lies between 768 and 1536, BENCHMARKS.md).
+pub const AUTO_MIN_DIM: usize = 1024;
 
 /// Upper bound of ‖m̂_i‖ = s_i ‖m_i‖ for every usable row: 1 + the unit
 /// tolerance for rows used as given, ≈ 1 + 2⁻²⁴ for rescaled ones
 /// (`input::prepare`), with a margin.
 pub(crate) const N_MAX: f64 = 1.0 + crate::UNIT_NORM_TOLERANCE + 1e-4;
 
-/// Share of the available candidates above which a pick's scoring streams
-/// the missing Gram rows whole instead of evaluating candidates one by
-/// one (a gathered row costs more than a streamed one).
+/// [`Screening::Auto`]: the dense phase ends at the first step at which
+/// the rows a screened step would read — the candidates that the previous
+/// step's anchors cannot exclude, plus one row per free pick (−w̃) and
+/// the new pick's entries with the earlier picks — are at most this share
+/// of the available candidates. Measured on the Zen 4 of BENCHMARKS.md
+/// ("Exact screening"): a screened step that reads 0.8 of the pool is
+/// ~1.2× a dense one (gathered reads and the bounds' sweeps), so the rule
+/// of 0.9 (counting the candidates alone) switched late on isotropic
+/// random pools at K = 50 and was 1.04× the unscreened time there; 0.6
+/// never switches on them and keeps the store pools' gains.
+pub const AUTO_SHARE: f64 = 0.6;
+
+/// Share of the available candidates above which the screened centroid
+/// pursuit ([`Screening::On`]) streams the missing Gram rows whole
+/// instead of evaluating candidates one by one (a gathered row costs
+/// more than a streamed one).
 pub const DENSE_SHARE: f64 = 0.5;
+
+/// [`Screening::Auto`] evaluates its switch rule at step n only while
+/// n² · TRACK_RATIO ≤ P · d (measured: the rule's O(n²) per step cost 2–4 %
+/// of the unscreened time at P = 200, K = 50, d = 1536 when evaluated at
+/// every step; up to n = 20 there, under 1 %).
+const TRACK_RATIO: usize = 768;
 
 /// Unit roundoff of f32, 2⁻²⁴.
 const U32: f64 = f32::EPSILON as f64 / 2.0;
 /// Factor that covers the f64 rounding of a bound's own evaluation.
 const SAFE: f64 = 1.0 + 1e-9;
+/// Absolute slack of a bound's f64 evaluation.
+const TINY: f64 = 1e-12;
 
-/// The screened source of the pursuit's entries and picks (section
+/// The screened source of the QP loop's entries and picks (section
 /// comment above).
 pub(crate) struct ScreenedScorer<'p, 'a, 'x> {
+    pass: &'p mut Passes<'a, 'x>,
+    /// The f32 rows, for the batched kernels (`None` for f16/bf16
+    /// storage: one row at a time by the pass's own kernels).
+    f32_rows: Option<&'a [f32]>,
+    /// η: relative error bound of an f32 entry.
+    eta: f64,
+    /// ‖q̂‖².
+    q2: f64,
+    /// The dense phase's switch share ([`AUTO_SHARE`]; negative: never).
+    share: f64,
+    /// Chooses of steps n ≥ screen_from screen; those before are dense.
+    screen_from: usize,
+    /// Whether the pick just admitted has its whole row (row `complete − 1`).
+    pick_row: bool,
+    /// Where −w̃ of the current step starts in the Gram rows.
+    w_at: usize,
+    /// Positions 0..complete have their whole Gram row.
+    complete: usize,
+    /// Picks admitted so far.
+    admitted: usize,
+    /// The pick whose entries are in `pick_entries`.
+    pick: usize,
+    /// The candidate whose free entries are in `best_entries`.
+    best: Option<usize>,
+    /// Steps 1..=steps whose coefficients are in `anchor_coef`.
+    steps: usize,
+
+    /// Rows of the pool read since the last choose (the query pass before
+    /// the first one).
+    rows_read: u32,
+}
+
+/// The per-step constants of the bounds at step n.
+#[derive(Clone, Copy)]
+struct StepBounds {
+    /// E_j(n) = e0 + e1 |ρ_j|.
+    e0: f64,
+    e1: f64,
+    /// δ = η N √q2 and 1/q2.
+    delta: f64,
+    inv_q2: f64,
+}
+
+impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
+    /// A scorer for one call (`screening`: `On` screens from the first
+    /// pick, `Auto` starts dense); sets every candidate's anchor to step 0
+    /// (A_j = ρ_j) and its orthogonal norm bound.
+    pub(crate) fn new(
+        pass: &'p mut Passes<'a, 'x>,
+        f32_rows: Option<&'a [f32]>,
+        q2: f64,
+        screening: Screening,
+        ws: &mut Workspace<'_>,
+    ) -> Self {
+        let p = ws.pool;
+        let eta = f32_entry_error(pass.d);
+        let delta = eta * N_MAX * libm::sqrt(q2);
+        for j in 0..p {
+            ws.upper[j] = ws.rho[j] as f64;
+            ws.known[j] = 0;
+            let beta = ((ws.b[j] as f64).abs() - delta).max(0.0);
+            ws.perp[j] = libm::sqrt((N_MAX * N_MAX - beta * beta / q2).max(0.0)) * SAFE + TINY;
+        }
+        let room = ws.gram.len() >= pass.d;
+        let (share, screen_from) = match screening {
+            Screening::On if room => (-1.0, 1),
+            Screening::Auto => (AUTO_SHARE, usize::MAX),
+            _ => (-1.0, usize::MAX),
+        };
+        ScreenedScorer {
+            pass,
+            f32_rows,
+            eta,
+            q2,
+            share,
+            screen_from,
+            pick_row: false,
+            w_at: 0,
+            complete: 0,
+            admitted: 0,
+            pick: usize::MAX,
+            best: None,
+            steps: 0,
+            rows_read: p as u32,
+        }
+    }
+
+    /// Room for the residual direction (d values) after the complete rows.
+    fn has_room(&self, ws: &Workspace<'_>) -> bool {
+        ws.gram.len() >= self.complete * ws.max_pool + self.pass.d
+    }
+
+    /// The f32 entries G_{picks[pos], j} for the positions `pos`, by the
+    /// pass's kernel and scaling, bit for bit, into `out`.
+    fn entries(&mut self, ws: &Workspace<'_>, j: usize, pos: &[usize], out: &mut [f32]) {
+        let d = self.pass.d;
+        let mut idx = [0usize; 8];
+        for (ps, os) in pos.chunks(8).zip(out.chunks_mut(8)) {
+            for (x, &q) in idx.iter_mut().zip(ps) {
+                *x = ws.picks[q];
+            }
+            let n = ps.len();
+            match self.f32_rows {
+                Some(rows) => {
+                    let v = &rows[j * d..(j + 1) * d];
+                    kernels::dots_indexed(Isa::detect(), rows, d, v, &idx[..n], os);
+                    for (o, &a) in os.iter_mut().zip(&idx[..n]) {
+                        *o *= ws.scale[a] * ws.scale[j];
+                    }
+                }
+                None => {
+                    for (o, &a) in os.iter_mut().zip(&idx[..n]) {
+                        *o = cross_gram(self.pass, ws, a, j);
+                    }
+                }
+            }
+            self.rows_read += n as u32;
+        }
+    }
+
+    /// Stores step n's coefficients (once per step) and computes
+    /// h = G_SS c_n; returns the bound constants of step n.
+    fn record_step(&mut self, ws: &mut Workspace<'_>, n: usize) -> StepBounds {
+        let k = ws.max_budget;
+        let free = ws.solver.free();
+        let sc = &mut ws.screen;
+        let row = &mut sc.anchor_coef[(n - 1) * k..n * k];
+        row[..n].fill(0.0);
+        let mut s = 0.0f64;
+        let mut wq = 0.0f64;
+        for (fa, &a) in free.iter().enumerate() {
+            let c = ws.coef[fa] as f64;
+            row[a] = c;
+            s += c;
+            wq += c * ws.b[ws.picks[a]] as f64;
+        }
+        // h = G_SS c_n over the positions of step n: contiguous rows of
+        // G_SS against c_n (zero off the free set), four partial sums (the
+        // bounds' rounding terms hold for any order of summation).
+        let gss = &*ws.solver.gss;
+        let row = &row[..n];
+        for pos in 0..n {
+            let g = &gss[pos * k..pos * k + n];
+            let mut acc = [0.0f64; 4];
+            let (gc, gt) = g.split_at(n - n % 4);
+            let (rc, rt) = row.split_at(n - n % 4);
+            for (g4, r4) in gc.chunks_exact(4).zip(rc.chunks_exact(4)) {
+                for l in 0..4 {
+                    acc[l] += g4[l] * r4[l];
+                }
+            }
+            let mut tail = 0.0;
+            for (x, y) in gt.iter().zip(rt) {
+                tail += x * y;
+            }
+            sc.h[pos] = (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail;
+        }
+        let mut wsq = 0.0;
+        for &a in free {
+            wsq += row[a] * sc.h[a];
+        }
+        sc.w_sq[n - 1] = wsq;
+        sc.w_q[n - 1] = wq;
+        self.steps = self.steps.max(n);
+        let nf = free.len() as f64;
+        let c = N_MAX * s * SAFE;
+        StepBounds {
+            e0: (self.eta * N_MAX * c + 1.01 * (nf + 1.0) * U32 * 1.01 * N_MAX * c) * SAFE + TINY,
+            e1: 1.01 * (nf + 1.0) * U32 * SAFE + TINY,
+            delta: self.eta * N_MAX * libm::sqrt(self.q2),
+            inv_q2: 1.0 / self.q2,
+        }
+    }
+
+    /// The drift tables of step n for the anchor steps `from..n`, as the
+    /// coefficients of ub_j = A_j + c0 + cb b_j + ca |b_j| + cp p_j + e1 |ρ_j|
+    /// (section comment; `drift_c0` includes e0 and the slack). Returns
+    /// ‖Δw‖ of the anchor `from` (the dense phase's switch rule).
+    fn drift_tables(&self, ws: &mut Workspace<'_>, n: usize, from: usize, sb: &StepBounds) -> f64 {
+        let mut first = 0.0;
+        for n0 in from..n {
+            let d = self.drift_table(ws, n, n0, sb);
+            if n0 == from {
+                first = d;
+            }
+        }
+        first
+    }
+
+    /// [`drift_tables`](Self::drift_tables) for the one anchor step n0;
+    /// returns its ‖Δw‖ bound.
+    fn drift_table(&self, ws: &mut Workspace<'_>, n: usize, n0: usize, sb: &StepBounds) -> f64 {
+        let k = ws.max_budget;
+        let eta = self.eta;
+        let sq = libm::sqrt(self.q2);
+        let sc = &mut ws.screen;
+        let coef = &sc.anchor_coef[..k * n];
+        let cn = &coef[(n - 1) * k..(n - 1) * k + n];
+        {
+            let (q2n, cross, wq0, abs) = if n0 == 0 {
+                let abs: f64 = cn.iter().map(|c| c.abs()).sum();
+                (sc.w_sq[n - 1], 0.0, 0.0, abs)
+            } else {
+                let c0 = &coef[(n0 - 1) * k..(n0 - 1) * k + n0];
+                let mut cross = 0.0;
+                let mut abs = 0.0;
+                for pos in 0..n0 {
+                    cross += sc.h[pos] * c0[pos];
+                    abs += (cn[pos] - c0[pos]).abs();
+                }
+                for &c in &cn[n0..n] {
+                    abs += c.abs();
+                }
+                (
+                    sc.w_sq[n - 1] - 2.0 * cross + sc.w_sq[n0 - 1],
+                    cross,
+                    sc.w_q[n0 - 1],
+                    abs,
+                )
+            };
+            // f64 rounding of the three terms (each a sum of ≤ n² products).
+            let w0 = q2n - sc.w_sq[n - 1] + 2.0 * cross;
+            let rnd = 2.3e-16
+                * ((n * n) as f64 + 4.0)
+                * (sc.w_sq[n - 1].abs() + 2.0 * cross.abs() + w0.abs());
+            let d2 = q2n.max(0.0) + eta * (N_MAX * abs) * (N_MAX * abs) + rnd + TINY;
+            let b = sc.w_q[n - 1] - wq0;
+            let eb = (eta * N_MAX * sq * abs) * SAFE + TINY;
+            let bq = (b.abs() - eb).max(0.0);
+            let dp2 = (d2 * SAFE - bq * bq / self.q2 * (1.0 - 1e-9)).max(0.0);
+            sc.drift_perp[n0] = (libm::sqrt(dp2) * SAFE + TINY) * SAFE;
+            sc.drift_q[n0] = -b * sb.inv_q2;
+            sc.drift_qerr[n0] = eb * SAFE * sb.inv_q2 * SAFE;
+            sc.drift_c0[n0] =
+                sb.delta * (b.abs() + eb) * SAFE * sb.inv_q2 * SAFE + sb.e0 + 4.0 * TINY;
+            libm::sqrt(d2)
+        }
+    }
+
+    /// ub_j of candidate j anchored before step n (section comment).
+    #[inline(always)]
+    fn bound(ws: &Workspace<'_>, j: usize, e1: f64) -> f64 {
+        let n0 = ws.known[j];
+        let sc = &ws.screen;
+        let bj = ws.b[j] as f64;
+        ws.upper[j]
+            + sc.drift_c0[n0]
+            + sc.drift_q[n0] * bj
+            + sc.drift_qerr[n0] * bj.abs()
+            + sc.drift_perp[n0] * ws.perp[j]
+            + e1 * (ws.rho[j] as f64).abs()
+    }
+
+    /// The dense choose of step n: the refresh over whole Gram rows, and
+    /// the switch rule of [`AUTO_SHARE`] (a prediction: the picks do not
+    /// depend on it). At the switch every anchor moves to step n.
+    fn choose_dense(&mut self, ws: &mut Workspace<'_>, n: usize) -> Choice {
+        let p = ws.pool;
+        // The rule's own cost, O(n²) per step (G_SS c_n), stays a small
+        // share of a dense step's P·d: past n² > P·d / TRACK_RATIO it
+        // stops, and the call stays dense.
+        let tracking = self.screen_from == usize::MAX
+            && self.share >= 0.0
+            && n * n * TRACK_RATIO <= p * self.pass.d;
+        let mut switch = false;
+        if tracking {
+            let sb = self.record_step(ws, n);
+            if n >= 2 && self.has_room(ws) {
+                // Before the refresh `u` holds U(n − 1): the candidates
+                // whose drift bound from there reaches the best lower
+                // bound are those screening would have read.
+                let d = self.drift_tables(ws, n, n - 1, &sb);
+                ws.u[ws.picks[n - 1]] = f32::NEG_INFINITY;
+                let top = kernels::max(&ws.u[..p]) as f64;
+                let tau = (top - 2.0 * N_MAX * d - 2.0 * sb.e0) as f32;
+                let reach = ws.u[..p].iter().filter(|&&x| x >= tau).count();
+                // The rows a screened step would read: the candidates in
+                // reach, −w̃ (one row per free pick) and the pick's entries
+                // with the earlier picks.
+                let reads = reach + ws.solver.nfree() + n;
+                let available = p - n - ws.excluded - ws.skipped - ws.over_budget;
+                switch = reads as f64 <= self.share * available as f64;
+            }
+        }
+        refresh_scores(ws, n);
+        let pick = argmax_scores(&ws.u[..p], &ws.states);
+        if switch && pick.is_some() {
+            // Screen from the next step on (a repeated choose of this
+            // step, after a skipped pick, stays dense): every anchor at
+            // step n, A_j = U_j(n) + E_j(n).
+            self.screen_from = n + 1;
+            let sb = self.record_step(ws, n);
+            for j in 0..p {
+                if ws.states.is_available(j) {
+                    ws.upper[j] = ws.u[j] as f64 + sb.e0 + sb.e1 * (ws.rho[j] as f64).abs();
+                    ws.known[j] = n;
+                }
+            }
+        }
+        self.choice(pick, 0)
+    }
+
+    /// −w̃ = −Σ_{a∈F} fl32(c_a s_a) m_a (products rounded, subtracted in
+    /// free order) into a d-vector after the complete rows (`w_at`): for
+    /// f32 rows, when there is room for a second (zero) d-vector, by the
+    /// score refresh's kernel, up to 32 picks per sweep; else one row at a
+    /// time.
+    fn materialize(&mut self, ws: &mut Workspace<'_>) {
+        let d = self.pass.d;
+        let start = self.complete * ws.max_pool;
+        let free = ws.solver.free();
+        self.w_at = start;
+        let two = ws.gram.len() >= start + 2 * d;
+        match self.f32_rows {
+            Some(rows) if two => {
+                let (w0, rest) = ws.gram[start..start + 2 * d].split_at_mut(d);
+                let w1 = &mut rest[..d];
+                w1.fill(0.0);
+                let (mut idx, mut cs) = ([0usize; 32], [0.0f32; 32]);
+                for (c, chunk) in free.chunks(32).enumerate() {
+                    for (r, &a) in chunk.iter().enumerate() {
+                        idx[r] = ws.picks[a];
+                        cs[r] = ws.coef[c * 32 + r] * ws.scale[idx[r]];
+                    }
+                    let m = chunk.len();
+                    // Ping-pong: the partial sum moves between w0 and w1.
+                    if c % 2 == 0 {
+                        kernels::refresh_scores(w0, w1, rows, d, &idx[..m], &cs[..m]);
+                        self.w_at = start;
+                    } else {
+                        kernels::refresh_scores(w1, w0, rows, d, &idx[..m], &cs[..m]);
+                        self.w_at = start + d;
+                    }
+                }
+                if free.is_empty() {
+                    w0.fill(0.0);
+                }
+            }
+            _ => {
+                let w0 = &mut ws.gram[start..start + d];
+                w0.fill(0.0);
+                for (fa, &a) in free.iter().enumerate() {
+                    let i = ws.picks[a];
+                    let c = ws.coef[fa] * ws.scale[i];
+                    axpy_row(self.pass.rows, i, d, c, w0);
+                }
+            }
+        }
+        self.rows_read += free.len() as u32;
+    }
+
+    /// Reads the candidates `batch` at step n: v_j by one dot product with
+    /// w̃ each, A_j = v_j + e, anchors at n, and their bounds into `reads`.
+    fn read(
+        &mut self,
+        ws: &mut Workspace<'_>,
+        batch: &[usize],
+        sb: &StepBounds,
+        reads: &mut Reads,
+    ) {
+        let d = self.pass.d;
+        let mut out = [0.0f32; 8];
+        let w = &ws.gram[self.w_at..self.w_at + d];
+        match self.f32_rows {
+            Some(rows) => {
+                kernels::dots_indexed(Isa::detect(), rows, d, w, batch, &mut out[..batch.len()]);
+            }
+            None => {
+                for (o, &j) in out.iter_mut().zip(batch) {
+                    let mut s = [0.0f32];
+                    self.pass.rows.rows(j, j + 1, d).dots_and_sumsq(
+                        Isa::detect(),
+                        d,
+                        w,
+                        core::slice::from_mut(o),
+                        &mut s,
+                    );
+                }
+            }
+        }
+        self.rows_read += batch.len() as u32;
+        for (&o, &j) in out.iter().zip(batch) {
+            // o = m_j · (−w̃).
+            let s = o * ws.scale[j];
+            ws.upper[j] = ws.rho[j] as f64 + s as f64 + reads.e;
+            ws.known[j] = reads.n;
+            reads.anchored(ws, j, sb);
+        }
+    }
+
+    /// U_j exactly as the unscreened refresh computes it (its f32 entries
+    /// with the free set, then ρ_j − Σ c_a G̃_{a,j} in free order, each
+    /// product rounded); its free entries into `ScreenState::entries`.
+    fn exact_score(&mut self, ws: &mut Workspace<'_>, j: usize) -> f32 {
+        let stride = ws.max_pool;
+        let nf = ws.solver.nfree();
+        // Entries of the free positions: stored rows, else computed.
+        let mut v = ws.rho[j];
+        let mut missing = [0usize; 8];
+        let mut vals = [0.0f32; 8];
+        let mut fa = 0;
+        while fa < nf {
+            // Up to eight free positions past the complete rows at once.
+            let mut m = 0;
+            let mut end = fa;
+            while end < nf && m < 8 {
+                let a = ws.solver.free()[end];
+                if a >= self.complete {
+                    missing[m] = a;
+                    m += 1;
+                }
+                end += 1;
+            }
+            if m > 0 {
+                let pos = missing;
+                self.entries(ws, j, &pos[..m], &mut vals[..m]);
+            }
+            let mut r = 0;
+            for f in fa..end {
+                let a = ws.solver.free()[f];
+                let g = if a < self.complete {
+                    ws.gram[a * stride + j]
+                } else {
+                    r += 1;
+                    vals[r - 1]
+                };
+                ws.screen.entries[a] = g as f64;
+                v -= ws.coef[f] * g;
+            }
+            fa = end;
+        }
+        v
+    }
+
+    /// The screened choose of step n (section comment).
+    fn choose_screened(&mut self, ws: &mut Workspace<'_>, n: usize) -> Choice {
+        let p = ws.pool;
+        let sb = self.record_step(ws, n);
+        // The anchor steps' tables, each computed when a candidate first
+        // needs it (NaN: not yet).
+        ws.screen.drift_c0[..n].fill(f64::NAN);
+        ws.screen.best_entries[..n].fill(f64::NAN);
+        let nf = ws.solver.nfree();
+        let s: f64 = ws.coef[..nf].iter().map(|&c| c as f64).sum();
+        let c = N_MAX * s * SAFE;
+        let eps_w = 1.01 * (nf as f64 + 3.0) * U32 * c;
+        let e = (N_MAX * (self.eta * (c + eps_w) + eps_w)) * SAFE + TINY;
+        self.materialize(ws);
+        let mut reads = Reads {
+            lower: f64::NEG_INFINITY,
+            e,
+            n,
+        };
+        // Every bound, rounded up to f32 into `u` (−∞ for the unavailable
+        // and those read in an earlier choose of this step, before a
+        // skip); the eight largest are read first, then every other
+        // candidate whose bound reaches L (rising as reads come in).
+        let mut top = [(f64::NEG_INFINITY, usize::MAX); 8];
+        let mut any = false;
+        for j in 0..p {
+            if !ws.states.is_available(j) {
+                ws.u[j] = f32::NEG_INFINITY;
+                continue;
+            }
+            any = true;
+            let n0 = ws.known[j];
+            if n0 == n {
+                reads.anchored(ws, j, &sb);
+                ws.u[j] = f32::NEG_INFINITY;
+                continue;
+            }
+            if ws.screen.drift_c0[n0].is_nan() {
+                self.drift_table(ws, n, n0, &sb);
+            }
+            let ub = Self::bound(ws, j, sb.e1);
+            ws.u[j] = round_up(ub);
+            if ub > top[7].0 {
+                insert_top(&mut top, ub, j);
+            }
+        }
+        if !any {
+            return self.choice(None, 0);
+        }
+        let mut batch = [0usize; 9];
+        let mut m = 0;
+        for &(_, j) in &top {
+            if j != usize::MAX {
+                batch[m] = j;
+                ws.u[j] = f32::NEG_INFINITY;
+                m += 1;
+            }
+        }
+        if m > 0 {
+            self.read(ws, &batch[..m], &sb, &mut reads);
+        }
+        let mut cnt = 0;
+        for j in 0..p {
+            // Branch-free: the slot is overwritten unless the bound reaches L.
+            batch[cnt] = j;
+            cnt += usize::from(ws.u[j] as f64 >= reads.lower);
+            if cnt == 8 {
+                self.read(ws, &batch[..8], &sb, &mut reads);
+                cnt = 0;
+            }
+        }
+        if cnt > 0 {
+            self.read(ws, &batch[..cnt], &sb, &mut reads);
+        }
+        // The finalists: anchored at n with A_j + E_j(n) ≥ L, verified best
+        // bound first until the next bound is below the best exact score.
+        let lower = reads.lower;
+        let mut fin = [(f64::NEG_INFINITY, usize::MAX); FINALISTS];
+        let mut nfin = 0usize;
+        for j in 0..p {
+            if ws.known[j] != n || !ws.states.is_available(j) {
+                continue;
+            }
+            let ub = ws.upper[j] + sb.e0 + sb.e1 * (ws.rho[j] as f64).abs() + TINY;
+            if ub >= lower {
+                nfin += 1;
+                insert_top(&mut fin, ub, j);
+            }
+        }
+        let mut best: Option<(usize, f32)> = None;
+        let mut verified = 0u32;
+        if nfin <= FINALISTS {
+            for &(ub, j) in &fin[..nfin] {
+                if best.is_some_and(|(_, b)| ub < b as f64) {
+                    break;
+                }
+                self.verify(ws, j, &mut best);
+                verified += 1;
+            }
+        } else {
+            // Many near-ties: verify from the whole pool, best bound first.
+            for j in 0..p {
+                if ws.states.is_available(j) && ws.known[j] == n {
+                    ws.u[j] = f32::NAN;
+                }
+            }
+            loop {
+                let floor = best.map_or(lower, |(_, b)| lower.max(b as f64));
+                let mut next: Option<(f64, usize)> = None;
+                for j in 0..p {
+                    if !ws.states.is_available(j) || ws.known[j] != n || !ws.u[j].is_nan() {
+                        continue;
+                    }
+                    let ub = ws.upper[j] + sb.e0 + sb.e1 * (ws.rho[j] as f64).abs() + TINY;
+                    if ub >= floor && next.is_none_or(|(u, _)| ub > u) {
+                        next = Some((ub, j));
+                    }
+                }
+                let Some((_, j)) = next else { break };
+                self.verify(ws, j, &mut best);
+                verified += 1;
+            }
+            for j in 0..p {
+                if ws.u[j].is_nan() {
+                    ws.u[j] = f32::NEG_INFINITY;
+                }
+            }
+        }
+        self.choice(best.map(|(j, _)| j), verified)
+    }
+
+    /// Verifies candidate j (its exact score into `u[j]`) and keeps the
+    /// best (ties: lowest index) with its free entries.
+    fn verify(&mut self, ws: &mut Workspace<'_>, j: usize, best: &mut Option<(usize, f32)>) {
+        let v = self.exact_score(ws, j);
+        ws.u[j] = v;
+        if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
+            *best = Some((j, v));
+            for &a in ws.solver.free() {
+                ws.screen.best_entries[a] = ws.screen.entries[a];
+            }
+            self.best = Some(j);
+        }
+    }
+
+    fn choice(&mut self, pick: Option<usize>, verified: u32) -> Choice {
+        Choice {
+            pick,
+            verified,
+            rows_read: core::mem::take(&mut self.rows_read),
+        }
+    }
+}
+
+/// An f32 ≥ `x` (+∞ past f32's range).
+#[inline]
+fn round_up(x: f64) -> f32 {
+    // Nearest rounding errs by ≤ 2⁻²⁴ relative (or 2⁻¹⁴⁹ absolute below
+    // f32's normal range): the margin covers both.
+    (x + (x.abs() * 2.4e-7 + 1e-30)) as f32
+}
+
+/// Finalists of one screened choose held in order; more are verified
+/// from the whole pool.
+const FINALISTS: usize = 16;
+
+/// The running state of one screened choose's reads.
+struct Reads {
+    /// L: the largest lower bound of a candidate anchored at this step.
+    lower: f64,
+    /// The read error bound e of this step.
+    e: f64,
+    /// The step.
+    n: usize,
+}
+
+impl Reads {
+    /// Accounts for candidate j anchored at this step (A_j = v_j + e).
+    #[inline]
+    fn anchored(&mut self, ws: &Workspace<'_>, j: usize, sb: &StepBounds) {
+        let ej = sb.e0 + sb.e1 * (ws.rho[j] as f64).abs();
+        self.lower = self.lower.max(ws.upper[j] - 2.0 * self.e - ej - TINY);
+    }
+}
+
+/// Inserts (v, j) into `top` (descending, ties: first come first) if it
+/// is among its largest.
+#[inline]
+fn insert_top<const N: usize>(top: &mut [(f64, usize); N], v: f64, j: usize) {
+    if v <= top[N - 1].0 {
+        return;
+    }
+    let mut at = N - 1;
+    while at > 0 && top[at - 1].0 < v {
+        top[at] = top[at - 1];
+        at -= 1;
+    }
+    top[at] = (v, j);
+}
+
+/// out −= c · row i (widened to f32; each product rounded, then
+/// subtracted).
+fn axpy_row(rows: Rows<'_>, i: usize, d: usize, c: f32, out: &mut [f32]) {
+    match rows {
+        Rows::F32(r) => kernels::sub_scaled(out, c, &r[i * d..(i + 1) * d]),
+        #[cfg(feature = "half")]
+        Rows::F16(r) => {
+            for (o, &x) in out.iter_mut().zip(&r[i * d..(i + 1) * d]) {
+                *o -= c * x.to_f32();
+            }
+        }
+        #[cfg(feature = "half")]
+        Rows::Bf16(r) => {
+            for (o, &x) in out.iter_mut().zip(&r[i * d..(i + 1) * d]) {
+                *o -= c * x.to_f32();
+            }
+        }
+    }
+}
+
+impl Scorer for ScreenedScorer<'_, '_, '_> {
+    fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool) {
+        debug_assert!(
+            t == self.admitted || t + 1 == self.admitted,
+            "admitted out of order"
+        );
+        self.admitted = t + 1;
+        self.pick_row = keep_row && t + 1 < self.screen_from && t <= self.complete;
+        if self.pick_row {
+            // Dense phase: the whole row, as the unscreened pursuit.
+            gram_row_into(self.pass, i, t, ws);
+            self.rows_read += ws.pool as u32;
+            self.complete = t + 1;
+        }
+        // The entries with the earlier picks: complete rows, the last
+        // verification's (for the free positions), else computed.
+        let stride = ws.max_pool;
+        let mut missing = [0usize; 8];
+        let mut vals = [0.0f32; 8];
+        let mut pos = 0;
+        while pos < t {
+            let mut m = 0;
+            let mut end = pos;
+            while end < t && m < 8 {
+                let cached = end < self.complete
+                    || (self.best == Some(i) && !ws.screen.best_entries[end].is_nan());
+                if !cached {
+                    missing[m] = end;
+                    m += 1;
+                }
+                end += 1;
+            }
+            if m > 0 {
+                let ps = missing;
+                self.entries(ws, i, &ps[..m], &mut vals[..m]);
+            }
+            let mut r = 0;
+            for q in pos..end {
+                let g = if q < self.complete {
+                    ws.gram[q * stride + i] as f64
+                } else if r < m && missing[r] == q {
+                    r += 1;
+                    vals[r - 1] as f64
+                } else {
+                    ws.screen.best_entries[q]
+                };
+                ws.screen.pick_entries[q] = g;
+            }
+            pos = end;
+        }
+        self.pick = i;
+        self.best = None;
+    }
+    fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
+        debug_assert!(pos < self.admitted, "entry of a pick not admitted");
+        if i == self.pick && pos + 1 < self.admitted {
+            ws.screen.pick_entries[pos] as f32
+        } else if pos < self.complete {
+            ws.gram[pos * ws.max_pool + i]
+        } else if self.best == Some(i) && !ws.screen.best_entries[pos].is_nan() {
+            ws.screen.best_entries[pos] as f32
+        } else {
+            self.rows_read += 1;
+            cross_gram(self.pass, ws, ws.picks[pos], i)
+        }
+    }
+    fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32 {
+        let t = self.admitted - 1;
+        if self.pick_row && self.pick == i {
+            // The dense phase's row of this pick (row t).
+            return ws.gram[t * ws.max_pool + i];
+        }
+        self.rows_read += 1;
+        cross_gram(self.pass, ws, i, i)
+    }
+    fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, _n: usize) -> (f32, f32) {
+        // Not used: centroid pursuit screens with `LazyCentroidScorer`.
+        let p = ws.pool;
+        let acc_i = ws.gram_sum[i];
+        gram_row_into(self.pass, i, 0, ws);
+        self.rows_read += p as u32;
+        kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
+        (acc_i, ws.gram[i])
+    }
+    fn gram_changed(&mut self, ws: &mut Workspace<'_>) {
+        // ‖w_n‖² of every stored step on the new G_SS.
+        let k = ws.max_budget;
+        let gss = &*ws.solver.gss;
+        let sc = &mut ws.screen;
+        for n in 1..=self.steps {
+            let c = &sc.anchor_coef[(n - 1) * k..(n - 1) * k + n];
+            let mut q = 0.0;
+            for a in 0..n {
+                if c[a] == 0.0 {
+                    continue;
+                }
+                for b in 0..n {
+                    q += c[a] * gss[a * k + b] * c[b];
+                }
+            }
+            sc.w_sq[n - 1] = q;
+        }
+    }
+    fn choose(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
+        match form {
+            ScoreForm::Relevance => {
+                let p = ws.pool;
+                let pick = argmax_available(&ws.rho[..p], &ws.states);
+                self.choice(pick, 0)
+            }
+            ScoreForm::Refresh { picks } => {
+                if picks >= self.screen_from {
+                    self.choose_screened(ws, picks)
+                } else {
+                    self.choose_dense(ws, picks)
+                }
+            }
+            ScoreForm::Centroid { c, n, .. } => {
+                let p = ws.pool;
+                centroid_scores(ws, c, n);
+                let pick = argmax_scores(&ws.u[..p], &ws.states);
+                self.choice(pick, 0)
+            }
+        }
+    }
+}
+
+/// The screened centroid pursuit ([`Screening::On`] with κ = ∞): per
+/// candidate the f32 running sum of its Gram entries with a prefix of the
+/// picks (`gram_sum`, `known`), the rest bounded by Cauchy–Schwarz; a
+/// candidate's missing entries are computed (the pass's kernel, so the
+/// same bits) only when its bound can still win, best bound first, and
+/// whole rows are streamed when more than [`DENSE_SHARE`] could. Measured
+/// slower than the unscreened centroid pursuit (BENCHMARKS.md), so
+/// [`Screening::Auto`] does not use it.
+///
+/// # The bound
+/// U_j = fl(ρ_j − fl(c·acc_j)) with c = fl32(γ/n) and acc_j the f32 running
+/// sum of G̃_{a,j} over the n picks in pick order. With acc_j kept for the
+/// first k_j picks (`Workspace::gram_sum`), the rest is at most
+/// n_j Σ_{a≥k_j} n_a (1 + η) in magnitude, the two f32 summations err by at
+/// most γ_n·A each (A = 1.01 n_j Σ_a n_a, γ_n = n·1.01u) and the final
+/// multiply-subtract by 2.02u(|ρ_j| + c A). Candidates whose upper bound
+/// reaches L = max_j (lower bound of U_j) are evaluated in descending order
+/// of their bound until the next bound is below the best exact score.
+pub(crate) struct LazyCentroidScorer<'p, 'a, 'x> {
     pub(crate) pass: &'p mut Passes<'a, 'x>,
     /// The f32 rows, for the batched entry kernel (`None` for f16/bf16
     /// storage: one entry at a time by the pass's own kernel).
     pub(crate) f32_rows: Option<&'a [f32]>,
     /// η: relative error bound of an f32 entry.
     pub(crate) eta: f64,
-    /// Positions 0..complete have their whole Gram row.
-    pub(crate) complete: usize,
-    /// Positions 0..stored may be read from the Gram rows (all but the
-    /// relevance-fill picks of the QP loop).
-    pub(crate) stored: usize,
-    /// Picks admitted so far.
-    pub(crate) admitted: usize,
     /// Rows of the pool read since the last choose (the query pass before
     /// the first one).
     pub(crate) rows_read: u32,
 }
 
-impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
+impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
     /// A scorer for one call: `f32_rows` the rows when they are f32.
     pub(crate) fn new(
         pass: &'p mut Passes<'a, 'x>,
         f32_rows: Option<&'a [f32]>,
-        k_eff: usize,
         ws: &mut Workspace<'_>,
     ) -> Self {
         let p = ws.pool;
         ws.known[..p].fill(0);
         let eta = f32_entry_error(pass.d);
-        ScreenedScorer {
+        LazyCentroidScorer {
             pass,
             f32_rows,
             eta,
-            complete: 0,
-            stored: k_eff,
-            admitted: 0,
             rows_read: p as u32,
         }
     }
@@ -1055,27 +1936,6 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         }
     }
 
-    /// Makes the entries of candidate `j` with the picks 0..`to` known
-    /// (QP loop: stored in the Gram rows), up to eight at a time.
-    fn extend(&mut self, ws: &mut Workspace<'_>, j: usize, to: usize) {
-        let stride = ws.max_pool;
-        let mut from = ws.known[j].max(self.complete.min(to));
-        if ws.known[j] >= to {
-            return;
-        }
-        let mut buf = [0.0f32; 8];
-        while from < to {
-            let n = (to - from).min(8);
-            self.entries(ws, j, from, from + n, &mut buf[..n]);
-            self.rows_read += n as u32;
-            for (r, &g) in buf[..n].iter().enumerate() {
-                ws.gram[(from + r) * stride + j] = g;
-            }
-            from += n;
-        }
-        ws.known[j] = to;
-    }
-
     /// The centroid loop's running sum of candidate `j` extended to the
     /// picks 0..`to`, in pick order (`gram_sum`, `known`).
     fn extend_sum(&mut self, ws: &mut Workspace<'_>, j: usize, to: usize) {
@@ -1095,142 +1955,11 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         ws.known[j] = to;
     }
 
-    /// Streams the Gram rows of positions `complete..n` whole (the
-    /// unscreened pass) and marks every candidate known up to `n`.
-    fn complete_rows(&mut self, ws: &mut Workspace<'_>, n: usize) {
-        let p = ws.pool;
-        for pos in self.complete..n {
-            let pick = ws.picks[pos];
-            gram_row_into(self.pass, pick, pos, ws);
-            self.rows_read += p as u32;
-        }
-        self.complete = self.complete.max(n);
-        for k in ws.known[..p].iter_mut() {
-            *k = (*k).max(n);
-        }
-    }
-
-    /// The screened choose of the QP loop's refresh (module docs).
-    fn choose_refresh(&mut self, ws: &mut Workspace<'_>, n: usize) -> Choice {
-        // The known parts by the refresh kernel itself: an entry not yet
-        // computed is 0 in its Gram row (`admit` clears the row), so
-        // u_j = fl(ρ_j − Σ_{a∈F, a<k_j} c_a G̃_aj) with the refresh's own
-        // rounding (≤ δ_j), and exactly the unscreened score when k_j = n.
-        refresh_scores(ws, n);
-        let p = ws.pool;
-        let k = ws.max_budget;
-        let stride = ws.max_pool;
-        let eta = self.eta;
-        let nf = ws.solver.nfree();
-        // Per boundary b (0..=n): ‖w_N‖² and Σ_N c over N = F ∩ [b, n),
-        // from the last free position down.
-        let free = ws.solver.free();
-        let (mut q, mut s) = (0.0f64, 0.0f64);
-        let mut sum_c = 0.0f64;
-        for a in 0..nf {
-            sum_c += ws.coef[a] as f64;
-        }
-        let (tq, ts) = (&mut ws.tail_w[..n], &mut ws.tail_c[..n]);
-        // Free indices by position, descending: walk the positions.
-        for b in (0..n).rev() {
-            if let Some(fa) = free.iter().position(|&x| x == b) {
-                let ca = ws.coef[fa] as f64;
-                // q(b) = q(b+1) + 2 c_b Σ_{a∈F, a>b} c_a G_ab + c_b² G_bb.
-                let mut cross = 0.0;
-                for (fb, &pb) in free.iter().enumerate() {
-                    if pb > b {
-                        cross += ws.coef[fb] as f64 * ws.solver.gss[b * k + pb];
-                    }
-                }
-                q += 2.0 * ca * cross + ca * ca * ws.solver.gss[b * k + b];
-                s += ca;
-            }
-            tq[b] = q;
-            ts[b] = s;
-        }
-        for b in 0..n {
-            let sn = ts[b] * N_MAX;
-            let w = libm::sqrt((tq[b] + eta * sn * sn).max(0.0) * SAFE);
-            // n_j (‖w_N‖ + η Σ_N c n), n_j ≤ N_MAX.
-            tq[b] = N_MAX * (w + eta * sn);
-        }
-        let delta_c = (nf as f64 + 1.0) * 1.01 * U32;
-        let cn = 1.01 * N_MAX * N_MAX * sum_c;
-        // Bounds: u_j ± (tail + 2δ_j); exact for the fully known.
-        let mut lower = f64::NEG_INFINITY;
-        let mut available = 0usize;
-        for j in 0..p {
-            if ws.states.get(j) != CandidateState::Available {
-                ws.upper[j] = f64::NEG_INFINITY;
-                continue;
-            }
-            available += 1;
-            let center = ws.u[j] as f64;
-            if ws.known[j] >= n {
-                ws.upper[j] = center;
-                lower = lower.max(center);
-                continue;
-            }
-            let rho = ws.rho[j] as f64;
-            let r = (tq[ws.known[j]] + 2.0 * delta_c * (rho.abs() + cn)) * SAFE + 1e-15;
-            ws.upper[j] = center + r;
-            lower = lower.max(center - r);
-        }
-        if available == 0 {
-            return Choice {
-                pick: None,
-                verified: 0,
-                rows_read: core::mem::take(&mut self.rows_read),
-            };
-        }
-        let contenders = ws.upper[..p].iter().filter(|&&u| u >= lower).count();
-        if contenders as f64 > DENSE_SHARE * available as f64 {
-            self.complete_rows(ws, n);
-            refresh_scores(ws, n);
-            let pick = argmax_scores(&ws.u[..p], &ws.states);
-            return Choice {
-                pick,
-                verified: 0,
-                rows_read: core::mem::take(&mut self.rows_read),
-            };
-        }
-        // Best bounds first, eight at a time (their missing entries in one
-        // batched kernel call per pick), until the next bound is below the
-        // best score.
-        let mut verified = 0u32;
-        let mut best: Option<(usize, f32)> = None;
-        let mut batch = [0usize; 8];
-        while let Some(m) = next_batch(&ws.upper[..p], lower, best, &mut batch) {
-            for &j in &batch[..m] {
-                ws.upper[j] = f64::NEG_INFINITY;
-            }
-            self.fill_batch(ws, &batch[..m], n, false);
-            verified += m as u32;
-            for &j in &batch[..m] {
-                let mut v = ws.rho[j];
-                for (fa, &a) in ws.solver.free().iter().enumerate() {
-                    v -= ws.coef[fa] * ws.gram[a * stride + j];
-                }
-                ws.u[j] = v;
-                if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
-                    best = Some((j, v));
-                }
-            }
-        }
-        Choice {
-            pick: best.map(|(j, _)| j),
-            verified,
-            rows_read: core::mem::take(&mut self.rows_read),
-        }
-    }
-
     /// The missing entries of the candidates `batch` with the picks
     /// 0..`n`, by pick position (each pick's entries with the batch in one
     /// call of the pass's kernel, up to eight rows per load of the pick's
-    /// row: the same bits), into the Gram rows (`sum` false) or added to
-    /// the centroid's running sums in pick order (`sum` true).
-    fn fill_batch(&mut self, ws: &mut Workspace<'_>, batch: &[usize], n: usize, sum: bool) {
-        let stride = ws.max_pool;
+    /// row: the same bits), added to the running sums in pick order.
+    fn fill_batch(&mut self, ws: &mut Workspace<'_>, batch: &[usize], n: usize) {
         let d = self.pass.d;
         let lo = batch.iter().map(|&j| ws.known[j]).min().unwrap_or(n);
         let mut idx = [0usize; 8];
@@ -1264,11 +1993,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             }
             for r in 0..cnt {
                 let j = idx[r];
-                if sum {
-                    ws.gram_sum[j] += out[r];
-                } else {
-                    ws.gram[pos * stride + j] = out[r];
-                }
+                ws.gram_sum[j] += out[r];
                 ws.known[j] = pos + 1;
             }
         }
@@ -1351,7 +2076,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             for &j in &batch[..m] {
                 ws.upper[j] = f64::NEG_INFINITY;
             }
-            self.fill_batch(ws, &batch[..m], n, true);
+            self.fill_batch(ws, &batch[..m], n);
             verified += m as u32;
             for &j in &batch[..m] {
                 let v = ws.rho[j] - c * ws.gram_sum[j];
@@ -1401,51 +2126,15 @@ fn next_batch(
     (m > 0).then_some(m)
 }
 
-impl Scorer for ScreenedScorer<'_, '_, '_> {
-    fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool) {
-        debug_assert!(
-            t == self.admitted || t + 1 == self.admitted,
-            "admitted out of order"
-        );
-        self.admitted = t + 1;
-        if keep_row {
-            // Row t starts with every entry unknown, held as 0 (see
-            // `choose_refresh`).
-            if t >= self.complete {
-                let (start, p) = (t * ws.max_pool, ws.pool);
-                ws.gram[start..start + p].fill(0.0);
-            }
-        } else {
-            self.stored = self.stored.min(t);
-        }
-        self.extend(ws, i, t.min(self.stored));
-    }
+impl Scorer for LazyCentroidScorer<'_, '_, '_> {
+    // The QP loop never runs on this scorer (`pursuit_using`); its entry
+    // reads are the f32 entries all the same.
+    fn admit(&mut self, _ws: &mut Workspace<'_>, _i: usize, _t: usize, _keep_row: bool) {}
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
-        debug_assert!(pos < self.admitted, "entry of a pick not admitted");
-        if pos < self.stored && pos < ws.known[i] {
-            ws.gram[pos * ws.max_pool + i]
-        } else {
-            cross_gram(self.pass, ws, ws.picks[pos], i)
-        }
+        cross_gram(self.pass, ws, ws.picks[pos], i)
     }
     fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32 {
-        let t = self.admitted - 1;
-        let mut out = [0.0f32];
-        // G_ii as the pass of pick t computes it (entry i of its row).
-        match self.f32_rows {
-            Some(rows) => {
-                let d = self.pass.d;
-                let v = &rows[i * d..(i + 1) * d];
-                kernels::dots_indexed(Isa::detect(), rows, d, v, &[i], &mut out);
-                out[0] *= ws.scale[i] * ws.scale[i];
-            }
-            None => out[0] = cross_gram(self.pass, ws, i, i),
-        }
-        if t < self.stored && ws.known[i] == t {
-            ws.gram[t * ws.max_pool + i] = out[0];
-            ws.known[i] = t + 1;
-        }
-        out[0]
+        cross_gram(self.pass, ws, i, i)
     }
     fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> (f32, f32) {
         self.extend_sum(ws, i, n);
@@ -1472,7 +2161,29 @@ impl Scorer for ScreenedScorer<'_, '_, '_> {
                     rows_read: core::mem::take(&mut self.rows_read),
                 }
             }
-            ScoreForm::Refresh { picks } => self.choose_refresh(ws, picks),
+            ScoreForm::Refresh { picks } => {
+                // Not reached (centroid loop only): every entry by its
+                // own dot product, then the refresh's arithmetic.
+                let p = ws.pool;
+                let stride = ws.max_pool;
+                for j in 0..p {
+                    let mut v = ws.rho[j];
+                    for (fa, &a) in ws.solver.free().iter().enumerate() {
+                        let g = cross_gram(self.pass, ws, ws.picks[a], j);
+                        let _ = stride;
+                        v -= ws.coef[fa] * g;
+                    }
+                    ws.u[j] = v;
+                }
+                for &j in &ws.picks[..picks] {
+                    ws.u[j] = f32::NEG_INFINITY;
+                }
+                Choice {
+                    pick: argmax_scores(&ws.u[..p], &ws.states),
+                    verified: 0,
+                    rows_read: core::mem::take(&mut self.rows_read),
+                }
+            }
             ScoreForm::Centroid { c, n, .. } => self.choose_centroid(ws, c, n),
         }
     }

@@ -46,9 +46,9 @@ impl ScratchKind {
 /// | part | kinds | f32 | f64 | usize | flags (u8) | [`Step`] |
 /// |---|---|---|---|---|---|---|
 /// | the query pass and relevance: b, ρ, scales, squared norms, the sorted cosines; the ranking order of caller scores; candidate states; picks; step records | all | 5P | | P + K | P | K |
-/// | scores, the centroid's running sum of Gram rows and MMR's running maximum; the weights; the screened argmax's upper bounds and known-entry counts | ≥ `Centroid` | 3P | K + P | P | | |
+/// | scores, the centroid's running sum of Gram rows and MMR's running maximum; the weights; the screening's upper bounds (or anchors), orthogonal norms and known-entry counts (or anchor steps) | ≥ `Centroid` | 3P | K + 2P | P | | |
 /// | Gram rows: one (the newest pick's) for `Centroid`, K for `Pursuit` and `Int8` | ≥ `Centroid` | P or K·P | | | | |
-/// | the refresh coefficients; G_SS, its Cholesky factor, nine K-vectors of the refit and two of the screened refresh; the free set and its memberships | ≥ `Pursuit` | K | 2K² + 11K | K | K | |
+/// | the refresh coefficients; G_SS, its Cholesky factor, nine K-vectors of the refit; the screened pursuit's anchor coefficients (K × K) and ten K-vectors; the free set and its memberships | ≥ `Pursuit` | K | 3K² + 19K | K | K | |
 /// | the int8 pursuit's cache of f32 Gram entries; its per-row radii, norm bounds and scales | `Int8` | K·P | 3P | | | |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScratchSize {
@@ -119,13 +119,13 @@ impl ScratchSize {
         ]);
         let f64s = sum([
             if centroid {
-                sum([Some(k), Some(p)])
+                sum([Some(k), mul(2, p)])
             } else {
                 Some(0)
             },
             if qp {
                 match kk {
-                    Some(kk) => sum([mul(2, kk), mul(11, k)]),
+                    Some(kk) => sum([mul(3, kk), mul(19, k)]),
                     None => None,
                 }
             } else {

@@ -264,9 +264,10 @@ pub struct Step {
     /// those whose int8 score interval could reach the best score, best
     /// bound first; ≥ 1 there, except 0 for the first pick and for
     /// relevance-fill picks, which ρ alone decides); with exact screening
-    /// ([`Screening::On`](crate::Screening::On)) the candidates evaluated
-    /// against their bounds. 0 for the unscreened f32 pursuit and the
-    /// baselines.
+    /// ([`Screening`](crate::Screening)) the candidates whose read score
+    /// came within the f32 margins of the best (the pick's step, for a
+    /// screened step; 0 for a dense one). 0 for the unscreened f32 pursuit
+    /// and the baselines.
     #[cfg_attr(feature = "serde", serde(default))]
     pub verified: u32,
 }
@@ -324,11 +325,11 @@ impl<'w> SelectionView<'w> {
 
     /// Rows of the candidate matrix the pursuit read, counted as dot
     /// products of length d: P for the query pass and for each whole pass
-    /// (the unscreened pursuit makes one per pick, its Gram row), plus one
-    /// per Gram entry that exact screening
-    /// ([`Screening`](crate::Screening)) computed, or per candidate the
-    /// certified int8 pursuit verified against f32 rows. 0 for the
-    /// baselines.
+    /// (the unscreened pursuit makes one per pick, its Gram row), plus,
+    /// with exact screening ([`Screening`](crate::Screening)), one per
+    /// candidate read, per pick in the residual direction it forms and per
+    /// Gram entry it computed, or per candidate the certified int8 pursuit
+    /// verified against f32 rows. 0 for the baselines.
     pub fn rows_read(&self) -> u64 {
         self.rows_read
     }

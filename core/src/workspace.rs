@@ -111,22 +111,25 @@ pub struct Workspace<'a> {
     /// w_i = s_i · scale_i rounded to f32: the approximate row is w_i c_i
     /// (int8 pursuit), P_max.
     pub(crate) wscale: &'a mut [f64],
-    // ≥ Centroid, exact screening (`screen`).
-    /// Upper bounds of the candidates' scores still to evaluate in one
-    /// screened or certified argmax; −∞ for the others. In the
-    /// recommended setting's loop: the reference pivot² r of each candidate
-    /// marked represented, −1 for the others. P_max.
+    // ≥ Centroid, exact screening (`pursuit.rs`, "Exact screening").
+    /// Upper bounds of candidates' scores: in the certified int8 argmax
+    /// and the screened centroid pursuit those still to evaluate (−∞ for
+    /// the others); in the screened pursuit each candidate's anchor, an
+    /// upper bound of ρ_j − m̂_j·w at the step of its last read
+    /// (`known[j]`). In the recommended setting's loop: the reference
+    /// pivot² r of each candidate marked represented, −1 for the others.
+    /// P_max.
     pub(crate) upper: &'a mut [f64],
-    /// Per candidate, how many leading picks' Gram entries it has (the
-    /// screened pursuit: cached in `gram`; the screened centroid pursuit:
-    /// summed into `gram_sum`). P_max.
+    /// The screened pursuit: per candidate an upper bound of the norm of
+    /// m̂_j's component orthogonal to the query. P_max.
+    pub(crate) perp: &'a mut [f64],
+    /// Per candidate: the screened centroid pursuit, how many leading
+    /// picks' Gram entries are summed into `gram_sum`; the screened
+    /// pursuit, the step (picks so far) of its anchor in `upper`. P_max.
     pub(crate) known: &'a mut [usize],
     // ≥ Pursuit, exact screening.
-    /// Per boundary b < n: the bound n_j(‖w_N‖ + η Σ_N c n) of the
-    /// screened refresh, N = F ∩ [b, n). K_max.
-    pub(crate) tail_w: &'a mut [f64],
-    /// Per boundary b < n: Σ_{a∈F, a≥b} c_a (scratch of `tail_w`). K_max.
-    pub(crate) tail_c: &'a mut [f64],
+    /// The screened pursuit's per-call state (`ScreenState`).
+    pub(crate) screen: ScreenState<'a>,
     // Result metadata of the last call.
     /// Rows read by the last call (`SelectionView::rows_read`).
     pub(crate) rows_read: u64,
@@ -136,6 +139,48 @@ pub struct Workspace<'a> {
     /// Candidates marked over the cost budget (`CandidateState::OverBudget`).
     pub(crate) over_budget: usize,
     pub(crate) stop: StopReason,
+}
+
+/// K-vectors of the pursuit's part of a workspace: nine of the refit and
+/// ten of the screened pursuit.
+pub(crate) const QP_K: usize = 19;
+
+/// The screened pursuit's per-call state beyond the per-candidate
+/// buffers (`pursuit.rs`, "Exact screening"): K-vectors and one K × K
+/// matrix, one meaning each. Steps n = 1 … K are stored at index n − 1
+/// (step 0, before any pick, has w = 0 and no entry).
+pub(crate) struct ScreenState<'a> {
+    /// G_{picks[pos], i} (f32 entries, widened) of the pick i just
+    /// admitted, by position.
+    pub(crate) pick_entries: &'a mut [f64],
+    /// G_{picks[pos], j} of the best candidate verified in the last
+    /// choose, for the free positions of that step.
+    pub(crate) best_entries: &'a mut [f64],
+    /// Per step n: ‖w_n‖² from G_SS (w_n = Σ_a c_a m̂_a, c the refresh
+    /// coefficients of step n).
+    pub(crate) w_sq: &'a mut [f64],
+    /// Per step n: Σ_a c_a b_a (the f32 query similarities of the picks),
+    /// ≈ q̂·w_n.
+    pub(crate) w_q: &'a mut [f64],
+    /// G_SS c_n of the current step, by position.
+    pub(crate) h: &'a mut [f64],
+    /// Per anchor step n₀ of the current choose, the coefficients of its
+    /// candidates' bound ub_j = A_j + c0 + cb b_j + ca |b_j| + cp p_j +
+    /// e1 |ρ_j|: cp (≥ the norm of w_n − w_n₀ orthogonal to q̂, with
+    /// slack),
+    pub(crate) drift_perp: &'a mut [f64],
+    /// cb = −q̂·(w_n − w_n₀)/‖q̂‖² (from the picks' f32 b),
+    pub(crate) drift_q: &'a mut [f64],
+    /// ca (the error bound of cb's q̂·(w_n − w_n₀), scaled),
+    pub(crate) drift_qerr: &'a mut [f64],
+    /// c0 (the rest: b's error terms, E_j's constant part, slack).
+    pub(crate) drift_c0: &'a mut [f64],
+    /// G_{picks[pos], j} of the candidate being verified, for the free
+    /// positions.
+    pub(crate) entries: &'a mut [f64],
+    /// Row n − 1: the coefficients c_n of step n by position (0 for a
+    /// position outside that step's free set), K × K.
+    pub(crate) anchor_coef: &'a mut [f64],
 }
 
 impl core::fmt::Debug for Workspace<'_> {
@@ -209,9 +254,9 @@ impl<'a> Workspace<'a> {
         let verified_gram = f32s(on(ScratchKind::Int8, k * p));
         let mut f64s = |n: usize| take(&mut f64s, n);
         let alpha = f64s(on(ScratchKind::Centroid, k));
-        let upper = f64s(on(ScratchKind::Centroid, p));
-        let qp_k = [(); 11].map(|()| f64s(on(ScratchKind::Pursuit, k)));
-        let qp_kk = [(); 2].map(|()| f64s(on(ScratchKind::Pursuit, k * k)));
+        let screen_p = [(); 2].map(|()| f64s(on(ScratchKind::Centroid, p)));
+        let qp_k = [(); QP_K].map(|()| f64s(on(ScratchKind::Pursuit, k)));
+        let qp_kk = [(); 3].map(|()| f64s(on(ScratchKind::Pursuit, k * k)));
         let int8_p = [(); 3].map(|()| f64s(on(ScratchKind::Int8, p)));
         let picks = take(&mut indices, k);
         let order = take(&mut indices, p);
@@ -229,7 +274,7 @@ impl<'a> Workspace<'a> {
                 coef,
                 verified_gram,
                 alpha,
-                upper,
+                screen_p,
                 qp_k,
                 qp_kk,
                 int8_p,
@@ -254,9 +299,10 @@ impl<'a> Workspace<'a> {
             coef,
             verified_gram,
             alpha,
-            upper,
-            qp_k: [rho_s, b_s, u_s, g_alpha, trial, solve_a, solve_b, w_rho, w_one, tail_w, tail_c],
-            qp_kk: [gss, chol],
+            screen_p: [upper, perp],
+            qp_k:
+                [rho_s, b_s, u_s, g_alpha, trial, solve_a, solve_b, w_rho, w_one, pick_entries, best_entries, w_sq, w_q, h, drift_perp, drift_q, drift_qerr, drift_c0, entries],
+            qp_kk: [gss, chol, anchor_coef],
             int8_p: [err_bound, norm_bound, wscale],
             picks,
             order,
@@ -304,9 +350,21 @@ impl<'a> Workspace<'a> {
             norm_bound,
             wscale,
             upper,
+            perp,
             known,
-            tail_w,
-            tail_c,
+            screen: ScreenState {
+                pick_entries,
+                best_entries,
+                w_sq,
+                w_q,
+                h,
+                drift_perp,
+                drift_q,
+                drift_qerr,
+                drift_c0,
+                entries,
+                anchor_coef,
+            },
             rows_read: 0,
             pool: 0,
             excluded: 0,
@@ -398,13 +456,14 @@ struct Parts<'a> {
     verified_gram: &'a mut [f32],
     /// α (K, ≥ Centroid).
     alpha: &'a mut [f64],
-    /// The screened or certified argmax's upper bounds (P, ≥ Centroid).
-    upper: &'a mut [f64],
+    /// The screening's upper bounds and orthogonal norms (P each, ≥ Centroid).
+    screen_p: [&'a mut [f64]; 2],
     /// ρ_S, b_S, U_S, G_SS α, the trial point, two solve vectors, w_ρ, w₁,
-    /// the screened refresh's two tail vectors (K each, ≥ Pursuit).
-    qp_k: [&'a mut [f64]; 11],
-    /// G_SS and its Cholesky factor (K² each, ≥ Pursuit).
-    qp_kk: [&'a mut [f64]; 2],
+    /// and the screened pursuit's nine K-vectors (K each, ≥ Pursuit).
+    qp_k: [&'a mut [f64]; QP_K],
+    /// G_SS, its Cholesky factor and the screened pursuit's anchor
+    /// coefficients (K² each, ≥ Pursuit).
+    qp_kk: [&'a mut [f64]; 3],
     /// The int8 radii, norm bounds and scales (P each, Int8).
     int8_p: [&'a mut [f64]; 3],
     /// The picks (K).
@@ -509,7 +568,7 @@ impl<const P: usize, const K: usize> TopKWorkspace<P, K> {
                 coef: &mut [],
                 verified_gram: &mut [],
                 alpha: &mut [],
-                upper: &mut [],
+                screen_p: none(),
                 qp_k: none(),
                 qp_kk: none(),
                 int8_p: none(),
@@ -539,7 +598,7 @@ pub struct CentroidWorkspace<const P: usize, const K: usize> {
     loop_p: [[f32; P]; 3],
     gram: [f32; P],
     alpha: [f64; K],
-    upper: [f64; P],
+    screen_p: [[f64; P]; 2],
     picks: [usize; K],
     order: [usize; P],
     known: [usize; P],
@@ -556,7 +615,7 @@ impl<const P: usize, const K: usize> CentroidWorkspace<P, K> {
             loop_p: [[0.0; P]; 3],
             gram: [0.0; P],
             alpha: [0.0; K],
-            upper: [0.0; P],
+            screen_p: [[0.0; P]; 2],
             picks: [0; K],
             order: [0; P],
             known: [0; P],
@@ -578,7 +637,7 @@ impl<const P: usize, const K: usize> CentroidWorkspace<P, K> {
                 coef: &mut [],
                 verified_gram: &mut [],
                 alpha: &mut self.alpha,
-                upper: &mut self.upper,
+                screen_p: rows(&mut self.screen_p),
                 qp_k: none(),
                 qp_kk: none(),
                 int8_p: none(),
@@ -608,9 +667,9 @@ macro_rules! pursuit_workspace {
             gram: [[f32; P]; K],
             coef: [f32; K],
             alpha: [f64; K],
-            upper: [f64; P],
-            qp_k: [[f64; K]; 11],
-            qp_kk: [[[f64; K]; K]; 2],
+            screen_p: [[f64; P]; 2],
+            qp_k: [[f64; K]; QP_K],
+            qp_kk: [[[f64; K]; K]; 3],
             picks: [usize; K],
             order: [usize; P],
             known: [usize; P],
@@ -631,9 +690,9 @@ macro_rules! pursuit_workspace {
                     gram: [[0.0; P]; K],
                     coef: [0.0; K],
                     alpha: [0.0; K],
-                    upper: [0.0; P],
-                    qp_k: [[0.0; K]; 11],
-                    qp_kk: [[[0.0; K]; K]; 2],
+                    screen_p: [[0.0; P]; 2],
+                    qp_k: [[0.0; K]; QP_K],
+                    qp_kk: [[[0.0; K]; K]; 3],
                     picks: [0; K],
                     order: [0; P],
                     known: [0; P],
@@ -648,7 +707,7 @@ macro_rules! pursuit_workspace {
             /// The [`Workspace`] view over these buffers.
             #[must_use]
             pub fn view(&mut self) -> Workspace<'_> {
-                let [gss, chol] = &mut self.qp_kk;
+                let [gss, chol, anchor_coef] = &mut self.qp_kk;
                 #[allow(unused_mut)]
                 let mut parts = Parts {
                     input: rows(&mut self.input),
@@ -657,9 +716,13 @@ macro_rules! pursuit_workspace {
                     coef: &mut self.coef,
                     verified_gram: &mut [],
                     alpha: &mut self.alpha,
-                    upper: &mut self.upper,
+                    screen_p: rows(&mut self.screen_p),
                     qp_k: rows(&mut self.qp_k),
-                    qp_kk: [gss.as_flattened_mut(), chol.as_flattened_mut()],
+                    qp_kk: [
+                        gss.as_flattened_mut(),
+                        chol.as_flattened_mut(),
+                        anchor_coef.as_flattened_mut(),
+                    ],
                     int8_p: none(),
                     picks: &mut self.picks,
                     order: &mut self.order,

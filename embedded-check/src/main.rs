@@ -42,19 +42,19 @@ const D: usize = 384;
 // target (tests/tests/sizes.rs computes it by formula on the host).
 const _: () = assert!(size_of::<usize>() == 4);
 const _: () = assert!(size_of::<Step>() == 80);
-const _: () = assert!(size_of::<FixedWorkspace<32, 8>>() == 6_920);
-const _: () = assert!(size_of::<FixedWorkspace<64, 16>>() == 19_984);
-const _: () = assert!(size_of::<FixedWorkspace<128, 16>>() == 32_848);
-const _: () = assert!(size_of::<FixedWorkspace<200, 20>>() == 56_784);
-const _: () = assert!(size_of::<FixedWorkspace<500, 50>>() == 285_952);
-const _: () = assert!(size_of::<FixedWorkspace<1000, 100>>() == 1_051_904);
+const _: () = assert!(size_of::<FixedWorkspace<32, 8>>() == 8_200);
+const _: () = assert!(size_of::<FixedWorkspace<64, 16>>() == 23_568);
+const _: () = assert!(size_of::<FixedWorkspace<128, 16>>() == 36_944);
+const _: () = assert!(size_of::<FixedWorkspace<200, 20>>() == 62_864);
+const _: () = assert!(size_of::<FixedWorkspace<500, 50>>() == 313_152);
+const _: () = assert!(size_of::<FixedWorkspace<1000, 100>>() == 1_146_304);
 // The per-kind table (64-bit / 32-bit columns; here the 32-bit ones).
 const _: () = assert!(size_of::<TopKWorkspace<64, 16>>() == 2_944);
-const _: () = assert!(size_of::<CentroidWorkspace<64, 16>>() == 4_864);
-const _: () = assert!(size_of::<PursuitWorkspace<64, 16>>() == 14_352);
+const _: () = assert!(size_of::<CentroidWorkspace<64, 16>>() == 5_376);
+const _: () = assert!(size_of::<PursuitWorkspace<64, 16>>() == 17_936);
 const _: () = assert!(size_of::<TopKWorkspace<200, 20>>() == 6_680);
-const _: () = assert!(size_of::<CentroidWorkspace<200, 20>>() == 12_440);
-const _: () = assert!(size_of::<PursuitWorkspace<200, 20>>() == 35_984);
+const _: () = assert!(size_of::<CentroidWorkspace<200, 20>>() == 14_040);
+const _: () = assert!(size_of::<PursuitWorkspace<200, 20>>() == 42_064);
 
 /// xorshift32: deterministic stand-in embeddings in [-1, 1) (not unit norm;
 /// the default cosine policy normalizes on the fly).

@@ -220,3 +220,269 @@ fn screening_in_a_reused_workspace_is_deterministic() {
         }
     }
 }
+
+/// The `n` rows of `store` (N × d) nearest `q` by cosine, in descending
+/// order (ties: lower row first), as `bench --store-pool n` builds them: a
+/// retriever's top-n pool of real embeddings, the regime screening is for.
+fn store_pool(store: &mempursuit::npy::Matrix, q: &[f32], n: usize) -> Vec<f32> {
+    let d = store.cols;
+    let mut order: Vec<(f64, usize)> = (0..store.rows)
+        .map(|r| {
+            let row = store.row(r);
+            let dot: f64 = row.iter().zip(q).map(|(a, b)| *a as f64 * *b as f64).sum();
+            let nn: f64 = row
+                .iter()
+                .map(|a| *a as f64 * *a as f64)
+                .sum::<f64>()
+                .sqrt();
+            (dot / nn.max(1e-30), r)
+        })
+        .collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut pool = Vec::with_capacity(n * d);
+    for &(_, r) in order.iter().take(n) {
+        pool.extend_from_slice(store.row(r));
+    }
+    pool
+}
+
+/// `v` (rows of d) lifted to 4d dimensions by an isometry: each row's
+/// coordinates four times, halved, with alternating signs per copy, so
+/// every dot product is kept exactly (halving is exact in f32).
+fn tile4(v: &[f32], d: usize) -> Vec<f32> {
+    let mut out = Vec::with_capacity(v.len() * 4);
+    for row in v.chunks_exact(d) {
+        for c in 0..4 {
+            let s = if c % 2 == 0 { 0.5 } else { -0.5 };
+            out.extend(row.iter().map(|&x| x * s));
+        }
+    }
+    out
+}
+
+/// The options of the store-pool checks: the paper's pursuit, the family,
+/// skipped dependent picks and adaptive stopping.
+fn qp_options() -> Vec<PursuitOptions> {
+    vec![
+        PursuitOptions::default(),
+        PursuitOptions {
+            ridge: 0.05,
+            gamma: 0.5,
+            ..PursuitOptions::default()
+        },
+        PursuitOptions {
+            dependent_picks: DependentPicks::Skip,
+            ..PursuitOptions::default()
+        },
+        PursuitOptions {
+            stopping: Stopping::PAPER_ADAPTIVE,
+            ..PursuitOptions::default()
+        },
+    ]
+}
+
+/// On real pools (the 200 memories of the mini fixture's store nearest
+/// each of its 24 queries, d = 384) the screened pursuit reads a fraction
+/// of the rows — the bounds bite — and still makes the unscreened picks,
+/// weights and steps bit for bit, for the paper's pursuit and the family,
+/// with the caller's scores as relevance too.
+#[test]
+fn screening_reads_fewer_rows_on_real_pools_and_picks_the_same() {
+    let dir = mempursuit_tests::fixture::find(&mempursuit_tests::fixture::mini_candidates())
+        .expect("the mini fixture (cli/data/hotpotqa-mini) is required");
+    let fx = mempursuit_tests::fixture::Fixture::load(&dir).expect("mini fixture loads");
+    let (mut on_rows, mut off_rows, mut verified) = (0u64, 0u64, 0u64);
+    for qi in 0..fx.queries.len() {
+        let q = fx.query(qi);
+        let pool = store_pool(&fx.memories, q, 200);
+        let scores: Vec<f32> = (0..200).map(|i| ((i * 53 % 17) as f32) / 17.0).collect();
+        for o in qp_options() {
+            for k in [20, 50] {
+                for rel in [Relevance::Similarity, Relevance::RankedScores(&scores)] {
+                    let input = Input::new(q, &pool).with_relevance(rel);
+                    let (a, b, v) = compare(&format!("mini store query {qi}"), &input, k, &o);
+                    on_rows += a;
+                    off_rows += b;
+                    verified += v;
+                }
+            }
+        }
+    }
+    println!("mini store pools: rows read screened {on_rows}, unscreened {off_rows}");
+    // Measured 0.47 here; a screening that stopped excluding rows fails.
+    assert!(
+        (on_rows as f64) < 0.7 * off_rows as f64,
+        "screened {on_rows} vs unscreened {off_rows} rows"
+    );
+    assert!(verified > 0);
+}
+
+/// `Screening::Auto` takes both branches: on real pools lifted to
+/// d = 1536 (where a read costs enough to pay for the bounds) it switches
+/// to screening after the first picks and reads fewer rows; on isotropic
+/// random pools the bounds exclude almost nothing, so at K = 20 and 50 it
+/// never switches and reads exactly the unscreened pursuit's rows (a
+/// screened step there would read most of the pool, and be slower:
+/// BENCHMARKS.md). The picks are the unscreened ones either way.
+#[test]
+fn auto_screens_real_pools_and_not_isotropic_ones() {
+    let dir = mempursuit_tests::fixture::find(&mempursuit_tests::fixture::mini_candidates())
+        .expect("the mini fixture (cli/data/hotpotqa-mini) is required");
+    let fx = mempursuit_tests::fixture::Fixture::load(&dir).expect("mini fixture loads");
+    let d = fx.dim();
+    let o = PursuitOptions::default();
+    let (mut auto_rows, mut off_rows, mut switched) = (0u64, 0u64, 0usize);
+    for qi in 0..fx.queries.len() {
+        let q = tile4(fx.query(qi), d);
+        let pool = tile4(&store_pool(&fx.memories, fx.query(qi), 200), d);
+        let input = Input::new(&q, &pool);
+        let (off, r_off) = run_counted(&input, 30, &o, Screening::Off);
+        let (auto, r_auto) = run_counted(&input, 30, &o, Screening::Auto);
+        same_selection(&auto, &off).unwrap_or_else(|e| panic!("tiled query {qi}: {e}"));
+        auto_rows += r_auto;
+        off_rows += r_off;
+        switched += usize::from(r_auto < r_off);
+    }
+    println!("tiled mini store pools: auto {auto_rows}, unscreened {off_rows} rows; switched on {switched}/24");
+    assert!(
+        switched >= 20,
+        "auto switched on {switched} of 24 real pools"
+    );
+    assert!((auto_rows as f64) < 0.8 * off_rows as f64);
+    for seed in 0..4u64 {
+        let (q, pool) = random::uniform_pool(7000 + seed, 200, 1536);
+        let input = Input::new(&q, &pool);
+        // K = 20 and 50: never switched (a screened step would read most
+        // of the pool: slower, BENCHMARKS.md), the same rows and picks.
+        for k in [20, 50] {
+            let (off, r_off) = run_counted(&input, k, &o, Screening::Off);
+            let (auto, r_auto) = run_counted(&input, k, &o, Screening::Auto);
+            same_selection(&auto, &off).unwrap_or_else(|e| panic!("random {seed}, K = {k}: {e}"));
+            assert_eq!(
+                r_auto, r_off,
+                "auto switched on an isotropic pool (seed {seed}, K = {k})"
+            );
+        }
+    }
+}
+
+/// Under a cost budget (`Input::with_costs`) the screened pursuit (`On`,
+/// and `Auto` where it switches) makes the unscreened selection bit for
+/// bit: the candidates that no longer fit leave every mode's argmax after
+/// each pick. On the random and adversarial pools with every option set,
+/// and on the mini fixture's store pools lifted to d = 1536 (where `Auto`
+/// switches to screening), with budgets that end the selection early
+/// (`StopReason::CostBudget`) and budgets that let it reach K.
+#[test]
+fn screened_picks_under_a_cost_budget_are_the_unscreened_picks() {
+    use mempursuit::StopReason;
+    let (mut cut_random, mut full) = (0usize, 0usize);
+    for seed in 0..4u64 {
+        for (name, q, pool, d) in pools(seed) {
+            let p = pool.len() / d;
+            let costs: Vec<f32> = (0..p).map(|i| 1.0 + ((i * 29 % 13) as f32)).collect();
+            for total in [12.0, 45.0, 1e9] {
+                for o in option_sets() {
+                    for k in [7, p] {
+                        let input = Input::new(&q, &pool).with_costs(&costs, total);
+                        compare(&format!("{name} costs ≤ {total}"), &input, k, &o);
+                        let sel = run(&input, k, &o, Screening::Off);
+                        cut_random += usize::from(sel.stop == StopReason::CostBudget);
+                        full += usize::from(sel.stop != StopReason::CostBudget);
+                    }
+                }
+            }
+        }
+    }
+    // Both kinds of end were reached (a check that the budgets bite).
+    assert!(
+        cut_random > 100 && full > 100,
+        "{cut_random} cut by the budget, {full} not"
+    );
+
+    let dir = mempursuit_tests::fixture::find(&mempursuit_tests::fixture::mini_candidates())
+        .expect("the mini fixture (cli/data/hotpotqa-mini) is required");
+    let fx = mempursuit_tests::fixture::Fixture::load(&dir).expect("mini fixture loads");
+    let d = fx.dim();
+    let costs: Vec<f32> = (0..200).map(|i| 20.0 + ((i * 61 % 97) as f32)).collect();
+    let (mut auto_rows, mut off_rows, mut cut) = (0u64, 0u64, 0usize);
+    for qi in 0..fx.queries.len() {
+        let q = tile4(fx.query(qi), d);
+        let pool = tile4(&store_pool(&fx.memories, fx.query(qi), 200), d);
+        for total in [1500.0, 3000.0] {
+            let input = Input::new(&q, &pool).with_costs(&costs, total);
+            // The paper's pursuit and the family (the other option sets
+            // ran on the pools above).
+            for o in qp_options().into_iter().take(2) {
+                let (off, r_off) = run_counted(&input, 50, &o, Screening::Off);
+                let (on, _) = run_counted(&input, 50, &o, Screening::On);
+                let (auto, r_auto) = run_counted(&input, 50, &o, Screening::Auto);
+                let what = format!("tiled query {qi}, costs ≤ {total}, {o:?}");
+                same_selection(&on, &off).unwrap_or_else(|e| panic!("on {what}: {e}"));
+                same_selection(&auto, &off).unwrap_or_else(|e| panic!("auto {what}: {e}"));
+                auto_rows += r_auto;
+                off_rows += r_off;
+                cut += usize::from(off.stop == StopReason::CostBudget);
+            }
+        }
+    }
+    println!(
+        "tiled mini store pools with costs: auto {auto_rows}, unscreened {off_rows} rows; \
+         {cut} cut by the budget; random pools: {cut_random} cut, {full} not"
+    );
+    // The budgets end most selections before K = 50 and Auto still screens.
+    assert!(cut > fx.queries.len(), "{cut} cut by the budget");
+    assert!((auto_rows as f64) < 0.9 * off_rows as f64);
+}
+
+/// On the full fixture's store pools (the 200 of 14,182 memories nearest
+/// each of the 340 queries, MiniLM and, where present, E5 embeddings) the
+/// screened pursuit (`On`, and `Auto` on the pools lifted to d = 1536)
+/// makes the unscreened picks, weights and steps bit for bit at K = 50.
+#[test]
+#[ignore = "needs the full HotpotQA fixture (../shared/data/hotpotqa-distractor or MEMPURSUIT_HOTPOTQA_DIR)"]
+fn screened_picks_equal_unscreened_on_the_full_store_pools() {
+    let full = mempursuit_tests::fixture::full();
+    let mut sets = vec![full.clone()];
+    let e5 = full.dir.with_file_name("hotpotqa-distractor-e5");
+    if let Ok(fx) = mempursuit_tests::fixture::Fixture::load(&e5) {
+        sets.push(fx);
+    } else {
+        println!(
+            "skipped: the E5 embeddings ({}) are not there",
+            e5.display()
+        );
+    }
+    for fx in &sets {
+        let d = fx.dim();
+        let (mut on_rows, mut off_rows, mut verified) = (0u64, 0u64, 0u64);
+        for qi in 0..fx.queries.len() {
+            let q = fx.query(qi);
+            let pool = store_pool(&fx.memories, q, 200);
+            for o in qp_options().into_iter().take(2) {
+                let input = Input::new(q, &pool);
+                let (a, b, v) =
+                    compare(&format!("{} query {qi}", fx.dir.display()), &input, 50, &o);
+                on_rows += a;
+                off_rows += b;
+                verified += v;
+            }
+            if qi % 10 == 0 {
+                let (q4, pool4) = (tile4(q, d), tile4(&pool, d));
+                let input = Input::new(&q4, &pool4);
+                let o = PursuitOptions::default();
+                let off = run(&input, 50, &o, Screening::Off);
+                for s in [Screening::Auto, Screening::On] {
+                    let got = run(&input, 50, &o, s);
+                    same_selection(&got, &off)
+                        .unwrap_or_else(|e| panic!("tiled query {qi} {s:?}: {e}"));
+                }
+            }
+        }
+        println!(
+            "{}: rows read screened {on_rows}, unscreened {off_rows} ({:.3}); verified {verified}",
+            fx.dir.display(),
+            on_rows as f64 / off_rows as f64
+        );
+    }
+}

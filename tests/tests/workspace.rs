@@ -81,10 +81,10 @@ fn fixed_workspace_capacity() {
 fn buffers_sized_by_scratch_size() {
     let (q, pool) = random::clustered_pool(2, 20, 8, 3, 0.3);
     let need = ScratchSize::for_capacity(20, 6).unwrap();
-    // Int8 (every selector): 8P + K·P + K + K·P f32, 2K² + 12K + 4P f64,
+    // Int8 (every selector): 8P + K·P + K + K·P f32, 3K² + 20K + 5P f64,
     // 2P + 2K usize.
     assert_eq!(need.f32s, 8 * 20 + 6 * 20 + 6 + 6 * 20);
-    assert_eq!(need.f64s, 2 * 6 * 6 + 12 * 6 + 4 * 20);
+    assert_eq!(need.f64s, 3 * 6 * 6 + 20 * 6 + 5 * 20);
     assert_eq!(need.indices, 2 * 20 + 2 * 6);
     assert_eq!(need.flags, 20 + 6);
     assert_eq!(need.steps, 6);

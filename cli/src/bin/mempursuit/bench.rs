@@ -11,10 +11,11 @@
 //! matrix–vector product (f32 storage); with a reduced-precision
 //! `--storage` it reports how often the picks differ from the f32 picks.
 //! `--storage int8` also times the f32 pursuit on the same pools, round by
-//! round, for the int8 / f32 ratio. `--screening on|off` sets the pursuit's
-//! exact screening, `--screening compare` times the screened against the
-//! unscreened pursuit; `--dir DIR --store-pool N` takes each query's pool
-//! from the N store memories nearest to it.
+//! round, for the int8 / f32 ratio. `--screening on|off|auto` sets the
+//! pursuit's exact screening, `--screening compare` times the screened
+//! (on), the default (auto) and the unscreened (off) pursuit round by
+//! round; `--dir DIR --store-pool N` takes each query's pool from the N
+//! store memories nearest to it, `--tile T` lifts them to T·d dimensions.
 //!
 //! `--storage`, `--threads`, `--split` and `--batch-plan` take lists
 //! (`--storage f32,f16,bf16 --threads 1,2`): every combination is timed in
@@ -72,7 +73,8 @@ pub enum ScreeningArg {
     On,
     /// `Screening::Off`.
     Off,
-    /// Both, interleaved, with the ratio and the rows read.
+    /// On, Auto and Off, round by round (the order rotating), with the
+    /// ratios against Off and the rows read.
     Compare,
 }
 
@@ -116,6 +118,15 @@ pub struct BenchArgs {
     /// top-N pool of real embeddings, in descending cosine order).
     #[arg(long, value_name = "N", requires = "dir")]
     pub store_pool: Option<usize>,
+    /// With `--dir`: lift every vector to T·d dimensions by an isometry
+    /// (its d coordinates repeated T times with seeded random signs, scaled
+    /// by 1/√T, the T·d coordinates then permuted by a seeded random
+    /// permutation): every cosine and Gram entry of the data set is kept
+    /// (up to f32 rounding), the rows are T times longer. A stand-in for
+    /// real embeddings of dimension T·d, which screening sees through
+    /// their Gram matrix only.
+    #[arg(long, value_name = "T", requires = "dir", default_value_t = 1)]
+    pub tile: usize,
     /// Storage of the candidate matrix; a list (`f32,f16,bf16`) times each
     /// in the same run (ratios against the first). `int8` runs alone.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "f32")]
@@ -160,6 +171,34 @@ pub struct BenchArgs {
 struct Query {
     query: Vec<f32>,
     pool: Vec<f32>,
+}
+
+/// Lifts every vector of `qs` from `d` to `t·d` dimensions by the
+/// isometry of `--tile` (signs and permutation from `seed`).
+fn tile_queries(qs: &mut [Query], d: usize, t: usize, seed: u64) {
+    use rand::seq::SliceRandom;
+    use rand::RngExt;
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x7469_6c65);
+    let dt = d * t;
+    let signs: Vec<f32> = (0..dt)
+        .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+        .collect();
+    let mut perm: Vec<usize> = (0..dt).collect();
+    perm.shuffle(&mut rng);
+    let scale = 1.0 / (t as f64).sqrt();
+    let lift = |v: &[f32]| -> Vec<f32> {
+        let mut out = vec![0.0f32; v.len() * t];
+        for (row, chunk) in v.chunks_exact(d).zip(out.chunks_exact_mut(dt)) {
+            for (k, &dst) in perm.iter().enumerate() {
+                chunk[dst] = (row[k % d] as f64 * scale) as f32 * signs[k];
+            }
+        }
+        out
+    };
+    for q in qs.iter_mut() {
+        q.query = lift(&q.query);
+        q.pool = lift(&q.pool);
+    }
 }
 
 fn random_unit(n: usize, d: usize, rng: &mut StdRng) -> Vec<f32> {
@@ -572,20 +611,20 @@ fn measure_int8(
     })
 }
 
-/// What [`measure_screening`] measured: per-query seconds of the screened
-/// and the unscreened pursuit, and the rows read per pick of each (last
-/// round).
+/// What [`measure_screening`] measured, per mode (`Screening::On`,
+/// `Screening::Auto`, `Screening::Off`): per-query seconds and the rows
+/// read per pick of each query (last round).
 struct ScreeningTimed {
-    on: Vec<f64>,
-    off: Vec<f64>,
-    rows_on: Vec<f64>,
-    rows_off: Vec<f64>,
-    picks: Vec<Vec<usize>>,
+    times: [Vec<f64>; 3],
+    rows: [Vec<f64>; 3],
 }
 
-/// The screened (`Screening::On`) and the unscreened pursuit on the same
-/// pools, round by round, alternating which goes first (round 0 untimed);
-/// each query's picks must agree.
+/// The modes of `--screening compare`, in the order of [`ScreeningTimed`].
+const COMPARED: [Screening; 3] = [Screening::On, Screening::Auto, Screening::Off];
+
+/// The screened (`Screening::On`), the default (`Screening::Auto`) and the
+/// unscreened pursuit on the same pools, round by round, rotating which
+/// goes first (round 0 untimed); each query's picks must agree.
 fn measure_screening<E: Element>(
     inputs: &[Input<'_, E>],
     args: &BenchArgs,
@@ -599,41 +638,36 @@ fn measure_screening<E: Element>(
         .unwrap_or(0);
     let mut selector = Selector::with_capacity(max_pool, k.min(max_pool));
     let mut out = ScreeningTimed {
-        on: Vec::new(),
-        off: Vec::new(),
-        rows_on: Vec::new(),
-        rows_off: Vec::new(),
-        picks: vec![Vec::new(); inputs.len()],
+        times: Default::default(),
+        rows: Default::default(),
     };
+    let mut picks: Vec<Vec<usize>> = vec![Vec::new(); inputs.len()];
     for round in 0..=args.rounds {
         let timed = round > 0;
-        for screened in [round % 2 == 0, round % 2 == 1] {
-            let s = if screened {
-                Screening::On
-            } else {
-                Screening::Off
-            };
-            let rows = if screened {
-                &mut out.rows_on
-            } else {
-                &mut out.rows_off
-            };
-            rows.clear();
-            for (input, slot) in inputs.iter().zip(out.picks.iter_mut()) {
+        for step in 0..3 {
+            let m = (round + step) % 3;
+            out.rows[m].clear();
+            for (input, slot) in inputs.iter().zip(picks.iter_mut()) {
                 let mut ws = selector.workspace(max_pool, k.min(max_pool));
                 let t = Instant::now();
-                let sel = mempursuit::pursuit_using(input, k, options, s, &mut ws, &mut Serial)?;
+                let sel = mempursuit::pursuit_using(
+                    input,
+                    k,
+                    options,
+                    COMPARED[m],
+                    &mut ws,
+                    &mut Serial,
+                )?;
                 let dt = t.elapsed().as_secs_f64();
-                if screened {
-                    slot.clear();
+                if slot.is_empty() {
                     slot.extend_from_slice(sel.picks());
-                } else if slot.as_slice() != sel.picks() && !slot.is_empty() {
+                } else if slot.as_slice() != sel.picks() {
                     return Err("bench: screened and unscreened picks differ".into());
                 }
                 // Rows read per pick of this query.
-                rows.push(sel.rows_read() as f64 / sel.len().max(1) as f64);
+                out.rows[m].push(sel.rows_read() as f64 / sel.len().max(1) as f64);
                 if timed {
-                    if screened { &mut out.on } else { &mut out.off }.push(dt);
+                    out.times[m].push(dt);
                 }
             }
         }
@@ -683,15 +717,25 @@ pub fn run(args: &BenchArgs) -> CliResult {
                 }
                 qs.push(Query { query, pool });
             }
+            if args.tile > 1 {
+                tile_queries(&mut qs, d, args.tile, args.seed);
+            }
             let n = qs.len();
             let how = match args.store_pool {
                 None => "each query's own pool".to_string(),
                 Some(n) => format!("pools of the {n} store rows nearest each query"),
             };
-            (
-                qs,
-                format!("{} ({n} queries, {how}, d = {})", dir.display(), data.dim()),
-            )
+            let dim = if args.tile > 1 {
+                format!(
+                    "d = {} tiled {}× to {}",
+                    data.dim(),
+                    args.tile,
+                    data.dim() * args.tile
+                )
+            } else {
+                format!("d = {}", data.dim())
+            };
+            (qs, format!("{} ({n} queries, {how}, {dim})", dir.display()))
         }
         None => {
             if args.pool == 0 || args.dim == 0 || args.queries == 0 {
@@ -1309,6 +1353,7 @@ fn run_screening_compare(
                     .into(),
             ),
         };
+    let load_before = load_average();
     let m = match storage {
         Storage::F16 => {
             let pools = convert(queries, f16::from_f32);
@@ -1336,7 +1381,8 @@ fn run_screening_compare(
             measure_screening(&inputs, args, &options)?
         }
     };
-    let (on, off) = (stats(m.on), stats(m.off));
+    let load_after = load_average();
+    let [on, auto, off] = m.times.map(stats);
     let p = queries
         .first()
         .map_or(0, |q| q.pool.len() / q.query.len().max(1));
@@ -1350,19 +1396,29 @@ fn run_screening_compare(
         Isa::detect().name()
     )?;
     writeln!(text, "cpu:     {}", cpu_text())?;
+    if let (Some(a), Some(b)) = (load_before, load_after) {
+        writeln!(
+            text,
+            "load:    {a} before, {b} after (1-minute load average; timings need it \
+             well below the core count)"
+        )?;
+    }
     writeln!(
         text,
         "\n| what | median µs | mean µs | p95 µs | min µs | samples |"
     )?;
     writeln!(text, "|---|---|---|---|---|---|")?;
-    writeln!(text, "{}", table_row("screened", &on))?;
-    writeln!(text, "{}", table_row("unscreened", &off))?;
+    writeln!(text, "{}", table_row("screened (on)", &on))?;
+    writeln!(text, "{}", table_row("auto", &auto))?;
+    writeln!(text, "{}", table_row("unscreened (off)", &off))?;
     writeln!(text, "\n{}", ratio_line("screened / unscreened", &on, &off))?;
-    let (ron, roff) = (mean(&m.rows_on), mean(&m.rows_off));
+    writeln!(text, "{}", ratio_line("auto / unscreened", &auto, &off))?;
+    let [ron, rauto, roff] = [0, 1, 2].map(|i| mean(&m.rows[i]));
     writeln!(
         text,
-        "rows read per pick (the query pass included): screened {ron:.1}, unscreened {roff:.1} (P = {p}): {:.3} of the unscreened bytes",
-        ron / roff.max(1e-9)
+        "rows read per pick (the query pass included): screened {ron:.1}, auto {rauto:.1}, unscreened {roff:.1} (P = {p}): {:.3} and {:.3} of the unscreened bytes",
+        ron / roff.max(1e-9),
+        rauto / roff.max(1e-9)
     )?;
     emit(&text)
 }
