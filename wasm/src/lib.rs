@@ -1030,8 +1030,11 @@ mod tests {
                 "query: null pointer for 2 elements".into()
             )
         );
-        let bytes = [0u8; 16];
-        let odd = unsafe { bytes.as_ptr().add(1) }.cast::<f32>();
+        // One byte past a 4-aligned buffer: misaligned for f32 wherever the
+        // buffer lands (a u8 array may itself start at any address, and
+        // one past it be aligned, as it was once under Miri).
+        let words = [0u32; 4];
+        let odd = unsafe { words.as_ptr().cast::<u8>().add(1) }.cast::<f32>();
         let r = unsafe { mp_select(sel, odd, 2, c.as_ptr(), 6, null(), 0, 0, null(), 0, 0, 2) };
         assert_eq!(r, -1);
         assert!(error(sel).1.contains("not aligned"));
