@@ -39,9 +39,9 @@ def select_options(owner: str, options: Mapping[str, Any]) -> Dict[str, Any]:
     """``options`` as a dict, after checking that each name is a keyword of
     ``mempursuit.select`` that the integration does not fill in itself.
 
-    Only the names are checked here; the values are checked by ``select``
-    on the first call (a ``ValueError`` naming the parameter). Raises
-    TypeError for an unknown or reserved name."""
+    Only the names are checked here; the integrations' constructors check
+    the values with :func:`check_values`. Raises TypeError for an unknown
+    or reserved name."""
     options = dict(options)
     for name in options:
         if name in _OWN_ARGUMENTS:
@@ -63,6 +63,36 @@ def select_options(owner: str, options: Mapping[str, Any]) -> Dict[str, Any]:
             passable = ", ".join(n for n in accepted if n not in _OWN_ARGUMENTS)
             raise TypeError(f"{owner}: mempursuit.select has no keyword '{name}' (it takes {passable})")
     return options
+
+
+def check_values(owner: str, options: Mapping[str, Any], relevance: Optional[bool], costs: bool) -> None:
+    """The option values, checked at construction as ``mempursuit.select``
+    checks them on each call (ranges, options that do not apply to the
+    method, ...), so that a bad value fails where it is written.
+    ``relevance``: whether the integration passes relevance scores (True,
+    False, or None when that depends on the documents: then only an error
+    with and without them is raised); ``costs``: whether it passes costs.
+
+    Raises the ``MemPursuitError`` of ``select`` (its message prefixed by
+    ``owner``), or its TypeError for a value of the wrong Python type."""
+    q = np.ones(1, np.float32)
+    pool = np.zeros((0, 1), np.float32)
+    first = None
+    for rel in [True, False] if relevance is None else [relevance]:
+        try:
+            mempursuit.select(
+                q,
+                pool,
+                0,
+                relevance=np.zeros(0) if rel else None,
+                costs=np.zeros(0) if costs else None,
+                **options,
+            )
+            return
+        except mempursuit.MemPursuitError as e:
+            first = first or e
+    assert first is not None
+    raise type(first)(f"{owner}: {first}", first.kind) from first
 
 
 def check_cost(owner: str, cost: Optional[Callable[[Any], Any]], options: Mapping[str, Any]) -> None:

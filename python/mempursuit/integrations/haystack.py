@@ -92,6 +92,7 @@ class MemPursuitRanker:
         self.use_scores = use_scores
         self.options = _common.select_options("MemPursuitRanker", options)
         _common.check_cost("MemPursuitRanker", cost, self.options)
+        _common.check_values("MemPursuitRanker", self.options, None if use_scores else False, cost is not None)
         self.cost = cost
 
     def to_dict(self) -> Dict[str, Any]:

@@ -231,6 +231,12 @@ class MemPursuitCompressor(BaseDocumentCompressor):
                 raise TypeError(f"MemPursuitCompressor: '{name}' given twice (in method_options and by name)")
         data["method_options"] = _common.select_options("MemPursuitCompressor", {**given, **options})
         _common.check_cost("MemPursuitCompressor", data.get("cost"), data["method_options"])
+        _common.check_values(
+            "MemPursuitCompressor",
+            data["method_options"],
+            data.get("score_key") is not None,
+            data.get("cost") is not None,
+        )
         super().__init__(**data)
 
     def _query_embeddings(self) -> Embeddings:

@@ -137,6 +137,12 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
                 raise TypeError(f"{_OWNER}: '{name}' given twice (in method_options and by name)")
         data["method_options"] = _common.select_options(_OWNER, {**given, **options})
         _common.check_cost(_OWNER, data.get("cost"), data["method_options"])
+        _common.check_values(
+            _OWNER,
+            data["method_options"],
+            None if data.get("use_scores", True) else False,
+            data.get("cost") is not None,
+        )
         store = data.get("vector_store")
         if store is not None and hasattr(store, "vector_store"):
             data["vector_store"] = store.vector_store  # a VectorStoreIndex

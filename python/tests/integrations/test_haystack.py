@@ -208,9 +208,19 @@ def test_bad_documents_name_the_document():
         MemPursuitRanker(lambda_mult=0.5)
     with pytest.raises(TypeError, match=r"'relevance' is set by the integration"):
         MemPursuitRanker(relevance=[1.0])
-    # A bad value is select's own ValueError, at run time.
-    with pytest.raises(ValueError, match="unknown method .nope."):
-        MemPursuitRanker(method="nope").run([good], q)
+    # A bad value is select's own error, raised where it is written.
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitRanker: unknown method 'nope'"):
+        MemPursuitRanker(method="nope")
+    with pytest.raises(
+        mempursuit.MemPursuitError,
+        match=r"^MemPursuitRanker: option 'gamma' does not apply to method 'mmr'",
+    ):
+        MemPursuitRanker(method="mmr", gamma=0.3)
+    # What depends on the documents is left to run time: raw scores need
+    # scores, which the documents may or may not carry.
+    MemPursuitRanker(method="topk", raw_relevance=True)  # constructs
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitRanker: raw relevance"):
+        MemPursuitRanker(method="topk", raw_relevance=True, use_scores=False)
 
 
 # Cost budgets: cost(Document) builds select's costs, cost_budget passes through.
@@ -330,6 +340,6 @@ def test_bad_costs_name_the_document():
         MemPursuitRanker(costs=[1.0, 2.0], cost_budget=3)
     with pytest.raises(TypeError, match="cost must be a function"):
         MemPursuitRanker(cost=3, cost_budget=3)
-    # A bad budget is select's own error, at run time.
-    with pytest.raises(ValueError, match=r"cost budget -1 must be finite and >= 0"):
-        MemPursuitRanker(cost=word_count, cost_budget=-1).run(docs, q)
+    # A bad budget is select's own error, at construction.
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitRanker: cost budget -1 must be finite and >= 0"):
+        MemPursuitRanker(cost=word_count, cost_budget=-1)

@@ -190,6 +190,12 @@ def test_bad_documents_name_the_document(data, store):
         mempursuit_search_by_vector(store, [float(x) for x in data.query], lambda_mult=0.5)
     with pytest.raises(TypeError, match="mempursuit.select has no keyword 'fetch_k'"):
         MemPursuitCompressor(fetch_k=20)
+    # A bad value fails at construction, named by the compressor.
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitCompressor: option 'gamma' does not apply to method 'mmr'"):
+        MemPursuitCompressor(vector_store=store, k=2, method="mmr", gamma=0.3)
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitCompressor: raw relevance"):
+        MemPursuitCompressor(vector_store=store, k=2, method="topk", raw_relevance=True)
+    MemPursuitCompressor(vector_store=store, k=2, method="topk", raw_relevance=True, score_key="s")
     # A bad query vector is our error, raised before the store is asked.
     bad = [float(x) for x in data.query]
     bad[3] = float("nan")

@@ -204,6 +204,11 @@ def test_bad_nodes_name_the_node(data, setup):
         MemPursuitPostprocessor(similarity_top_k=3)
     with pytest.raises(TypeError, match="'k' is set by the integration"):
         MemPursuitPostprocessor(k=3)
+    # A bad value fails at construction, named by the postprocessor.
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitPostprocessor: option 'gamma' does not apply to method 'mmr'"):
+        MemPursuitPostprocessor(method="mmr", gamma=0.3)
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitPostprocessor: MMR lambda 2 must be in \[0, 1\]"):
+        MemPursuitPostprocessor(method="mmr", method_options={"mmr_lambda": 2.0})
 
 
 # Cost budgets: cost(NodeWithScore) builds select's costs, cost_budget passes through.
