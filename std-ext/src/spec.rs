@@ -719,6 +719,29 @@ impl SelectSpec {
     /// [`SpecError::UnknownOption`], [`SpecError::UnknownMethod`] or
     /// [`SpecError::InvalidValue`], naming the key as given.
     pub fn set(&mut self, key: &str, value: Value<'_>) -> Result<(), SpecError> {
+        self.assign(key, value, true)
+    }
+
+    /// [`SelectSpec::set`] for callers whose values carry their type (the
+    /// Python and JavaScript bindings, JSON): there text is only a name, so
+    /// a number or bool option given text (`gamma="0.3"`) is an error
+    /// instead of being read as the number or bool it spells.
+    ///
+    /// # Errors
+    /// As [`SelectSpec::set`]; [`SpecError::InvalidValue`] for text given
+    /// to a number or bool option.
+    pub fn set_typed(&mut self, key: &str, value: Value<'_>) -> Result<(), SpecError> {
+        self.assign(key, value, false)
+    }
+
+    /// [`SelectSpec::set`] (`text_spells_values`: a number or bool may be
+    /// given as its text) or [`SelectSpec::set_typed`] (text is a name).
+    fn assign(
+        &mut self,
+        key: &str,
+        value: Value<'_>,
+        text_spells_values: bool,
+    ) -> Result<(), SpecError> {
         let canonical = canonical_key(key);
         if canonical != key {
             self.key_style = KeyStyle::of(key);
@@ -743,7 +766,10 @@ impl SelectSpec {
             OptionType::Number => {
                 let x = match value {
                     Value::Number(x) => x,
-                    Value::Text(t) => t.trim().parse().map_err(|_| invalid("a number"))?,
+                    Value::Text(t) if text_spells_values => {
+                        t.trim().parse().map_err(|_| invalid("a number"))?
+                    }
+                    Value::Text(_) => return Err(invalid("a number, not a string")),
                     Value::Bool(_) => return Err(invalid("a number")),
                 };
                 match info.key {
@@ -757,6 +783,9 @@ impl SelectSpec {
             OptionType::Bool => {
                 let b = match value {
                     Value::Bool(b) => b,
+                    Value::Text(_) if !text_spells_values => {
+                        return Err(invalid("true or false, not a string"))
+                    }
                     Value::Text("true") => true,
                     Value::Text("false") => false,
                     _ => return Err(invalid("true or false")),
@@ -807,33 +836,6 @@ impl SelectSpec {
             }
         }
         Ok(())
-    }
-
-    /// [`SelectSpec::set`] for callers whose values carry their type (the
-    /// Python and JavaScript bindings): there text is only a name, so a
-    /// number or bool option given text (`gamma="0.3"`) is an error instead
-    /// of being read as the number or bool it spells.
-    ///
-    /// # Errors
-    /// As [`SelectSpec::set`]; [`SpecError::InvalidValue`] for text given
-    /// to a number or bool option.
-    pub fn set_typed(&mut self, key: &str, value: Value<'_>) -> Result<(), SpecError> {
-        if let Value::Text(_) = value {
-            let canonical = canonical_key(key);
-            let expected = match OPTIONS.iter().find(|o| o.key == canonical).map(|o| &o.ty) {
-                Some(OptionType::Number) => Some("a number, not a string"),
-                Some(OptionType::Bool) => Some("true or false, not a string"),
-                _ => None,
-            };
-            if let Some(expected) = expected {
-                return Err(SpecError::InvalidValue {
-                    key: key.to_owned(),
-                    value: value.to_string(),
-                    expected,
-                });
-            }
-        }
-        self.set(key, value)
     }
 
     /// [`SelectSpec::set`] by value, for chaining.
