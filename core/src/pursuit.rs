@@ -1207,6 +1207,51 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         }
     }
 
+    /// Hands `sink(ws, k, pos, G̃_{picks[pos], j})` the f32 entries of
+    /// candidate j with the positions pos = `pos_at(ws, k)`, k in
+    /// 0..`count`, in order: `cached`'s value where it has one, else
+    /// computed by [`entries`](Self::entries), up to eight per kernel call.
+    /// `sink` must not change what `pos_at` or `cached` read.
+    fn each_entry(
+        &mut self,
+        ws: &mut Workspace<'_>,
+        j: usize,
+        count: usize,
+        pos_at: impl Fn(&Workspace<'_>, usize) -> usize,
+        cached: impl Fn(&Workspace<'_>, usize) -> Option<f32>,
+        mut sink: impl FnMut(&mut Workspace<'_>, usize, usize, f32),
+    ) {
+        let mut missing = [0usize; 8];
+        let mut vals = [0.0f32; 8];
+        let mut at = 0;
+        while at < count {
+            // The next run of positions with at most eight not cached.
+            let mut m = 0;
+            let mut end = at;
+            while end < count && m < 8 {
+                let pos = pos_at(ws, end);
+                if cached(ws, pos).is_none() {
+                    missing[m] = pos;
+                    m += 1;
+                }
+                end += 1;
+            }
+            if m > 0 {
+                self.entries(ws, j, &missing[..m], &mut vals[..m]);
+            }
+            let mut r = 0;
+            for k in at..end {
+                let pos = pos_at(ws, k);
+                let g = cached(ws, pos).unwrap_or_else(|| {
+                    r += 1;
+                    vals[r - 1]
+                });
+                sink(ws, k, pos, g);
+            }
+            at = end;
+        }
+    }
+
     /// Stores step n's coefficients (once per step) and computes
     /// h = G_SS c_n; returns the bound constants of step n.
     fn record_step(&mut self, ws: &mut Workspace<'_>, n: usize) -> StepBounds {
@@ -1482,42 +1527,20 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
     /// product rounded); its free entries into `ScreenState::entries`.
     fn exact_score(&mut self, ws: &mut Workspace<'_>, j: usize) -> f32 {
         let stride = ws.max_pool;
-        let nf = ws.solver.nfree();
+        let complete = self.complete;
         // Entries of the free positions: stored rows, else computed.
         let mut v = ws.rho[j];
-        let mut missing = [0usize; 8];
-        let mut vals = [0.0f32; 8];
-        let mut fa = 0;
-        while fa < nf {
-            // Up to eight free positions past the complete rows at once.
-            let mut m = 0;
-            let mut end = fa;
-            while end < nf && m < 8 {
-                let a = ws.solver.free()[end];
-                if a >= self.complete {
-                    missing[m] = a;
-                    m += 1;
-                }
-                end += 1;
-            }
-            if m > 0 {
-                let pos = missing;
-                self.entries(ws, j, &pos[..m], &mut vals[..m]);
-            }
-            let mut r = 0;
-            for f in fa..end {
-                let a = ws.solver.free()[f];
-                let g = if a < self.complete {
-                    ws.gram[a * stride + j]
-                } else {
-                    r += 1;
-                    vals[r - 1]
-                };
+        self.each_entry(
+            ws,
+            j,
+            ws.solver.nfree(),
+            |ws, f| ws.solver.free()[f],
+            |ws, a| (a < complete).then(|| ws.gram[a * stride + j]),
+            |ws, f, a, g| {
                 ws.screen.entries[a] = g as f64;
                 v -= ws.coef[f] * g;
-            }
-            fa = end;
-        }
+            },
+        );
         v
     }
 
@@ -1756,41 +1779,27 @@ impl Scorer for ScreenedScorer<'_, '_, '_> {
             self.complete = t + 1;
         }
         // The entries with the earlier picks: complete rows, the last
-        // verification's (for the free positions), else computed.
+        // verification's (for the free positions; f32 values widened, so
+        // narrowing them back is exact), else computed.
         let stride = ws.max_pool;
-        let mut missing = [0usize; 8];
-        let mut vals = [0.0f32; 8];
-        let mut pos = 0;
-        while pos < t {
-            let mut m = 0;
-            let mut end = pos;
-            while end < t && m < 8 {
-                let cached = end < self.complete
-                    || (self.best == Some(i) && !ws.screen.best_entries[end].is_nan());
-                if !cached {
-                    missing[m] = end;
-                    m += 1;
-                }
-                end += 1;
-            }
-            if m > 0 {
-                let ps = missing;
-                self.entries(ws, i, &ps[..m], &mut vals[..m]);
-            }
-            let mut r = 0;
-            for q in pos..end {
-                let g = if q < self.complete {
-                    ws.gram[q * stride + i] as f64
-                } else if r < m && missing[r] == q {
-                    r += 1;
-                    vals[r - 1] as f64
+        let complete = self.complete;
+        let verified = self.best == Some(i);
+        self.each_entry(
+            ws,
+            i,
+            t,
+            |_, q| q,
+            |ws, q| {
+                if q < complete {
+                    Some(ws.gram[q * stride + i])
+                } else if verified && !ws.screen.best_entries[q].is_nan() {
+                    Some(ws.screen.best_entries[q] as f32)
                 } else {
-                    ws.screen.best_entries[q]
-                };
-                ws.screen.pick_entries[q] = g;
-            }
-            pos = end;
-        }
+                    None
+                }
+            },
+            |ws, _, q, g| ws.screen.pick_entries[q] = g as f64,
+        );
         self.pick = i;
         self.best = None;
     }
