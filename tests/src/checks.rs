@@ -22,8 +22,9 @@
 //! where it is used.
 
 use mempursuit::{
-    Error, Input, InputPolicy, Int8Candidates, Method, Normalization, PursuitOptions, Relevance,
-    Selection, Selector, Step, MAX_NORM, MIN_NORM, PIVOT_TOLERANCE, UNIT_NORM_TOLERANCE,
+    pursuit_using, Error, Input, InputPolicy, Int8Candidates, Method, Normalization,
+    PursuitOptions, Relevance, Screening, Selection, Selector, Serial, Step, MAX_NORM, MIN_NORM,
+    PIVOT_TOLERANCE, UNIT_NORM_TOLERANCE,
 };
 use nalgebra::{DMatrix, DVector};
 
@@ -931,6 +932,43 @@ pub fn check_int8_certified(
         let part = int8(&mut selector, t + 1)?;
         if part.picks[..] != full.picks[..=t] {
             return Err(format!("budget {} picks are not a prefix", t + 1));
+        }
+    }
+    Ok(())
+}
+
+/// Exact screening is exact: [`Screening::On`] (screened from the first
+/// pick, at any d) and [`Screening::Auto`] make the unscreened pursuit's
+/// ([`Screening::Off`]) selection bit for bit, the counter `Step::verified`
+/// aside ([`same_selection`]), or fail with the same error, for the
+/// family's options (paper mode, the relevance-scaled family, centroid
+/// pursuit).
+///
+/// # Errors
+/// The first difference, naming the screening.
+pub fn check_screened(
+    query: &[f32],
+    pool: &[f32],
+    budget: usize,
+    relevance: &RelevanceSpec,
+    fam: Family,
+) -> Result<(), String> {
+    let input = Input::new(query, pool).with_relevance(relevance.as_relevance());
+    let options = fam.options();
+    let p = input.pool_size().unwrap_or(0);
+    let mut selector = Selector::new();
+    let mut run = |screening: Screening| -> Result<Selection, String> {
+        let mut ws = selector.workspace(p, budget.min(p));
+        pursuit_using(&input, budget, &options, screening, &mut ws, &mut Serial)
+            .map(Selection::from)
+            .map_err(|e| e.to_string())
+    };
+    let off = run(Screening::Off);
+    for screening in [Screening::On, Screening::Auto] {
+        match (run(screening), &off) {
+            (Ok(a), Ok(b)) => same_selection(&a, b).map_err(|e| format!("{screening:?}: {e}"))?,
+            (Err(a), Err(b)) if a == *b => {}
+            (a, b) => return Err(format!("{screening:?}: {a:?} vs unscreened {b:?}")),
         }
     }
     Ok(())

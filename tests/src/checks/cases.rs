@@ -20,7 +20,8 @@ use mempursuit::{
 
 use super::{
     check_coverage, check_differential, check_differential_int8, check_int8_certified,
-    check_pursuit_path_costed, check_valid_selection, F32s, F64Lit, Family, RelevanceSpec,
+    check_pursuit_path_costed, check_screened, check_valid_selection, F32s, F64Lit, Family,
+    RelevanceSpec,
 };
 
 /// Largest pool of the structured valid-input cases (keeps the f64 pool
@@ -325,8 +326,9 @@ impl fmt::Debug for DifferentialCase {
 impl DifferentialCase {
     /// Runs [`check_differential`] with [`DIFFERENTIAL_TOLERANCE`], then the
     /// same check on the certified int8 pursuit
-    /// ([`check_differential_int8`]) and its exact certificate
-    /// ([`check_int8_certified`]).
+    /// ([`check_differential_int8`]), exact screening against the
+    /// unscreened pursuit ([`check_screened`]) and the int8 pursuit's exact
+    /// certificate ([`check_int8_certified`]).
     ///
     /// # Errors
     /// The first disagreement.
@@ -352,6 +354,14 @@ impl DifferentialCase {
             &codes,
         )
         .map_err(|e| format!("int8: {e}"))?;
+        check_screened(
+            &self.query,
+            &self.pool,
+            self.budget,
+            &self.relevance,
+            self.family,
+        )
+        .map_err(|e| format!("screening: {e}"))?;
         check_int8_certified(
             &self.query,
             &self.pool,
