@@ -99,8 +99,14 @@ pub enum StopReason {
     /// Adaptive stopping fired (paper Eq. 7): `patience` consecutive steps
     /// improved the residual by at most τ.
     Adaptive,
-    /// No selectable candidate was left before the budget (only possible when
-    /// candidates were excluded).
+    /// No selectable candidate was left before the budget: fewer than
+    /// min(K, P) picks because candidates were excluded
+    /// ([`InvalidCandidates::Exclude`](crate::InvalidCandidates::Exclude)),
+    /// skipped as dependent on the picks
+    /// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)), or merged as
+    /// exact duplicates by the recommended setting (an exact copy of a
+    /// memory is never picked, so a pool of P rows with c exact copies
+    /// gives at most P − c picks).
     PoolExhausted,
     /// The Frank–Wolfe gap reached the tolerance and
     /// [`AtPoolOptimum::Stop`](crate::AtPoolOptimum::Stop) was set.

@@ -302,15 +302,15 @@ OPTION_ERRORS = [
     ),
     # Values of the wrong kind among the types an option can take.
     (dict(method="pursuit", gamma="big"), "option 'gamma' must be a number, not a string, got 'big'"),
-    (dict(method="pursuit", gamma=True), "option 'gamma' must be a number, got 'true'"),
+    (dict(method="pursuit", gamma=True), "option 'gamma' must be a number, got true"),
     # A number or bool written as text is text (a name), as in JavaScript.
     (dict(method="pursuit", gamma="0.3"), "option 'gamma' must be a number, not a string, got '0.3'"),
     (dict(method="pursuit", cost_budget="3"), "option 'cost_budget' must be a number, not a string, got '3'"),
     (dict(method="pursuit", adaptive="true"), "option 'adaptive' must be true or false, not a string, got 'true'"),
-    (dict(method="pursuit", adaptive=1), "option 'adaptive' must be true or false, got '1'"),
+    (dict(method="pursuit", adaptive=1), "option 'adaptive' must be true or false, got 1"),
     (dict(method="pursuit", adaptive="yes"), "option 'adaptive' must be true or false, not a string, got 'yes'"),
-    (dict(storage=np.float32(1.0)), "option 'storage' must be 'f32', 'f16', 'bf16' or 'int8', got '1'"),
-    (dict(method=True), "option 'method' must be a method name, got 'true'"),
+    (dict(storage=np.float32(1.0)), "option 'storage' must be 'f32', 'f16', 'bf16' or 'int8', got 1"),
+    (dict(method=True), "option 'method' must be a method name, got true"),
 ]
 
 

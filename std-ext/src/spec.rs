@@ -304,7 +304,9 @@ pub enum SpecError {
     InvalidValue {
         /// The key as given.
         key: String,
-        /// The value as given.
+        /// The value as given: text in quotes (`'big'`), a number or a
+        /// boolean bare (`1`, `true`), so a message tells a string `'1'`
+        /// from the number 1.
         value: String,
         /// What the option takes.
         expected: &'static str,
@@ -361,7 +363,7 @@ impl fmt::Display for SpecError {
                 key,
                 value,
                 expected,
-            } => write!(f, "option '{key}' must be {expected}, got '{value}'"),
+            } => write!(f, "option '{key}' must be {expected}, got {value}"),
             SpecError::NotApplicable {
                 key,
                 method,
@@ -753,7 +755,10 @@ impl SelectSpec {
         };
         let invalid = |expected: &'static str| SpecError::InvalidValue {
             key: key.to_owned(),
-            value: value.to_string(),
+            value: match value {
+                Value::Text(t) => format!("'{t}'"),
+                _ => value.to_string(),
+            },
             expected,
         };
         match info.ty {
@@ -1103,7 +1108,7 @@ impl FromStr for SelectSpec {
                 None => {
                     return Err(SpecError::InvalidValue {
                         key: item.to_owned(),
-                        value: String::new(),
+                        value: "''".to_owned(),
                         expected: "written as key=value",
                     })
                 }
@@ -1332,7 +1337,32 @@ mod tests {
         spec.set("mmrLambda", Value::Number(0.7)).unwrap();
         spec.set("rawRelevance", Value::Bool(true)).unwrap();
         assert_eq!(spec.to_string(), "mmr,mmr_lambda=0.7,raw_relevance=true");
-        assert!(spec.set("gamma", Value::Bool(true)).is_err());
+        // A typed value is written bare, text in quotes: the number 1 and
+        // the string '1' read differently.
+        assert_eq!(
+            spec.set("gamma", Value::Bool(true))
+                .unwrap_err()
+                .to_string(),
+            "option 'gamma' must be a number, got true"
+        );
+        assert_eq!(
+            spec.set("adaptive", Value::Number(1.0))
+                .unwrap_err()
+                .to_string(),
+            "option 'adaptive' must be true or false, got 1"
+        );
+        assert_eq!(
+            spec.set("method", Value::Number(2.5))
+                .unwrap_err()
+                .to_string(),
+            "option 'method' must be a method name, got 2.5"
+        );
+        assert_eq!(
+            spec.set("storage", Value::Text("1"))
+                .unwrap_err()
+                .to_string(),
+            "option 'storage' must be 'f32', 'f16', 'bf16' or 'int8', got '1'"
+        );
         // Typed callers: text is a name only (the CLI's text is parsed).
         let mut typed = SelectSpec::default();
         typed.set_typed("method", Value::Text("pursuit")).unwrap();

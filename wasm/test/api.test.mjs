@@ -291,8 +291,8 @@ test('options are the library\'s: its messages for unknown, bad and misapplied o
   // A number or bool written as text is text (a name), as in Python.
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: '0.3' }), 'option', "option 'gamma' must be a number, not a string, got '0.3'");
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', adaptive: 'true' }), 'option', "option 'adaptive' must be true or false, not a string, got 'true'");
-  throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: true }), 'option', "option 'gamma' must be a number, got 'true'");
-  throwsCode(() => select(query, flat, 2, { method: 'pursuit', adaptive: 1 }), 'option', "option 'adaptive' must be true or false, got '1'");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: true }), 'option', "option 'gamma' must be a number, got true");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', adaptive: 1 }), 'option', "option 'adaptive' must be true or false, got 1");
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', atPoolOptimum: 'halt' }), 'option', "option 'atPoolOptimum' must be 'continue', 'stop' or 'fill', got 'halt'");
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: 2 }), 'option', 'gamma 2 must be in (0, 1]');
   throwsCode(() => select(query, flat, 2, { method: 'pursuit', gamma: NaN }), 'option', 'gamma NaN must be in (0, 1]');
