@@ -73,7 +73,9 @@ export type Storage = 'f32' | 'f16' | 'bf16' | 'int8';
  * Options of select(); every field is optional, and an option that does not
  * apply to the method is an error (code 'option'), not ignored. Keys may
  * also be written in snake_case (`mmr_lambda`) at run time; the
- * declarations use camelCase.
+ * declarations use camelCase. One option given in two spellings
+ * (`mmr_lambda` and `mmrLambda`) is an error naming both, and an unknown
+ * key's error lists the options in camelCase.
  */
 export interface SelectOptions {
   /** The selector (default `'recommended'`). */
