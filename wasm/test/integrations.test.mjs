@@ -186,6 +186,18 @@ test('AI SDK: a query of another dimension, topN, NaN in a document, the query o
   await rejectsWith(rerank({ poolOrder: true, scoreField: 'score' }, scored(1), 2), 'mempursuit reranker: relevance scores and pool order exclude each other: pass one of them', 'option');
 });
 
+test('AI SDK: prefixes nest for pursuit, centroid, topk and mmr, not for the default (what ai-sdk.d.ts says; trial 26, item 6)', { skip: skipAi }, async () => {
+  const ranking = async (settings, topN) =>
+    (await ai.rerank({ model: mempursuitReranker(settings), documents, query: 'q', topN, providerOptions: { mempursuit: { queryEmbedding: query } } })).ranking.map((r) => r.originalIndex);
+  for (const settings of [{ method: 'pursuit' }, { method: 'centroid', gamma: 0.5 }, { method: 'topk' }, { method: 'mmr', mmrLambda: 0.3 }]) {
+    assert.deepEqual(await ranking(settings, 3), (await ranking(settings, 8)).slice(0, 3), JSON.stringify(settings));
+  }
+  // The default sets its gamma from topN: on this pool its first 3 picks for topN = 8 are not its picks for topN = 3.
+  assert.deepEqual(await ranking({}, 3), [12, 3, 11]);
+  assert.deepEqual((await ranking({}, 8)).slice(0, 3), [12, 8, 11]);
+  assert.doesNotMatch(readFileSync(new URL('../integrations/ai-sdk.d.ts', import.meta.url), 'utf8'), /\(every prefix is the selection for\s*(\/\/|\*)?\s*a smaller topN\)/);
+});
+
 /** Runs `code` (an ES module) in a fresh Node.js process in wasm/ (no init() has run there) and returns its output lines. */
 function fresh(code) {
   return execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: new URL('..', import.meta.url), encoding: 'utf8' }).trim().split('\n');
