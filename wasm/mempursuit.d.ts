@@ -185,7 +185,7 @@ export interface Selection {
   stopReason: StopReason;
   /** Candidate rows excluded as unusable, ascending (only with `invalid: 'exclude'`; never picked). */
   excluded: Uint32Array;
-  /** Candidates skipped as already represented by the picks, ascending (`dependentPicks: 'skip'`, and the default `recommended`, which takes them only when nothing else is left). */
+  /** Candidates skipped as already represented by the picks, ascending (`dependentPicks: 'skip'`, and the default `recommended`, which takes near-copies only when nothing else is left and never takes exact copies, bit-identical rows: it may then return fewer than k picks, with stopReason `'pool_exhausted'`). */
   skipped: Uint32Array;
 }
 

@@ -355,6 +355,24 @@ test('a query whose length differs from every candidate row names the query (tri
   throwsCode(() => select(query, [[1, 0, 0], [1, 0, 0, 0]], 2), 'argument', 'candidates[0] has 3 values but the query has 2: every row needs d = 2 values');
 });
 
+test('the default never picks an exact copy (fewer than k picks, pool_exhausted) and takes near-copies last, as the README says (trial 26, item 7)', async () => {
+  await init();
+  const q = [0.8, 0.6];
+  const exact = select(q, [[1, 0], [0, 1], [1, 0]], 3);
+  assert.deepEqual(Array.from(exact.picks), [0, 1]);
+  assert.equal(exact.stopReason, 'pool_exhausted');
+  assert.deepEqual(Array.from(exact.skipped), [2]);
+  // Paper mode picks it (and flags it).
+  const paper = select(q, [[1, 0], [0, 1], [1, 0]], 3, { method: 'pursuit' });
+  assert.deepEqual(Array.from(paper.picks), [0, 1, 2]);
+  assert.deepEqual(paper.steps.map((st) => st.dependent), [false, false, true]);
+  // A near-copy (not bit-identical) is picked, last.
+  const near = select(q, [[1, 0], [0, 1], [1, 0.001]], 3);
+  assert.deepEqual(Array.from(near.picks), [2, 1, 0]);
+  assert.equal(near.stopReason, 'budget');
+  assert.deepEqual(near.steps.map((st) => st.dependent), [false, false, true]);
+});
+
 test('a Selector keeps its memory, survives errors, and cannot be used after free()', async () => {
   await init();
   const selector = new Selector();
