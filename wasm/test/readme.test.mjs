@@ -2,8 +2,10 @@
 // repository's README.md runs as pasted: each is written to its own .mjs
 // file in a project where the package is installed as users get it, run
 // with Node.js, and must exit 0; in a block with `// prints: TEXT`
-// comments, those TEXTs in order must be exactly its output, line by line. The ```json block of wasm/README.md is the
-// tsconfig.json package.test.mjs type-checks with.
+// comments, those TEXTs in order must be exactly its output, line by
+// line. The ```json block of wasm/README.md is the tsconfig.json
+// package.test.mjs type-checks with; the module size the README states
+// must be the built module's.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
