@@ -73,7 +73,9 @@ export type Storage = 'f32' | 'f16' | 'bf16' | 'int8';
  * Options of select(); every field is optional, and an option that does not
  * apply to the method is an error (code 'option'), not ignored. Keys may
  * also be written in snake_case (`mmr_lambda`) at run time; the
- * declarations use camelCase.
+ * declarations use camelCase. One option given in two spellings
+ * (`mmr_lambda` and `mmrLambda`) is an error naming both, and an unknown
+ * key's error lists the options in camelCase.
  */
 export interface SelectOptions {
   /** The selector (default `'recommended'`). */
@@ -183,7 +185,7 @@ export interface Selection {
   stopReason: StopReason;
   /** Candidate rows excluded as unusable, ascending (only with `invalid: 'exclude'`; never picked). */
   excluded: Uint32Array;
-  /** Candidates skipped as already represented by the picks, ascending (`dependentPicks: 'skip'`, and the default `recommended`, which takes them only when nothing else is left). */
+  /** Candidates skipped as already represented by the picks, ascending (`dependentPicks: 'skip'`, and the default `recommended`, which takes near-copies only when nothing else is left and never takes exact copies, bit-identical rows: it may then return fewer than k picks, with stopReason `'pool_exhausted'`). */
   skipped: Uint32Array;
 }
 

@@ -6,11 +6,15 @@
 //
 // This wrapper holds no method table, no default and no result field name:
 // the options go to the library's one specification of a selector call
-// (`SelectSpec::set` in Rust, which takes camelCase keys and reports
-// unknown options, bad values and options that do not apply to the method
-// with the same messages in every binding), and the names of the result's
-// fields, steps, stop reasons and error kinds come from the module's layout
-// text (`mp_layout_ptr`), converted to camelCase here.
+// (`SelectSpec::set` in Rust, which takes camelCase keys and reports bad
+// values and options that do not apply to the method with the same messages
+// in every binding), and the names of the options, the result's fields,
+// steps, stop reasons and error kinds come from the module's layout text
+// (`mp_layout_ptr`), converted to camelCase here. Two checks of the keys are
+// this wrapper's own (setSpec): an unknown key lists the options in
+// camelCase, the spelling of this package, whatever the key's own style;
+// and one option given in two spellings (`mmr_lambda` and `mmrLambda`) is
+// an error rather than the last one winning.
 
 const ABI_VERSION = 4;
 
@@ -100,6 +104,8 @@ function adopt(instance) {
   const raw = JSON.parse(text);
   const steps = raw.step_fields.map((f) => ({ name: camel(f.name), type: f.type, names: f.names }));
   layout = {
+    // The option keys (snake_case, the library's) and their camelCase spelling.
+    options: new Map(raw.options.map((o) => [o.key, camel(o.key)])),
     result: raw.result.map((f, i) => ({ index: i, name: camel(f.name), type: f.type })),
     steps,
     makeStep: compileStep(steps),
@@ -404,6 +410,27 @@ function settle(read, what) {
 }
 
 /**
+ * Row 0 of the candidates (`x`, `p` rows) has `n` values, the query `d`:
+ * throws an error naming the query when every row has `n` values (the
+ * query is the odd one out: another model, or a truncated vector), and
+ * returns when row 0 is (then the caller names it). Reads each further row
+ * and its length once.
+ */
+function queryOrRowZero(x, p, n, d) {
+  for (let i = 1; i < p; i++) {
+    const row = x[i];
+    const kind = typedKind(row);
+    let m;
+    if (kind !== undefined) m = typedArrayLength.call(row);
+    else if (row !== null && typeof row === 'object') m = row.length;
+    else return;
+    if (m !== n) return;
+  }
+  const every = p === 1 ? 'the one candidate row has' : `all ${p} candidate rows have`;
+  throw argumentError(`query has ${d} values but ${every} ${n}: the query and the candidates need the same dimension d (embed both with the same model)`);
+}
+
+/**
  * The candidates: `{ view }` for a Float32Array (read in place, checked
  * again just before it is copied into wasm memory), else `{ data }`, a new
  * flat Float32Array.
@@ -452,7 +479,10 @@ function readPool(x, d) {
           `${name} is ${describe(row)}, but candidates[0] is ${describe(first)}: pass one flat array of P x d numbers or an array of P rows of d numbers`,
         );
       }
-      if (n !== d) throw argumentError(`${name} has ${n} values but the query has ${d}: every row needs d = ${d} values`);
+      if (n !== d) {
+        if (i === 0) queryOrRowZero(x, p, n, d);
+        throw argumentError(`${name} has ${n} values but the query has ${d}: every row needs d = ${d} values`);
+      }
       if (rowKind !== undefined) copyFloats(row, rowKind, n, data, i * d, name);
       else for (let j = 0; j < n; j++) data[i * d + j] = number(row[j], name, j);
     }
@@ -545,6 +575,27 @@ function trapped(err) {
   );
 }
 
+/** `mmrLambda` and `mmr-lambda` -> `mmr_lambda`: the library's canonical key (`canonical_key` in std-ext/src/spec.rs). */
+const canonicalKey = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replaceAll('-', '_');
+
+/**
+ * Throws unless option `key` (any spelling the library takes) names an
+ * option and no earlier key of this call (`seen`: canonical key -> key as
+ * given) is the same option in another spelling.
+ */
+function checkKey(key, seen) {
+  const canonical = canonicalKey(key);
+  const name = layout.options.get(canonical);
+  if (name === undefined) {
+    throw new MemPursuitError('option', `unknown option '${key}' (options: ${[...layout.options.values()].join(', ')})`);
+  }
+  const other = seen.get(canonical);
+  if (other !== undefined) {
+    throw new MemPursuitError('option', `options '${other}' and '${key}' are the same option ('${name}'): give it once`);
+  }
+  seen.set(canonical, key);
+}
+
 /** Sets the selector's specification from `entries` (skipped when they equal the last call's). */
 function setSpec(held, entries, textOffset) {
   const last = held.spec;
@@ -556,7 +607,9 @@ function setSpec(held, entries, textOffset) {
   const sel = held.selector;
   e.mp_spec_reset(sel);
   const base = held.arena + textOffset;
+  const seen = new Map();
   for (const [key, value] of entries) {
+    checkKey(key, seen);
     const bytes = new Uint8Array(e.memory.buffer, base, held.arenaBytes - textOffset);
     const k = encoder.encodeInto(key, bytes).written;
     let kind = 1;

@@ -33,10 +33,13 @@ export type MempursuitRerankerSettings = Omit<SelectOptions, 'relevance' | 'cost
 /** What a reranking call returns: the picks in pick order. */
 export type MempursuitRerankResult = {
   /**
-   * The selected documents in pick order (every prefix is the selection for
-   * a smaller topN): `relevanceScore` is the pick's weight in the
-   * reconstruction of the query (for `topk` and `mmr`, which have none, the
-   * step's score).
+   * The selected documents in pick order: `relevanceScore` is the pick's
+   * weight in the reconstruction of the query (for `topk` and `mmr`, which
+   * have none, the step's score). For `pursuit`, `centroid`, `topk` and
+   * `mmr` (without `adaptive`) every prefix is the selection for a smaller
+   * topN; not for the default, `recommended`, which sets its γ from topN:
+   * its first picks for topN = 3 may differ from those for topN = 8, so
+   * rerank again with the topN you need.
    */
   ranking: Array<{ index: number; relevanceScore: number }>;
   /** `mempursuit`: the stop reason, the weights and the step scores, in pick order. */
@@ -56,7 +59,13 @@ export type MempursuitRerankingModel = {
    * `embedQuery`, else `embeddingModel`. Other keys of
    * `providerOptions.mempursuit` are select() options for this call
    * (`costBudget` among them; not `costs`).
-   * Rejects with a MemPursuitError.
+   * Rejects with a MemPursuitError: code 'argument' for a document without
+   * an embedding or of another dimension than the query (naming the
+   * document: its position and id, or the query when no document has its
+   * dimension), a bad `topN` or cost; the library's codes ('input',
+   * 'option') for a non-finite value (naming the document or the query
+   * embedding) and for per-call options, its message prefixed by
+   * `mempursuit reranker: `.
    */
   doRerank(options: {
     /** The documents as rerank() passes them: objects carrying their embedding, or strings. */
@@ -70,5 +79,18 @@ export type MempursuitRerankingModel = {
   }): PromiseLike<MempursuitRerankResult>;
 };
 
-/** A MemPursuit reranking model for the AI SDK's `rerank()`. Throws MemPursuitError for bad settings. */
+/**
+ * A MemPursuit reranking model for the AI SDK's `rerank()`. Throws a
+ * MemPursuitError for bad settings, as select() checks them (code 'option':
+ * an unknown name, listed with the valid ones in camelCase, a bad method
+ * name, a value out of range, an option that does not apply to the method,
+ * one option in two spellings; 'argument': a value of the wrong type,
+ * `costBudget` without `cost`), its message prefixed by
+ * `mempursuitReranker: `. The check needs the WebAssembly module: the
+ * constructor loads it synchronously in Node.js ≥ 20.16 when no init() has
+ * run; elsewhere (browsers, older Node.js) it checks after `await init()`,
+ * and before it leaves the check to the first request. What depends on the
+ * documents (scores with `scoreField`, which text documents lack) and
+ * per-call options are checked at the request.
+ */
 export function mempursuitReranker(settings?: MempursuitRerankerSettings): MempursuitRerankingModel;

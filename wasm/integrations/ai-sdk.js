@@ -5,11 +5,12 @@
 // .queryEmbedding`, or from `embedQuery` / `embeddingModel` given here.
 // The ranking is the selection in pick order. Types: ai-sdk.d.ts.
 
-import { init, select } from '../mempursuit.js';
-import { argumentError, checkCost, checkVectors, costsOf, idOf, isVector, selectOptions } from './common.js';
+import { init } from '../mempursuit.js';
+import { argumentError, checkCost, checkSettings, checkVectors, costsOf, idOf, isVector, scoresOf, selectDocuments, selectOptions, shown } from './common.js';
 
 const OWN = ['embeddingField', 'scoreField', 'embedQuery', 'embeddingModel', 'cost'];
 const OWNER = 'mempursuit reranker';
+const CONSTRUCTOR = 'mempursuitReranker';
 
 /**
  * A reranking model (AI SDK reranking-model specification v3, which `ai`
@@ -31,7 +32,12 @@ export function mempursuitReranker(settings = {}) {
     throw argumentError('mempursuitReranker: embeddingModel must be an AI SDK embedding model (with doEmbed)');
   }
   if (cost !== undefined && typeof cost !== 'function') throw argumentError('mempursuitReranker: cost must be a function (doc) => number, e.g. its token count');
-  const options = selectOptions(settings, OWN, 'mempursuitReranker', 'scoreField');
+  const options = selectOptions(settings, OWN, CONSTRUCTOR, 'scoreField');
+  // The select() options now, as the library checks them on each call: the
+  // relevance scores depend on the documents (objects with a scoreField, or
+  // texts); costBudget may still come with each request.
+  const passesCosts = checkCost(CONSTRUCTOR, cost, options, true);
+  checkSettings(CONSTRUCTOR, options, { relevance: scoreField === undefined ? false : null, costs: passesCosts }, OWN);
 
   async function embed(values, abortSignal) {
     const { embeddings } = await embeddingModel.doEmbed({ values, abortSignal });
@@ -50,7 +56,12 @@ export function mempursuitReranker(settings = {}) {
       // costBudget may come with the settings or per call; costs only from cost().
       const merged = { ...options, ...selectOptions(perCall, [], `${OWNER} (providerOptions.mempursuit)`, 'scoreField') };
       checkCost(OWNER, cost, merged);
-      const costs = costsOf(cost, values, (i) => `${OWNER}: document ${i}${idOf(values[i])}`);
+      if (topN != null && (typeof topN !== 'number' || !Number.isInteger(topN) || topN < 0)) {
+        throw argumentError(`${OWNER}: topN must be a non-negative integer, got ${shown(topN)}`);
+      }
+      // Document i in messages: its position, and its id when it is an object with one.
+      const name = (i) => `document ${i}${idOf(values[i])}`;
+      const costs = costsOf(cost, values, (i) => `${OWNER}: ${name(i)}`);
       let vectors;
       let relevance;
       if (documents?.type === 'text') {
@@ -63,17 +74,13 @@ export function mempursuitReranker(settings = {}) {
       } else {
         vectors = values.map((doc) => doc?.[embeddingField]);
         if (scoreField !== undefined) {
-          relevance = values.map((doc, i) => {
-            const s = doc?.[scoreField];
-            if (typeof s !== 'number') throw argumentError(`${OWNER}: document ${i} has no numeric '${scoreField}' (scoreField)`);
-            return s;
-          });
+          relevance = scoresOf(OWNER, values, (doc) => doc?.[scoreField], `'${scoreField}' (scoreField)`, name);
         }
       }
       const missing = vectors.findIndex((v) => !isVector(v));
       if (missing >= 0) {
         // Before any model call for the query.
-        throw argumentError(`mempursuit reranker: document ${missing} ('${embeddingField}') has no embedding (an array of numbers)`);
+        throw argumentError(`${OWNER}: ${name(missing)} has no embedding ('${embeddingField}': an array of numbers)`);
       }
       let q = queryEmbedding;
       if (q === undefined) {
@@ -86,13 +93,15 @@ export function mempursuitReranker(settings = {}) {
         }
       }
       if (!isVector(q)) throw argumentError('mempursuit reranker: the query embedding must be an array of numbers');
-      checkVectors(vectors, q.length, (i) => `mempursuit reranker: document ${i}${documents?.type === 'text' ? '' : ` ('${embeddingField}')`}`);
+      checkVectors(OWNER, vectors, q.length, name);
       const k = topN ?? values.length;
-      const r = select(q, vectors, k, { ...merged, ...(relevance ? { relevance } : {}), ...(costs ? { costs } : {}) });
+      const r = selectDocuments(OWNER, q, vectors, k, { ...merged, ...(relevance ? { relevance } : {}), ...(costs ? { costs } : {}) }, name);
       const weights = Array.from(r.weights);
       const scores = r.steps.map((st) => st.score);
       return {
-        // Pick order: every prefix is the selection for a smaller topN.
+        // Pick order. For pursuit, centroid, topk and mmr (without adaptive)
+        // every prefix is the selection for a smaller topN; not for the
+        // default, recommended, whose gamma depends on topN.
         ranking: Array.from(r.picks, (index, t) => ({ index, relevanceScore: weights.length > 0 ? weights[t] : scores[t] })),
         providerMetadata: { mempursuit: { stopReason: r.stopReason, weights, scores } },
       };

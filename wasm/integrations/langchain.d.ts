@@ -50,9 +50,19 @@ export interface MemPursuitMetadata {
  * MemPursuit as a LangChain.js document compressor: keeps `k` documents in
  * pick order, each with `metadata.mempursuit` (MemPursuitMetadata). Vectors
  * present in the metadata or the store are never re-embedded; the query is
- * embedded once. Rejects with a MemPursuitError for documents without a
- * vector (and no embeddings), with the wrong dimension, or without a usable
- * cost; throws one for `cost` without `costBudget` or the reverse.
+ * embedded once. compressDocuments() rejects with a MemPursuitError naming
+ * the document (position and id) for a document without a vector (and no
+ * embeddings), of another dimension than the query (or naming the query
+ * when no document has its dimension), with a non-finite value or score,
+ * or without a usable cost. The constructor throws one for bad fields: `k`
+ * not an integer ≥ 0, `cost` without `costBudget` or the reverse, and the
+ * select() options as select() checks them (an unknown name, listed with
+ * the valid ones in camelCase, a bad method name, a value out of range, an
+ * option that does not apply, one option in two spellings), its message
+ * prefixed by `MemPursuitCompressor: `. That check needs the WebAssembly
+ * module: the constructor loads it synchronously in Node.js ≥ 20.16 when no
+ * init() has run; elsewhere it checks after `await init()`, and before it
+ * leaves the check to compressDocuments().
  */
 export class MemPursuitCompressor extends BaseDocumentCompressor {
   constructor(fields?: MemPursuitCompressorFields);

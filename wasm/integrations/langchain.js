@@ -9,10 +9,11 @@
 
 import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_compressors';
 import { Document } from '@langchain/core/documents';
-import { init, select } from '../mempursuit.js';
-import { argumentError, checkCost, checkVectors, costsOf, idOf, isVector, selectOptions } from './common.js';
+import { init } from '../mempursuit.js';
+import { argumentError, checkCost, checkSettings, checkVectors, costsOf, idOf, isVector, scoresOf, selectDocuments, selectOptions, shown } from './common.js';
 
 const OWN = ['k', 'embeddings', 'vectorStore', 'embeddingKey', 'scoreKey', 'cost'];
+const OWNER = 'MemPursuitCompressor';
 
 /** The vector a store of memory vectors holds for `doc`: by id, else by text (and metadata). */
 function storeLookup(store) {
@@ -52,14 +53,18 @@ export class MemPursuitCompressor extends BaseDocumentCompressor {
     super();
     if (fields === null || typeof fields !== 'object') throw argumentError('MemPursuitCompressor(fields): fields must be an object');
     const { k = 4, embeddings, vectorStore, embeddingKey = 'embedding', scoreKey, cost } = fields;
-    if (!Number.isSafeInteger(k) || k < 0) throw argumentError(`MemPursuitCompressor: k must be a non-negative integer, got ${k}`);
+    if (!Number.isSafeInteger(k) || k < 0) throw argumentError(`${OWNER}: k must be a non-negative integer, got ${shown(k)}`);
+    if (typeof embeddingKey !== 'string') throw argumentError(`${OWNER}: embeddingKey must be a string, got ${shown(embeddingKey)}`);
+    if (scoreKey !== undefined && typeof scoreKey !== 'string') throw argumentError(`${OWNER}: scoreKey must be a string, got ${shown(scoreKey)}`);
     this.k = k;
     this.embeddings = embeddings ?? vectorStore?.embeddings;
     this.vectorStore = vectorStore;
     this.embeddingKey = embeddingKey;
     this.scoreKey = scoreKey;
-    this.options = selectOptions(fields, OWN, 'MemPursuitCompressor', 'scoreKey');
-    checkCost('MemPursuitCompressor', cost, this.options);
+    this.options = selectOptions(fields, OWN, OWNER, 'scoreKey');
+    checkCost(OWNER, cost, this.options);
+    // The select() options now, as the library checks them on each call.
+    checkSettings(OWNER, this.options, { relevance: scoreKey !== undefined, costs: cost !== undefined }, OWN);
     this.cost = cost;
   }
 
@@ -68,8 +73,10 @@ export class MemPursuitCompressor extends BaseDocumentCompressor {
     await init();
     if (!Array.isArray(documents)) throw argumentError('MemPursuitCompressor.compressDocuments: documents must be an array');
     if (documents.length === 0) return [];
+    // Document i in messages: its position, and its id when it has one.
+    const name = (i) => `document ${i}${idOf(documents[i])}`;
     // Before any embedding call.
-    const costs = costsOf(this.cost, documents, (i) => `MemPursuitCompressor: document ${i}${idOf(documents[i])}`);
+    const costs = costsOf(this.cost, documents, (i) => `${OWNER}: ${name(i)}`);
     const lookup = storeLookup(this.vectorStore);
     const vectors = documents.map((doc) => {
       const v = doc?.metadata?.[this.embeddingKey];
@@ -79,24 +86,19 @@ export class MemPursuitCompressor extends BaseDocumentCompressor {
     if (missing.length > 0) {
       if (!this.embeddings) {
         throw argumentError(
-          `MemPursuitCompressor: document ${missing[0]} has no vector (metadata '${this.embeddingKey}' or the vector store) and no embeddings were given to embed it`,
+          `${OWNER}: ${name(missing[0])} has no vector (metadata '${this.embeddingKey}' or the vector store) and no embeddings were given to embed it`,
         );
       }
       const embedded = await this.embeddings.embedDocuments(missing.map((i) => documents[i].pageContent));
       missing.forEach((i, j) => (vectors[i] = embedded[j]));
     }
-    if (!this.embeddings) throw argumentError('MemPursuitCompressor: no embeddings to embed the query: pass embeddings, or a vectorStore with embeddings');
+    if (!this.embeddings) throw argumentError(`${OWNER}: no embeddings to embed the query: pass embeddings, or a vectorStore with embeddings`);
     const q = await this.embeddings.embedQuery(query);
-    checkVectors(vectors, q.length, (i) => `MemPursuitCompressor: document ${i}`);
-    let relevance;
-    if (this.scoreKey !== undefined) {
-      relevance = documents.map((doc, i) => {
-        const s = doc.metadata?.[this.scoreKey];
-        if (typeof s !== 'number') throw argumentError(`MemPursuitCompressor: document ${i} has no numeric metadata '${this.scoreKey}' (scoreKey)`);
-        return s;
-      });
-    }
-    const r = select(q, vectors, this.k, { ...this.options, ...(relevance ? { relevance } : {}), ...(costs ? { costs } : {}) });
+    if (!isVector(q)) throw argumentError(`${OWNER}: embeddings.embedQuery() returned ${shown(q)}, not an array of numbers`);
+    checkVectors(OWNER, vectors, q.length, name);
+    const relevance =
+      this.scoreKey === undefined ? undefined : scoresOf(OWNER, documents, (doc) => doc?.metadata?.[this.scoreKey], `metadata '${this.scoreKey}' (scoreKey)`, name);
+    const r = selectDocuments(OWNER, q, vectors, this.k, { ...this.options, ...(relevance ? { relevance } : {}), ...(costs ? { costs } : {}) }, name);
     return Array.from(r.picks, (i, t) => {
       const doc = documents[i];
       const mempursuit = { rank: t, weight: r.weights.length > 0 ? r.weights[t] : null, score: r.steps[t].score };

@@ -281,7 +281,7 @@ test('every option reaches the library', async () => {
 
 test('options are the library\'s: its messages for unknown, bad and misapplied options', async () => {
   await init();
-  throwsCode(() => select(query, flat, 2, { lambda: 0.5 }), 'option', /^unknown option 'lambda' \(options: method, gamma, ridge, mmr_lambda, /);
+  throwsCode(() => select(query, flat, 2, { lambda: 0.5 }), 'option', /^unknown option 'lambda' \(options: method, gamma, ridge, mmrLambda, /);
   throwsCode(() => select(query, flat, 2, { method: 'bm25' }), 'option', "unknown method 'bm25' (methods: recommended, pursuit, centroid, topk, mmr)");
   throwsCode(() => select(query, flat, 2, { method: 'topk', gamma: 0.5 }), 'option', "option 'gamma' does not apply to method 'topk' (it applies to pursuit, centroid)");
   throwsCode(() => select(query, flat, 2, { mmrLambda: 0.5 }), 'option', "option 'mmrLambda' does not apply to method 'recommended' (it applies to mmr)");
@@ -313,6 +313,64 @@ test('options are the library\'s: its messages for unknown, bad and misapplied o
   throwsCode(() => select(query, [[1, 0], [1]], 2), 'argument', 'candidates[1] has 1 values but the query has 2: every row needs d = 2 values');
   throwsCode(() => select('query', flat, 2), 'argument', 'query must be a Float32Array, a Float64Array or an array of numbers, got a string ("query")');
   throwsCode(() => select(query, 7, 2), 'argument', 'candidates must be a Float32Array (P x d, row-major), an array of numbers or an array of rows, got number 7');
+});
+
+// Trial 26, item 5: the option names of this package are camelCase.
+const CAMEL_OPTIONS =
+  'method, gamma, ridge, mmrLambda, rawRelevance, poolOrder, costBudget, adaptive, atPoolOptimum, optimumTolerance, dependentPicks, normalization, invalid, storage';
+
+test('an unknown option lists the options in camelCase, whatever the spelling of the key', async () => {
+  await init();
+  for (const key of ['mmrlambda', 'mmr_lamda', 'mmrLamda', 'mmr-lamda', 'Gamma']) {
+    throwsCode(() => select(query, flat, 2, { method: 'mmr', [key]: 0.3 }), 'option', `unknown option '${key}' (options: ${CAMEL_OPTIONS})`);
+  }
+  // The Selector's cached specification does not hide it either.
+  const selector = new Selector();
+  throwsCode(() => selector.select(query, flat, 2, { mmrlambda: 0.3 }), 'option', `unknown option 'mmrlambda' (options: ${CAMEL_OPTIONS})`);
+  selector.free();
+});
+
+test('one option in two spellings is an error naming both, in either order; one spelling alone is accepted', async () => {
+  await init();
+  throwsCode(() => select(query, flat, 2, { method: 'mmr', mmr_lambda: 0.1, mmrLambda: 0.9 }), 'option', "options 'mmr_lambda' and 'mmrLambda' are the same option ('mmrLambda'): give it once");
+  throwsCode(() => select(query, flat, 2, { method: 'mmr', mmrLambda: 0.9, mmr_lambda: 0.1 }), 'option', "options 'mmrLambda' and 'mmr_lambda' are the same option ('mmrLambda'): give it once");
+  throwsCode(() => select(query, flat, 2, { costs: [1, 1, 1], cost_budget: 2, costBudget: 3 }), 'option', "options 'cost_budget' and 'costBudget' are the same option ('costBudget'): give it once");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', 'at-pool-optimum': 'stop', atPoolOptimum: 'fill' }), 'option', "options 'at-pool-optimum' and 'atPoolOptimum' are the same option ('atPoolOptimum'): give it once");
+  // A spelling left undefined or null is not given.
+  assert.deepEqual(select(query, flat, 2, { method: 'mmr', mmr_lambda: undefined, mmrLambda: 0.1 }), select(query, flat, 2, { method: 'mmr', mmrLambda: 0.1 }));
+  // snake_case alone stays accepted, and picks what camelCase picks.
+  const snake = select(query, flat, 2, { method: 'mmr', mmr_lambda: 0.1 });
+  assert.deepEqual(snake, select(query, flat, 2, { method: 'mmr', mmrLambda: 0.1 }));
+  assert.notDeepEqual(Array.from(snake.picks), Array.from(select(query, flat, 2, { method: 'mmr', mmrLambda: 1 }).picks), 'the value is used');
+});
+
+test('a query whose length differs from every candidate row names the query (trial 26, item 3)', async () => {
+  await init();
+  const wide = rows.map((r) => [...r, 0]);
+  throwsCode(() => select(query, wide, 2), 'argument', 'query has 2 values but all 3 candidate rows have 3: the query and the candidates need the same dimension d (embed both with the same model)');
+  throwsCode(() => select(query, [new Float32Array(5)], 1), 'argument', 'query has 2 values but the one candidate row has 5: the query and the candidates need the same dimension d (embed both with the same model)');
+  // Row 0 alone differs: row 0 is named.
+  throwsCode(() => select(query, [[1, 0, 0], ...rows.slice(1)], 2), 'argument', 'candidates[0] has 3 values but the query has 2: every row needs d = 2 values');
+  // Rows that differ among themselves: the first row that differs from the query.
+  throwsCode(() => select(query, [[1, 0, 0], [1, 0, 0, 0]], 2), 'argument', 'candidates[0] has 3 values but the query has 2: every row needs d = 2 values');
+});
+
+test('the default never picks an exact copy (fewer than k picks, pool_exhausted) and takes near-copies last, as the README says (trial 26, item 7)', async () => {
+  await init();
+  const q = [0.8, 0.6];
+  const exact = select(q, [[1, 0], [0, 1], [1, 0]], 3);
+  assert.deepEqual(Array.from(exact.picks), [0, 1]);
+  assert.equal(exact.stopReason, 'pool_exhausted');
+  assert.deepEqual(Array.from(exact.skipped), [2]);
+  // Paper mode picks it (and flags it).
+  const paper = select(q, [[1, 0], [0, 1], [1, 0]], 3, { method: 'pursuit' });
+  assert.deepEqual(Array.from(paper.picks), [0, 1, 2]);
+  assert.deepEqual(paper.steps.map((st) => st.dependent), [false, false, true]);
+  // A near-copy (not bit-identical) is picked, last.
+  const near = select(q, [[1, 0], [0, 1], [1, 0.001]], 3);
+  assert.deepEqual(Array.from(near.picks), [2, 1, 0]);
+  assert.equal(near.stopReason, 'budget');
+  assert.deepEqual(near.steps.map((st) => st.dependent), [false, false, true]);
 });
 
 test('a Selector keeps its memory, survives errors, and cannot be used after free()', async () => {

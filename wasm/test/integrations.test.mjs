@@ -10,6 +10,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { init, select, MemPursuitError } from 'mempursuit';
 
@@ -45,16 +46,31 @@ const picks = (options) => Array.from(select(query, candidates, K, options).pick
 const RECOMMENDED = picks();
 assert.notDeepEqual(RECOMMENDED, picks({ method: 'topk' }), 'the pool tells the recommended setting from top-K');
 
-/** Asserts that `promise` rejects with a MemPursuitError (possibly as the cause of the framework's error) whose message matches. */
-async function rejectsWith(promise, message) {
+/** Asserts that `promise` rejects with a MemPursuitError (possibly as the cause of the framework's error) of `code` whose message matches. */
+async function rejectsWith(promise, message, code = 'argument') {
   await assert.rejects(promise, (err) => {
     const mine = err instanceof MemPursuitError ? err : err?.cause instanceof MemPursuitError ? err.cause : null;
     assert.ok(mine, `not a MemPursuitError: ${err?.name}: ${err?.message}`);
-    assert.equal(mine.code, 'argument');
-    assert.match(mine.message, message);
+    assert.equal(mine.code, code);
+    if (message instanceof RegExp) assert.match(mine.message, message);
+    else assert.equal(mine.message, message);
     return true;
   });
 }
+
+/** Asserts that `fn` throws a MemPursuitError of `code` with exactly `message`. */
+function throwsWith(fn, code, message) {
+  assert.throws(fn, (err) => {
+    assert.ok(err instanceof MemPursuitError, `not a MemPursuitError: ${err?.name}: ${err?.message}`);
+    assert.equal(err.code, code);
+    assert.equal(err.message, message);
+    return true;
+  });
+}
+
+// What an unknown-option error lists (the package's option names, camelCase).
+const OPTIONS_LIST =
+  'method, gamma, ridge, mmrLambda, rawRelevance, poolOrder, costBudget, adaptive, atPoolOptimum, optimumTolerance, dependentPicks, normalization, invalid, storage';
 
 // ---------------------------------------------------------------------------
 // Vercel AI SDK
@@ -88,10 +104,13 @@ test('AI SDK: options at construction and per call, retriever scores by rank, ba
   const scored = documents.map((d, i) => ({ ...d, score: (i * 7) % 5 }));
   const byScore = await ai.rerank({ model: mempursuitReranker({ scoreField: 'score' }), documents: scored, query: 'q', topN: K, providerOptions: { mempursuit: { queryEmbedding: query } } });
   assert.deepEqual(byScore.ranking.map((r) => r.originalIndex), picks({ relevance: scored.map((d) => d.score) }));
-  // An option the library does not know is its error.
-  await assert.rejects(
-    ai.rerank({ model: mempursuitReranker({ lambda: 0.3 }), documents, query: 'q', topN: K, providerOptions: { mempursuit: { queryEmbedding: query } }, maxRetries: 0 }),
-    (err) => (err instanceof MemPursuitError ? err : err.cause)?.code === 'option',
+  // An option the library does not know is its error, at construction.
+  assert.throws(() => mempursuitReranker({ lambda: 0.3 }), (err) => err instanceof MemPursuitError && err.code === 'option');
+  // ... and per call, at the request.
+  await rejectsWith(
+    ai.rerank({ model: mempursuitReranker(), documents, query: 'q', topN: K, providerOptions: { mempursuit: { queryEmbedding: query, lambda: 0.3 } }, maxRetries: 0 }),
+    `mempursuit reranker: unknown option 'lambda' (options: ${OPTIONS_LIST})`,
+    'option',
   );
 });
 
@@ -118,12 +137,88 @@ test('AI SDK: documents without an embedding or of the wrong dimension, no query
   const model = mempursuitReranker();
   const call = (docs, providerOptions = { mempursuit: { queryEmbedding: query } }) => ai.rerank({ model, documents: docs, query: 'q', topN: 2, providerOptions, maxRetries: 0 });
   const missing = documents.map((d, i) => (i === 3 ? { id: d.id, text: d.text } : d));
-  await rejectsWith(call(missing), /^mempursuit reranker: document 3 \('embedding'\) has no embedding \(an array of numbers\)$/);
+  await rejectsWith(call(missing), "mempursuit reranker: document 3 (id 'm3') has no embedding ('embedding': an array of numbers)");
+  const anonymous = missing.map(({ id, ...rest }) => rest);
+  await rejectsWith(call(anonymous), "mempursuit reranker: document 3 has no embedding ('embedding': an array of numbers)");
   const short = documents.map((d, i) => (i === 5 ? { ...d, embedding: d.embedding.slice(0, 4) } : d));
-  await rejectsWith(call(short), /^mempursuit reranker: document 5 \('embedding'\): its embedding has 4 values but the query embedding has 8; embed documents and queries with the same model$/);
+  await rejectsWith(call(short), "mempursuit reranker: document 5 (id 'm5'): its embedding has 4 values but the query embedding has 8; embed documents and queries with the same model");
   await rejectsWith(call(documents, {}), /^mempursuit reranker: no query embedding: pass providerOptions: \{ mempursuit: \{ queryEmbedding \} \}/);
   await rejectsWith(call(texts), /^mempursuit reranker: the documents are strings, which carry no embedding/);
   assert.throws(() => mempursuitReranker({ embeddingModel: {} }), (err) => err instanceof MemPursuitError && err.code === 'argument');
+});
+
+const RERANKER_OWN = 'embeddingField, scoreField, embedQuery, embeddingModel, cost';
+
+test('AI SDK: bad settings throw a MemPursuitError at construction (trial 26, item 4)', { skip: skipAi }, () => {
+  throwsWith(() => mempursuitReranker({ foo: 1 }), 'option', `mempursuitReranker: unknown option 'foo' (options: ${OPTIONS_LIST}); its own settings: ${RERANKER_OWN}`);
+  throwsWith(() => mempursuitReranker({ mmrlambda: 0.3 }), 'option', `mempursuitReranker: unknown option 'mmrlambda' (options: ${OPTIONS_LIST}); its own settings: ${RERANKER_OWN}`);
+  throwsWith(() => mempursuitReranker({ method: 'bogus' }), 'option', "mempursuitReranker: unknown method 'bogus' (methods: recommended, pursuit, centroid, topk, mmr)");
+  throwsWith(() => mempursuitReranker({ method: 'pursuit', gamma: 2 }), 'option', 'mempursuitReranker: gamma 2 must be in (0, 1]');
+  throwsWith(() => mempursuitReranker({ mmrLambda: 0.3 }), 'option', "mempursuitReranker: option 'mmrLambda' does not apply to method 'recommended' (it applies to mmr)");
+  throwsWith(() => mempursuitReranker({ method: 'mmr', mmr_lambda: 0.1, mmrLambda: 0.9 }), 'option', "mempursuitReranker: options 'mmr_lambda' and 'mmrLambda' are the same option ('mmrLambda'): give it once");
+  throwsWith(() => mempursuitReranker({ method: 'mmr', gamma: [1] }), 'argument', "mempursuitReranker: option 'gamma' is an array: option values are numbers, booleans or strings");
+  // The reranker never has scores without a scoreField.
+  throwsWith(() => mempursuitReranker({ method: 'topk', rawRelevance: true }), 'option', 'mempursuitReranker: raw relevance (the scores used as given) needs relevance scores');
+  // A budget needs a cost function, which only the settings give.
+  throwsWith(() => mempursuitReranker({ costBudget: 5 }), 'argument', "mempursuitReranker: costBudget needs cost: (doc) => number (each document's cost, e.g. its token count)");
+  // What depends on the documents stays a check at the request: scores come
+  // only with object documents (not texts), the budget may come per call.
+  assert.equal(mempursuitReranker({ method: 'topk', rawRelevance: true, scoreField: 'score' }).modelId, 'topk');
+  assert.equal(mempursuitReranker({ poolOrder: true, scoreField: 'score' }).modelId, 'default');
+  assert.equal(mempursuitReranker({ cost: () => 1 }).modelId, 'default');
+  assert.equal(mempursuitReranker({ method: 'mmr', mmr_lambda: 0.3 }).modelId, 'mmr', 'snake_case alone is accepted');
+});
+
+test('AI SDK: a query of another dimension, topN, NaN in a document, the query or a score (trial 26, items 3 and 10)', { skip: skipAi }, async () => {
+  const rerank = (settings, docs, topN, queryEmbedding = query) =>
+    ai.rerank({ model: mempursuitReranker(settings), documents: docs, query: 'q', topN, providerOptions: { mempursuit: { queryEmbedding } }, maxRetries: 0 });
+  await rejectsWith(rerank({}, documents, 2, query.slice(0, 2)), "mempursuit reranker: the query embedding has 2 values but the documents' embeddings have 8; embed documents and queries with the same model");
+  await rejectsWith(rerank({}, documents.slice(0, 1), 1, query.slice(0, 2)), "mempursuit reranker: the query embedding has 2 values but the documents' embeddings have 8; embed documents and queries with the same model");
+  await rejectsWith(rerank({}, documents, -1), 'mempursuit reranker: topN must be a non-negative integer, got -1');
+  await rejectsWith(rerank({}, documents, 2.5), 'mempursuit reranker: topN must be a non-negative integer, got 2.5');
+  const nan = documents.map((d, i) => (i === 3 ? { ...d, embedding: d.embedding.map((x, j) => (j === 5 ? NaN : x)) } : d));
+  await rejectsWith(rerank({}, nan, 2), "mempursuit reranker: document 3 (id 'm3'): its embedding: element 5 is not finite (NaN)", 'input');
+  await rejectsWith(rerank({}, documents, 2, query.map((x, j) => (j === 0 ? NaN : x))), 'mempursuit reranker: the query embedding: element 0 is not finite (NaN)', 'input');
+  const scored = (value) => documents.map((d, i) => ({ ...d, score: i === 2 ? value : i }));
+  await rejectsWith(rerank({ scoreField: 'score' }, scored(NaN), 2), "mempursuit reranker: document 2 (id 'm2'): its 'score' (scoreField) is NaN; a retriever score must be a finite number");
+  await rejectsWith(rerank({ scoreField: 'score' }, scored('high'), 2), `mempursuit reranker: document 2 (id 'm2') has no numeric 'score' (scoreField): got "high"`);
+  // Settings that depend on the documents, checked at the request: scores and pool order exclude each other.
+  await rejectsWith(rerank({ poolOrder: true, scoreField: 'score' }, scored(1), 2), 'mempursuit reranker: relevance scores and pool order exclude each other: pass one of them', 'option');
+});
+
+test('AI SDK: prefixes nest for pursuit, centroid, topk and mmr, not for the default (what ai-sdk.d.ts says; trial 26, item 6)', { skip: skipAi }, async () => {
+  const ranking = async (settings, topN) =>
+    (await ai.rerank({ model: mempursuitReranker(settings), documents, query: 'q', topN, providerOptions: { mempursuit: { queryEmbedding: query } } })).ranking.map((r) => r.originalIndex);
+  for (const settings of [{ method: 'pursuit' }, { method: 'centroid', gamma: 0.5 }, { method: 'topk' }, { method: 'mmr', mmrLambda: 0.3 }]) {
+    assert.deepEqual(await ranking(settings, 3), (await ranking(settings, 8)).slice(0, 3), JSON.stringify(settings));
+  }
+  // The default sets its gamma from topN: on this pool its first 3 picks for topN = 8 are not its picks for topN = 3.
+  assert.deepEqual(await ranking({}, 3), [12, 3, 11]);
+  assert.deepEqual((await ranking({}, 8)).slice(0, 3), [12, 8, 11]);
+  assert.doesNotMatch(readFileSync(new URL('../integrations/ai-sdk.d.ts', import.meta.url), 'utf8'), /\(every prefix is the selection for\s*(\/\/|\*)?\s*a smaller topN\)/);
+});
+
+/** Runs `code` (an ES module) in a fresh Node.js process in wasm/ (no init() has run there) and returns its output lines. */
+function fresh(code) {
+  return execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: new URL('..', import.meta.url), encoding: 'utf8' }).trim().split('\n');
+}
+
+// Where process.getBuiltinModule is missing (Node.js before 20.16), the
+// integrations cannot load the module synchronously and leave the check of
+// the settings to the first request (integrations/common.js).
+const skipFresh = typeof process.getBuiltinModule !== 'function' && 'process.getBuiltinModule is missing (Node.js < 20.16): settings are checked at the first request';
+
+test('AI SDK: construction checks the settings before any init() (a fresh process)', { skip: skipFresh }, () => {
+  const out = fresh(`
+import { mempursuitReranker } from 'mempursuit/ai-sdk';
+import { MemPursuitError, select } from 'mempursuit';
+try { mempursuitReranker({ method: 'bogus' }); console.log('constructed'); } catch (e) { console.log(e instanceof MemPursuitError, e.code, e.message); }
+console.log(mempursuitReranker({ method: 'mmr', mmrLambda: 0.3 }).modelId, Array.from(select([1, 0], [[0, 1], [1, 0]], 1).picks).join());
+`);
+  assert.deepEqual(out, [
+    "true option mempursuitReranker: unknown method 'bogus' (methods: recommended, pursuit, centroid, topk, mmr)",
+    'mmr 1',
+  ]);
 });
 
 // ---------------------------------------------------------------------------
@@ -202,6 +297,49 @@ test('LangChain: documents without vectors (and no embeddings), of the wrong dim
   await rejectsWith(new lc.MemPursuitCompressor({ embeddings, k: K }).compressDocuments(wrong, 'q'), /^MemPursuitCompressor: document 6: its embedding has 9 values but the query embedding has 8/);
   assert.deepEqual(await new lc.MemPursuitCompressor({ embeddings }).compressDocuments([], 'q'), []);
   assert.throws(() => new lc.MemPursuitCompressor({ k: -1 }), (err) => err instanceof MemPursuitError && err.code === 'argument');
+});
+
+const COMPRESSOR_OWN = 'k, embeddings, vectorStore, embeddingKey, scoreKey, cost';
+
+test('LangChain: bad fields throw a MemPursuitError at construction (trial 26, items 4 and 10)', { skip: skipLc }, () => {
+  const { embeddings } = countingEmbeddings();
+  const make = (fields) => () => new lc.MemPursuitCompressor({ embeddings, ...fields });
+  throwsWith(make({ method: 'bogus' }), 'option', "MemPursuitCompressor: unknown method 'bogus' (methods: recommended, pursuit, centroid, topk, mmr)");
+  throwsWith(make({ foo: 1 }), 'option', `MemPursuitCompressor: unknown option 'foo' (options: ${OPTIONS_LIST}); its own settings: ${COMPRESSOR_OWN}`);
+  throwsWith(make({ method: 'centroid', gamma: 0 }), 'option', 'MemPursuitCompressor: gamma 0 must be in (0, 1]');
+  throwsWith(make({ method: 'mmr', mmrLambda: 0.9, mmr_lambda: 0.1 }), 'option', "MemPursuitCompressor: options 'mmrLambda' and 'mmr_lambda' are the same option ('mmrLambda'): give it once");
+  throwsWith(make({ method: 'topk', rawRelevance: true }), 'option', 'MemPursuitCompressor: raw relevance (the scores used as given) needs relevance scores');
+  // With a scoreKey every call passes scores: what excludes them fails now.
+  throwsWith(make({ scoreKey: 's', poolOrder: true }), 'option', 'MemPursuitCompressor: relevance scores and pool order exclude each other: pass one of them');
+  assert.equal(make({ scoreKey: 's', method: 'topk', rawRelevance: true })().k, 4);
+  // A string shown quoted, a number as it is.
+  throwsWith(make({ k: '3' }), 'argument', 'MemPursuitCompressor: k must be a non-negative integer, got "3"');
+  throwsWith(make({ k: 2.5 }), 'argument', 'MemPursuitCompressor: k must be a non-negative integer, got 2.5');
+  throwsWith(make({ scoreKey: 3 }), 'argument', 'MemPursuitCompressor: scoreKey must be a string, got 3');
+});
+
+test('LangChain: a query of another dimension, NaN in a document or a score (trial 26, items 3 and 10)', { skip: skipLc }, async () => {
+  const { embeddings } = countingEmbeddings();
+  const docsOf = (vectorOf, metadata = () => ({})) =>
+    candidates.map((embedding, i) => new lc.Document({ pageContent: texts[i], metadata: { embedding: vectorOf(embedding, i), ...metadata(i) }, id: `m${i}` }));
+  const compress = (docs, fields = {}) => new lc.MemPursuitCompressor({ embeddings, k: K, ...fields }).compressDocuments(docs, 'q');
+  await rejectsWith(compress(docsOf((e) => e.concat([0]))), "MemPursuitCompressor: the query embedding has 8 values but the documents' embeddings have 9; embed documents and queries with the same model");
+  await rejectsWith(compress(docsOf((e, i) => (i === 6 ? e.concat([0]) : e))), "MemPursuitCompressor: document 6 (id 'm6'): its embedding has 9 values but the query embedding has 8; embed documents and queries with the same model");
+  await rejectsWith(compress(docsOf((e, i) => (i === 4 ? e.map((x, j) => (j === 1 ? NaN : x)) : e))), "MemPursuitCompressor: document 4 (id 'm4'): its embedding: element 1 is not finite (NaN)", 'input');
+  await rejectsWith(compress(docsOf((e) => e, (i) => ({ s: i === 1 ? NaN : i })), { scoreKey: 's' }), "MemPursuitCompressor: document 1 (id 'm1'): its metadata 's' (scoreKey) is NaN; a retriever score must be a finite number");
+  await rejectsWith(compress(docsOf((e) => e, (i) => ({ s: i === 1 ? 'high' : i })), { scoreKey: 's' }), `MemPursuitCompressor: document 1 (id 'm1') has no numeric metadata 's' (scoreKey): got "high"`);
+  // A document without a vector names its id too.
+  const bare = docsOf((e) => e).map((d, i) => (i === 2 ? new lc.Document({ pageContent: d.pageContent, metadata: {}, id: d.id }) : d));
+  await rejectsWith(new lc.MemPursuitCompressor({ k: K }).compressDocuments(bare, 'q'), "MemPursuitCompressor: document 2 (id 'm2') has no vector (metadata 'embedding' or the vector store) and no embeddings were given to embed it");
+});
+
+test('LangChain: construction checks the fields before any init() (a fresh process)', { skip: skipLc || skipFresh }, () => {
+  const out = fresh(`
+import { MemPursuitCompressor } from 'mempursuit/langchain';
+try { new MemPursuitCompressor({ method: 'pursuit', gamma: 2 }); console.log('constructed'); } catch (e) { console.log(e.name, e.code, e.message); }
+console.log(new MemPursuitCompressor({ k: 3, method: 'topk' }).k);
+`);
+  assert.deepEqual(out, ['MemPursuitError option MemPursuitCompressor: gamma 2 must be in (0, 1]', '3']);
 });
 
 // ---------------------------------------------------------------------------

@@ -111,5 +111,19 @@ test(
     } catch (err) {
       assert.fail(`tsc --noEmit (integrations) failed:\n${err.stdout}${err.stderr}`);
     }
+    // The README's framework examples, pasted into TypeScript files (.mts:
+    // ES modules with top-level await), type-check with that tsconfig and
+    // `skipLibCheck`, the README's advice: no implicit any, and the
+    // embeddings stand-in is an EmbeddingsInterface (trial 26, item 11).
+    const examples = blocks(join(wasmDir, 'README.md'), 'js').filter((b) => /from 'mempursuit\/(ai-sdk|langchain)'/.test(b.code));
+    assert.ok(examples.length >= 3, `${examples.length} framework examples`);
+    config.files = examples.map((b) => `readme-${b.line}.mts`);
+    examples.forEach((b) => writeFileSync(join(project, `readme-${b.line}.mts`), b.code));
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(config));
+    try {
+      run(process.execPath, [tsc, '-p', project], project);
+    } catch (err) {
+      assert.fail(`tsc --noEmit (the README's framework examples, readme-LINE.mts) failed:\n${err.stdout}${err.stderr}`);
+    }
   },
 );

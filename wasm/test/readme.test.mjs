@@ -1,9 +1,11 @@
 // Every ```js block of the package's README (wasm/README.md) and of the
 // repository's README.md runs as pasted: each is written to its own .mjs
 // file in a project where the package is installed as users get it, run
-// with Node.js, and must exit 0; a line `// prints: TEXT` in a block
-// requires TEXT in its output. The ```json block of wasm/README.md is the
-// tsconfig.json package.test.mjs type-checks with.
+// with Node.js, and must exit 0; in a block with `// prints: TEXT`
+// comments, those TEXTs in order must be exactly its output, line by
+// line. The ```json block of wasm/README.md is the tsconfig.json
+// package.test.mjs type-checks with; the module size the README states
+// must be the built module's.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { blocks } from '../test-util/markdown.mjs';
 import { installPackage, linkDevDependencies, wasmDir } from '../test-util/project.mjs';
@@ -35,8 +38,9 @@ function runBlocks(file, label) {
     } catch (err) {
       assert.fail(`${label}, the js block at line ${line} fails as pasted:\n${err.stderr || err.message}`);
     }
-    for (const m of code.matchAll(/\/\/ prints: (.*)$/gm)) {
-      assert.ok(stdout.includes(m[1]), `${label}, block at line ${line}: the output lacks "${m[1]}":\n${stdout}`);
+    const printed = [...code.matchAll(/\/\/ prints: (.*)$/gm)].map((m) => m[1]);
+    if (printed.length > 0) {
+      assert.deepEqual(stdout.replace(/\n$/, '').split('\n'), printed, `${label}, block at line ${line}: the output is not what its "// prints:" comments say:\n${stdout}`);
     }
   }
   return found.length;
@@ -51,6 +55,18 @@ test('every js block of wasm/README.md runs as pasted', (t) => {
 test('every js block of README.md runs as pasted', (t) => {
   const n = runBlocks(join(root, 'README.md'), 'README.md');
   t.diagnostic(`${n} blocks ran`);
+});
+
+test('the module size the README states is the built mempursuit.wasm (within 10 %: release, simd128)', (t) => {
+  const text = readFileSync(join(wasmDir, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const m = /about (\d+) KB, (\d+) KB gzipped/.exec(text);
+  assert.ok(m, 'the README states the size as "about N KB, M KB gzipped"');
+  const bytes = readFileSync(join(wasmDir, 'mempursuit.wasm'));
+  const gzipped = gzipSync(bytes, { level: 9 }).length;
+  t.diagnostic(`mempursuit.wasm: ${bytes.length} bytes, ${gzipped} gzipped (zlib level 9); the README says ${m[1]} KB, ${m[2]} KB`);
+  const near = (actual, kb) => Math.abs(actual / (Number(kb) * 1000) - 1) <= 0.1;
+  assert.ok(near(bytes.length, m[1]), `${bytes.length} bytes vs about ${m[1]} KB`);
+  assert.ok(near(gzipped, m[2]), `${gzipped} bytes gzipped vs about ${m[2]} KB`);
 });
 
 test('the README lead example is the recommended call', () => {
