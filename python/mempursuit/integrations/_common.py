@@ -103,7 +103,9 @@ def method_options(owner: str, given: Any) -> Dict[str, Any]:
     if given is None:
         return {}
     if not isinstance(given, Mapping):
-        raise OptionError(f"{owner}: method_options must be a dict of mempursuit.select options, got {_short(given)}")
+        raise OptionError(
+            f"{owner}: method_options must be a dict of mempursuit.select options, got {_short(given)}"
+        )
     return dict(given)
 
 
@@ -384,7 +386,10 @@ def scores_as_relevance(
     given = [s is not None for s in scores]
     if not any(given):
         return None
-    hint = "give every document a finite score or pass use_scores=False (relevance is then the cosine to the query)"
+    hint = (
+        "give every document a finite score or pass use_scores=False (relevance is then the cosine "
+        "to the query)"
+    )
     if not all(given):
         name = names[given.index(False)]
         raise DocumentError(f"{owner}: {name} has no score while others have one; {hint}")

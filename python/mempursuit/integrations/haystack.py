@@ -66,9 +66,10 @@ class MemPursuitRanker:
         ``mempursuit.select``'s ``costs``; needs the ``cost_budget`` option
         (the most the returned documents may cost in total, in the same
         units), and the reverse: one without the other is an
-        :class:`~mempursuit.integrations.OptionError` here. A pick that no longer fits the budget is skipped, the
-        selection ends when nothing fits; ``top_k`` still caps the count
-        (give a large one to let the budget decide). A cost function that
+        :class:`~mempursuit.integrations.OptionError` here. A pick that no
+        longer fits the budget is skipped, the selection ends when nothing
+        fits; ``top_k`` still caps the count (give a large one to let the
+        budget decide). A cost function that
         raises or returns a negative, NaN or non-number value is a
         :class:`~mempursuit.integrations.DocumentError` naming the
         document. :meth:`to_dict` saves ``cost`` by its import path, so
@@ -138,11 +139,11 @@ class MemPursuitRanker:
             ``"input"``.
         :raises MemPursuitError: a query embedding that is not a finite,
             non-zero vector of numbers or whose dimension differs from the
-            documents' (kind ``"input"``); a bad ``top_k`` or
-            ``cost_budget``, or a ``cost_budget`` without the component's
-            ``cost`` (kind ``"option"``, an
-            :class:`~mempursuit.integrations.OptionError` where it is a
-            wrong type).
+            documents' (kind ``"input"``); a ``cost_budget`` value
+            ``select`` rejects (kind ``"option"``).
+        :raises OptionError: a ``top_k`` that is not an int >= 0, or a
+            ``cost_budget`` without the component's ``cost`` (kind
+            ``"option"``).
         """
         owner = "MemPursuitRanker.run"
         k = self.top_k if top_k is None else _common.budget(owner, "top_k", top_k)

@@ -31,6 +31,7 @@ function of one ``Document`` returning its cost, e.g. its token count) with
                                        cost=count_tokens, cost_budget=512)
 """
 
+import collections.abc
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
@@ -71,7 +72,7 @@ def _is_vector(value: Any) -> bool:
     (not a string), as LangChain.js's compressor takes any array-like."""
     if value is None or isinstance(value, (str, bytes, Mapping)):
         return False
-    return isinstance(value, (Sequence, np.ndarray)) or hasattr(value, "__array__")
+    return isinstance(value, (collections.abc.Sequence, np.ndarray)) or hasattr(value, "__array__")
 
 
 def _store_dimension(store: Any) -> Optional[int]:
