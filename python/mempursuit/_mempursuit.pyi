@@ -92,8 +92,12 @@ class Selection:
     def skipped(self) -> npt.NDArray[np.int64]:
         """int64: candidates skipped as already represented by the picks
         (ascending): under ``dependent_picks="skip"``, and by the default
-        recommended setting, which takes represented candidates only when
-        nothing else is left (docs/METHODS.md in the repository)."""
+        recommended setting, which merges exact copies (bit-identical rows)
+        into their first occurrence and never picks them, even when nothing
+        else is left (so fewer than k picks can come back, with
+        ``stop_reason == "pool_exhausted"``), and takes near-copies of its
+        picks only when nothing else is left; those not reached are listed
+        here (docs/METHODS.md in the repository)."""
     def __len__(self) -> int: ...
 
 def select(

@@ -130,7 +130,11 @@ fn step_fields() -> PyResult<Vec<(&'static str, String)>> {
 /// * ``excluded``: int64, rows left out as unusable under
 ///   ``invalid="exclude"`` (ascending; empty otherwise).
 /// * ``skipped``: int64, candidates skipped as already represented by the
-///   picks under ``dependent_picks="skip"`` (ascending; empty otherwise).
+///   picks (ascending): under ``dependent_picks="skip"``, and by the
+///   recommended setting, which never picks an exact copy (bit-identical
+///   row) of an earlier candidate, even when nothing else is left, and
+///   takes near-copies of its picks only when nothing else is left (those
+///   not reached are listed). Empty otherwise.
 #[pyclass(name = "Selection", module = "mempursuit", frozen)]
 pub struct PySelection {
     #[pyo3(get)]

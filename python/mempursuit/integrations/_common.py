@@ -1,18 +1,21 @@
 """The plumbing the framework integrations share (not public API beyond
-:class:`DocumentError` and :data:`META_KEYS`): checking the pass-through
-options against :func:`mempursuit.select`'s signature, stacking the
-documents' vectors into a (P, d) float32 pool and their costs into a (P,)
-array with errors that name the document, running the selection and
-describing each pick.
+:class:`DocumentError`, :class:`OptionError` and :data:`META_KEYS`):
+checking the pass-through options against :data:`mempursuit.OPTIONS` and
+the component's own settings, stacking the documents' vectors into a
+(P, d) float32 pool and their scores and costs into (P,) arrays with
+errors that name the document, running the selection and describing each
+pick. Every error raised here for a bad document, query or setting is a
+:class:`mempursuit.MemPursuitError` with its ``kind``.
 
 Nothing here names a method, a default or a valid value: those belong to
 ``mempursuit.select`` (and the Rust core behind it).
 """
 
-import inspect
+import collections
 import math
+import numbers
 import re
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -22,47 +25,88 @@ import mempursuit
 #: docstring of :mod:`mempursuit.integrations`).
 META_KEYS = ("mempursuit_rank", "mempursuit_weight", "mempursuit_score", "mempursuit_residual_sq")
 
+Kind = Literal["input", "option", "capacity"]
+
 # select's arguments that the integration itself fills in.
 _OWN_ARGUMENTS = ("query", "candidates", "k", "relevance", "costs")
 
 
-class DocumentError(ValueError):
+class DocumentError(mempursuit.MemPursuitError):
     """A document handed to an integration cannot be selected from: it has
     no embedding (and none could be found), its embedding has the wrong
     dimension or shape, or it is unusable (a non-finite element, all
-    zeros), or the integration's ``cost`` function raised for it or gave
-    it no finite cost >= 0. The message names the document's position in the input and its
-    id, and says what to do."""
+    zeros), its score (the retriever's, or ``metadata[score_key]``) is not
+    a finite number, or the integration's ``cost`` function raised for it
+    or gave it no finite cost >= 0. The message names the document's
+    position in the input and its id, and says what to do.
+
+    A :class:`mempursuit.MemPursuitError` (so also a ``ValueError``) of
+    ``kind`` ``"input"``; one that wraps an error of ``mempursuit.select``
+    about the document's row (``candidate 3: element 7 is not finite``)
+    keeps that error's ``kind``."""
+
+    __module__ = "mempursuit.integrations"
+
+    def __init__(self, message: str, kind: Kind = "input") -> None:
+        super().__init__(message, kind)
 
 
-def select_options(owner: str, options: Mapping[str, Any]) -> Dict[str, Any]:
-    """``options`` as a dict, after checking that each name is a keyword of
-    ``mempursuit.select`` that the integration does not fill in itself.
+class OptionError(mempursuit.MemPursuitError, TypeError):
+    """A setting of an integration that cannot be used: a keyword that
+    neither the integration nor ``mempursuit.select`` takes, one the
+    integration sets itself, a value of the wrong Python type or out of
+    range (``top_k=-1``, ``use_scores="no"``, ``gamma=[1]``), a ``cost``
+    without ``cost_budget`` or the reverse. The message starts with the
+    component's name.
+
+    A :class:`mempursuit.MemPursuitError` of ``kind`` ``"option"``, and
+    also a ``TypeError`` (unknown names and wrong types were plain
+    ``TypeError`` errors before), so that both ``except ValueError`` and
+    ``except TypeError`` still catch them."""
+
+    __module__ = "mempursuit.integrations"
+
+    def __init__(self, message: str, kind: Kind = "option") -> None:
+        super().__init__(message, kind)
+
+
+def select_options(owner: str, options: Mapping[str, Any], own: Sequence[str] = ()) -> Dict[str, Any]:
+    """``options`` as a dict, after checking that each name is an option of
+    ``mempursuit.select`` (:data:`mempursuit.OPTIONS`) that the integration
+    does not fill in itself; ``own`` are the component's own parameters,
+    listed in the message.
 
     Only the names are checked here; the integrations' constructors check
-    the values with :func:`check_values`. Raises TypeError for an unknown
-    or reserved name."""
+    the values with :func:`check_values`. Raises :class:`OptionError` for
+    an unknown or reserved name, worded as ``select``'s own error
+    (``unknown option 'gama' (options: method, gamma, ...)``)."""
     options = dict(options)
     for name in options:
         if name in _OWN_ARGUMENTS:
-            raise TypeError(
+            raise OptionError(
                 f"{owner}: '{name}' is set by the integration (the budget is the "
                 "integration's own k/top_k/top_n, the query and candidates come from the "
                 "framework, relevance from the retriever's scores, costs from the cost= "
-                "function, one call per document); pass the other keywords of mempursuit.select"
+                "function, one call per document); pass the other options of mempursuit.select"
             )
-    try:
-        params = inspect.signature(mempursuit.select).parameters
-    except (TypeError, ValueError):  # no introspectable signature: select checks
-        return options
-    if any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return options
-    accepted = [n for n, p in params.items() if p.kind == inspect.Parameter.KEYWORD_ONLY]
+    accepted = [n for n in mempursuit.OPTIONS if n not in _OWN_ARGUMENTS]
     for name in options:
         if name not in accepted:
-            passable = ", ".join(n for n in accepted if n not in _OWN_ARGUMENTS)
-            raise TypeError(f"{owner}: mempursuit.select has no keyword '{name}' (it takes {passable})")
+            theirs = f"; {owner}'s own: {', '.join(own)}" if own else ""
+            raise OptionError(f"{owner}: unknown option '{name}' (options: {', '.join(accepted)}{theirs})")
     return options
+
+
+def method_options(owner: str, given: Any) -> Dict[str, Any]:
+    """The ``method_options`` a pydantic component was given (None: none)
+    as a dict, or an :class:`OptionError` when it is not a mapping."""
+    if given is None:
+        return {}
+    if not isinstance(given, Mapping):
+        raise OptionError(
+            f"{owner}: method_options must be a dict of mempursuit.select options, got {_short(given)}"
+        )
+    return dict(given)
 
 
 def check_values(owner: str, options: Mapping[str, Any], relevance: Optional[bool], costs: bool) -> None:
@@ -74,7 +118,8 @@ def check_values(owner: str, options: Mapping[str, Any], relevance: Optional[boo
     with and without them is raised); ``costs``: whether it passes costs.
 
     Raises the ``MemPursuitError`` of ``select`` (its message prefixed by
-    ``owner``), or its TypeError for a value of the wrong Python type."""
+    ``owner``), or an :class:`OptionError` for a value of the wrong Python
+    type (``select``'s TypeError, prefixed)."""
     q = np.ones(1, np.float32)
     pool = np.zeros((0, 1), np.float32)
     first = None
@@ -91,25 +136,43 @@ def check_values(owner: str, options: Mapping[str, Any], relevance: Optional[boo
             return
         except mempursuit.MemPursuitError as e:
             first = first or e
+        except TypeError as e:
+            raise OptionError(f"{owner}: {e}") from e
     assert first is not None
     raise type(first)(f"{owner}: {first}", first.kind) from first
+
+
+def budget(owner: str, name: str, value: Any) -> int:
+    """The count budget (``k``, ``top_k``, ``top_n``) as an int, or an
+    :class:`OptionError` naming it: an integer >= 0 (not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
+        raise OptionError(f"{owner}: {name} must be an int >= 0, got {value!r}")
+    return int(value)
+
+
+def flag(owner: str, name: str, value: Any) -> bool:
+    """A boolean setting (``use_scores``): True or False, else an
+    :class:`OptionError` (a string such as ``"no"`` is not taken as true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise OptionError(f"{owner}: {name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_cost(owner: str, cost: Optional[Callable[[Any], Any]], options: Mapping[str, Any]) -> None:
     """A ``cost`` function and a ``cost_budget`` option go together, as
     ``costs`` and ``cost_budget`` do in :func:`mempursuit.select`: one
-    without the other is a ValueError (so is a ``cost`` that is not
-    callable, a TypeError)."""
-    budget = options.get("cost_budget") is not None
+    without the other, or a ``cost`` that is not callable, is an
+    :class:`OptionError`."""
+    has_budget = options.get("cost_budget") is not None
     if cost is not None and not callable(cost):
-        raise TypeError(f"{owner}: cost must be a function of one document returning its cost, got {cost!r}")
-    if cost is not None and not budget:
-        raise ValueError(
+        raise OptionError(f"{owner}: cost must be a function of one document returning its cost, got {cost!r}")
+    if cost is not None and not has_budget:
+        raise OptionError(
             f"{owner}: cost= needs cost_budget= (the most the selected documents may cost in "
             "total, in the units of cost, e.g. tokens)"
         )
-    if cost is None and budget:
-        raise ValueError(
+    if cost is None and has_budget:
+        raise OptionError(
             f"{owner}: cost_budget= needs cost= (a function giving each document's cost, e.g. "
             "lambda doc: its token count)"
         )
@@ -148,29 +211,86 @@ def costs_of(
     return out
 
 
+def score(owner: str, name: str, value: Any, what: str, hint: str) -> float:
+    """A document's score (``what``: where it was read, e.g. ``its score``
+    or ``metadata['s'] (score_key)``) as a finite float, or a DocumentError
+    naming the document and the value (``hint``: what to do)."""
+    try:
+        if isinstance(value, (bool, np.bool_, str, bytes)):
+            raise TypeError
+        s = float(value)
+    except (TypeError, ValueError):
+        raise DocumentError(f"{owner}: {name}: {what} is {value!r}, not a number; {hint}") from None
+    if not math.isfinite(s):
+        raise DocumentError(f"{owner}: {name}: {what} is {value!r}, not a finite number; {hint}")
+    return s
+
+
+def _as_vector(value: Any) -> np.ndarray:
+    """``value`` as a float32 array; ValueError (the reason, naming the
+    value) for a string or anything whose elements are not real numbers."""
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"got the string {_short(value)}")
+    try:
+        raw = np.asarray(value)
+        holds = {"U": "strings", "S": "bytes", "b": "booleans", "c": "complex numbers"}.get(raw.dtype.kind)
+        if holds is not None:
+            raise ValueError(f"it holds {holds}: {_short(value)}")
+        return np.asarray(raw, dtype=np.float32)
+    except (TypeError, ValueError) as e:
+        raise ValueError(str(e)) from e
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _row(owner: str, name: str, vector: Any, hint: str) -> np.ndarray:
     if vector is None:
         raise DocumentError(f"{owner}: {name} has no embedding; {hint}")
     try:
-        row = np.asarray(vector, dtype=np.float32)
-    except (TypeError, ValueError) as e:
+        row = _as_vector(vector)
+    except ValueError as e:
         raise DocumentError(f"{owner}: {name}: its embedding is not a vector of numbers ({e})") from e
     if row.ndim != 1:
         raise DocumentError(f"{owner}: {name}: its embedding has shape {row.shape}, expected a flat vector")
     return row
 
 
-def query_vector(owner: str, query: Any) -> np.ndarray:
-    """The query embedding as float32 (d,), checked as ``mempursuit.select``
-    checks it (finite, not all zeros, a norm in range): a ValueError
-    (``MemPursuitError`` for its values) before any store or model call."""
+def query_vector(owner: str, query: Any, what: str = "query_embedding") -> np.ndarray:
+    """The query embedding (called ``what`` in messages) as float32 (d,),
+    checked as ``mempursuit.select`` checks it (finite, not all zeros, a
+    norm in range): a ``MemPursuitError`` of kind ``"input"`` before any
+    store or model call."""
     if query is None:
-        raise ValueError(f"{owner}: no query embedding")
-    q = np.asarray(query, dtype=np.float32)
+        raise mempursuit.MemPursuitError(f"{owner}: no query embedding ({what} is None)", "input")
+    try:
+        q = _as_vector(query)
+    except ValueError as e:
+        raise mempursuit.MemPursuitError(
+            f"{owner}: {what} is not a vector of numbers ({e}); embed the query with the "
+            "documents' model and pass its vector",
+            "input",
+        ) from e
     if q.ndim != 1 or q.size == 0:
-        raise ValueError(f"{owner}: the query embedding has shape {q.shape}, expected (d,) with d >= 1")
+        raise mempursuit.MemPursuitError(
+            f"{owner}: {what} has shape {q.shape}, expected (d,) with d >= 1", "input"
+        )
     mempursuit.select(q, np.zeros((0, q.shape[0]), np.float32), 0)
     return q
+
+
+def check_query_dimension(owner: str, what: str, d: int, dimension: int, whose: str) -> None:
+    """A MemPursuitError (``"input"``) naming the query when its ``d``
+    values differ from ``dimension``, the dimension of ``whose``
+    embeddings (all of them agree)."""
+    if d != dimension:
+        raise mempursuit.MemPursuitError(
+            f"{owner}: {what} has {d} values, {whose} embeddings have {dimension} (embed the "
+            "query with the model that embedded them)",
+            "input",
+        )
 
 
 def selection(
@@ -183,26 +303,42 @@ def selection(
     options: Mapping[str, Any],
     missing_hint: str,
     costs: Optional[Sequence[float]] = None,
+    query_name: str = "query_embedding",
+    noun: str = "document",
 ) -> "mempursuit.Selection":
     """``mempursuit.select(query, pool, k, relevance=..., costs=...,
     **options)`` on the pool stacked from ``vectors`` (row i =
     ``vectors[i]``, the document called ``names[i]`` in errors; ``costs``
-    from :func:`costs_of`).
+    from :func:`costs_of`; ``query_name``, what the query is called, and
+    ``noun``, what a document is called, in errors).
+
+    Dimensions: when every document's embedding has the same dimension and
+    the query's differs, the error names the query; when the documents
+    differ among themselves, it names the first one that differs from the
+    query (or, when the query matches none, from the most common
+    dimension).
 
     Raises DocumentError for a document without a usable vector (the
-    message says ``missing_hint`` when it has none), ValueError for a bad
-    query or option, TypeError for a bad ``k``."""
-    q = query_vector(owner, query)
+    message says ``missing_hint`` when it has none), MemPursuitError for a
+    bad query (``"input"``) or option (``"option"``)."""
+    q = query_vector(owner, query, query_name)
     d = q.shape[0]
-    rows = []
-    for name, vector in zip(names, vectors):
-        row = _row(owner, name, vector, missing_hint)
-        if row.shape[0] != d:
-            raise DocumentError(
-                f"{owner}: {name}: its embedding has dimension {row.shape[0]}, the query "
-                f"embedding has {d} (were they made by the same model?)"
-            )
-        rows.append(row)
+    rows = [_row(owner, name, vector, missing_hint) for name, vector in zip(names, vectors)]
+    dims = [row.shape[0] for row in rows]
+    if rows and all(n == dims[0] for n in dims):
+        check_query_dimension(owner, query_name, d, dims[0], f"the {noun}s'")
+    elif rows:
+        common = d if d in dims else collections.Counter(dims).most_common(1)[0][0]
+        i = next(i for i, n in enumerate(dims) if n != common)
+        if common == d:
+            against = f"the query embedding has {d}"
+        else:
+            j = dims.index(common)
+            against = f"{names[j]} has {common} and the query embedding {d}"
+        raise DocumentError(
+            f"{owner}: {names[i]}: its embedding has dimension {dims[i]}, {against} (were they "
+            "made by the same model?)"
+        )
     pool = np.stack(rows) if rows else np.zeros((0, d), np.float32)
     kwargs = dict(options)
     if relevance is not None:
@@ -211,11 +347,11 @@ def selection(
         kwargs["costs"] = np.asarray(costs, dtype=np.float64)
     try:
         return mempursuit.select(q, pool, k, **kwargs)
-    except ValueError as e:
+    except mempursuit.MemPursuitError as e:
         # The core names rows as "candidate i": say which document that is.
         m = re.match(r"candidate (\d+)\b", str(e))
         if m and int(m.group(1)) < len(names):
-            raise DocumentError(f"{owner}: {names[int(m.group(1))]}: {e}") from e
+            raise DocumentError(f"{owner}: {names[int(m.group(1))]}: {e}", e.kind) from e
         raise
 
 
@@ -238,22 +374,26 @@ def picks(sel: "mempursuit.Selection") -> List[Tuple[int, Dict[str, Any]]]:
     return out
 
 
+
+
 def scores_as_relevance(
     owner: str, scores: Sequence[Optional[float]], names: Sequence[str]
 ) -> Optional[List[float]]:
     """The retriever's scores as ``relevance``: all of them when every
     document has one, None when none has; a mix is a DocumentError naming
-    the first document without a score."""
+    the first document without a score, and so is a score that is not a
+    finite number (naming the value)."""
     given = [s is not None for s in scores]
     if not any(given):
         return None
+    hint = (
+        "give every document a finite score or pass use_scores=False (relevance is then the cosine "
+        "to the query)"
+    )
     if not all(given):
         name = names[given.index(False)]
-        raise DocumentError(
-            f"{owner}: {name} has no score while others have one; give every document a "
-            "score or pass use_scores=False (relevance is then the cosine to the query)"
-        )
-    return [float(s) for s in scores]  # type: ignore[arg-type]
+        raise DocumentError(f"{owner}: {name} has no score while others have one; {hint}")
+    return [score(owner, name, s, "its score", hint) for name, s in zip(names, scores)]
 
 
 def document_name(i: int, doc_id: Any, kind: str = "document") -> str:

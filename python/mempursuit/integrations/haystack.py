@@ -56,17 +56,20 @@ class MemPursuitRanker:
     with weights, ``mempursuit_residual_sq`` (see
     :mod:`mempursuit.integrations`); ``score`` keeps the retriever's score.
 
-    :param top_k: the budget K (at most this many documents come back).
-    :param use_scores: pass the documents' scores as ``relevance``.
+    :param top_k: the budget K (at most this many documents come back), an
+        int >= 0.
+    :param use_scores: pass the documents' scores as ``relevance`` (True or
+        False).
     :param cost: a function of one ``Document`` returning its cost, a finite
         number >= 0 (e.g. its token count: ``lambda d: len(tok.encode(d.content))``),
         called once per input document in input order to build
         ``mempursuit.select``'s ``costs``; needs the ``cost_budget`` option
         (the most the returned documents may cost in total, in the same
-        units), and the reverse: one without the other is a ValueError
-        here. A pick that no longer fits the budget is skipped, the
-        selection ends when nothing fits; ``top_k`` still caps the count
-        (give a large one to let the budget decide). A cost function that
+        units), and the reverse: one without the other is an
+        :class:`~mempursuit.integrations.OptionError` here. A pick that no
+        longer fits the budget is skipped, the selection ends when nothing
+        fits; ``top_k`` still caps the count (give a large one to let the
+        budget decide). A cost function that
         raises or returns a negative, NaN or non-number value is a
         :class:`~mempursuit.integrations.DocumentError` naming the
         document. :meth:`to_dict` saves ``cost`` by its import path, so
@@ -75,8 +78,15 @@ class MemPursuitRanker:
     :param options: any other keyword of :func:`mempursuit.select`
         (``method``, ``gamma``, ``mmr_lambda``, ``cost_budget``, ...),
         passed through unchanged; what is not given takes ``select``'s
-        default. An unknown name is a TypeError here, a bad value a
-        ValueError from ``select`` at the first ``run``.
+        default.
+
+    Settings are checked here, at construction, as ``select`` checks them:
+    an unknown option name, a bad ``top_k`` or ``use_scores``, or a value
+    of the wrong type is an :class:`~mempursuit.integrations.OptionError`,
+    a value ``select`` rejects its ``MemPursuitError``, both of kind
+    ``"option"`` and prefixed ``MemPursuitRanker:``. What depends on the
+    documents (``raw_relevance`` needs their scores) is checked at
+    :meth:`run`.
     """
 
     def __init__(
@@ -86,11 +96,9 @@ class MemPursuitRanker:
         cost: Optional[Callable[[Document], float]] = None,
         **options: Any,
     ) -> None:
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
-            raise ValueError(f"MemPursuitRanker: top_k must be an int >= 0, got {top_k!r}")
-        self.top_k = top_k
-        self.use_scores = use_scores
-        self.options = _common.select_options("MemPursuitRanker", options)
+        self.top_k = _common.budget("MemPursuitRanker", "top_k", top_k)
+        self.use_scores = _common.flag("MemPursuitRanker", "use_scores", use_scores)
+        self.options = _common.select_options("MemPursuitRanker", options, ("top_k", "use_scores", "cost"))
         _common.check_cost("MemPursuitRanker", cost, self.options)
         _common.check_values("MemPursuitRanker", self.options, None if use_scores else False, cost is not None)
         self.cost = cost
@@ -125,17 +133,25 @@ class MemPursuitRanker:
 
         :returns: ``{"documents": picked documents in pick order}``.
         :raises DocumentError: a document has no embedding, one of another
-            dimension than the query's, or an unusable one, or no usable
-            cost (the message names its position and id); mixed
-            present/absent scores.
-        :raises ValueError: a bad query embedding or option value; a
-            ``cost_budget`` without the component's ``cost``.
+            dimension than the others', or an unusable one, a score that is
+            not a finite number, or no usable cost (the message names its
+            position and id); mixed present/absent scores. Kind
+            ``"input"``.
+        :raises MemPursuitError: a query embedding that is not a finite,
+            non-zero vector of numbers or whose dimension differs from the
+            documents' (kind ``"input"``); a ``cost_budget`` value
+            ``select`` rejects (kind ``"option"``).
+        :raises OptionError: a ``top_k`` that is not an int >= 0, or a
+            ``cost_budget`` without the component's ``cost`` (kind
+            ``"option"``).
         """
-        k = self.top_k if top_k is None else top_k
+        owner = "MemPursuitRanker.run"
+        k = self.top_k if top_k is None else _common.budget(owner, "top_k", top_k)
         options = self.options
         if cost_budget is not None:
             options = {**options, "cost_budget": cost_budget}
-            _common.check_cost("MemPursuitRanker.run", self.cost, options)
+            _common.check_cost(owner, self.cost, options)
+            _common.check_values(owner, options, None if self.use_scores else False, True)
         names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
         relevance = None
         if self.use_scores:

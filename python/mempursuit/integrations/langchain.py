@@ -14,11 +14,14 @@ Needs ``langchain-core`` (``pip install "mempursuit[langchain]"``;
 
 Where the vectors come from: a store that keeps them where they can be read
 by document id -- ``InMemoryVectorStore`` (``store.store[id]["vector"]``) --
-is read, and nothing is embedded again. For any other store, pass
-``embeddings=`` (the store's embedding model): the documents whose vectors
-cannot be read are then embedded again from their ``page_content``, one
-``embed_documents`` call per selection, a cost in time (and money, for a
-paid API) that the store-held vectors avoid.
+is read, and nothing is embedded again. :class:`MemPursuitCompressor` first
+reads a vector the document carries in ``metadata["embedding"]`` (the key
+``embedding_key``; the same key and rule as LangChain.js's
+``MemPursuitCompressor``). For any other store, pass ``embeddings=`` (the
+store's embedding model): the documents whose vectors cannot be read are
+then embedded again from their ``page_content``, one ``embed_documents``
+call per selection, a cost in time (and money, for a paid API) that the
+store-held vectors avoid.
 
 A token budget instead of (or as well as) a count: both take ``cost=`` (a
 function of one ``Document`` returning its cost, e.g. its token count) with
@@ -28,14 +31,19 @@ function of one ``Document`` returning its cost, e.g. its token count) with
                                        cost=count_tokens, cost_budget=512)
 """
 
+import collections.abc
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+import numpy as np
+
+import mempursuit
 
 try:
     from langchain_core.callbacks import Callbacks
     from langchain_core.documents import BaseDocumentCompressor, Document
     from langchain_core.embeddings import Embeddings
     from langchain_core.vectorstores import VectorStore
-    from pydantic import ConfigDict
+    from pydantic import ConfigDict, ValidationError
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'mempursuit.integrations.langchain needs langchain-core: pip install "mempursuit[langchain]"'
@@ -49,6 +57,36 @@ _MISSING = (
     "the vector store holds no vector that can be read for its id: pass embeddings=... "
     "to embed it again, or use a store that keeps its vectors (InMemoryVectorStore)"
 )
+
+
+def _missing(embedding_key: str) -> str:
+    return (
+        f"it has no metadata[{embedding_key!r}] and the vector store holds no vector that can be "
+        "read for its id: pass embeddings=... to embed it again, or use a store that keeps its "
+        "vectors (InMemoryVectorStore)"
+    )
+
+
+def _is_vector(value: Any) -> bool:
+    """Whether a metadata value is taken as a vector: a sequence or array
+    (not a string), as LangChain.js's compressor takes any array-like."""
+    if value is None or isinstance(value, (str, bytes, Mapping)):
+        return False
+    return isinstance(value, (collections.abc.Sequence, np.ndarray)) or hasattr(value, "__array__")
+
+
+def _store_dimension(store: Any) -> Optional[int]:
+    """The dimension of the vectors ``store`` holds, where it can be read
+    (the ``InMemoryVectorStore`` layout: its first entry), else None."""
+    table = getattr(store, "store", None)
+    if not isinstance(table, Mapping) or not table:
+        return None
+    entry = next(iter(table.values()))
+    vector = entry.get("vector") if isinstance(entry, Mapping) else None
+    try:
+        return len(vector) if vector is not None else None
+    except TypeError:
+        return None
 
 
 def _held_vector(store: Any, doc_id: Optional[str]) -> Optional[Any]:
@@ -66,9 +104,15 @@ def _held_vector(store: Any, doc_id: Optional[str]) -> Optional[Any]:
 
 
 def _vectors(
-    store: Any, embeddings: Optional[Embeddings], documents: Sequence[Document]
+    store: Any, embeddings: Optional[Embeddings], documents: Sequence[Document], embedding_key: Optional[str]
 ) -> List[Optional[Any]]:
-    vectors = [_held_vector(store, d.id) for d in documents]
+    """Each document's vector: ``metadata[embedding_key]`` when it holds one
+    (``embedding_key`` None: not read), else the store's for its id, else
+    (with ``embeddings``) embedded again, in one call over those."""
+    vectors: List[Optional[Any]] = []
+    for d in documents:
+        carried = d.metadata.get(embedding_key) if embedding_key is not None else None
+        vectors.append(carried if _is_vector(carried) else _held_vector(store, d.id))
     missing = [i for i, v in enumerate(vectors) if v is None]
     if missing and embeddings is not None:
         fresh = embeddings.embed_documents([documents[i].page_content for i in missing])
@@ -94,10 +138,13 @@ def _select(
     relevance: Optional[Sequence[float]],
     options: Mapping[str, Any],
     costs: Optional[Sequence[float]],
+    query_name: str,
+    embedding_key: Optional[str] = None,
 ) -> List[Document]:
     names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
-    vectors = _vectors(store, embeddings, documents)
-    sel = _common.selection(owner, query, vectors, names, k, relevance, options, _MISSING, costs)
+    vectors = _vectors(store, embeddings, documents, embedding_key)
+    hint = _MISSING if embedding_key is None else _missing(embedding_key)
+    sel = _common.selection(owner, query, vectors, names, k, relevance, options, hint, costs, query_name)
     return [
         documents[i].model_copy(update={"metadata": {**documents[i].metadata, **meta}})
         for i, meta in _common.picks(sel)
@@ -142,18 +189,34 @@ def mempursuit_search_by_vector(
         gains ``mempursuit_rank``, ``mempursuit_weight``,
         ``mempursuit_score`` (and ``mempursuit_residual_sq``).
     :raises DocumentError: a document's vector cannot be found or does not
-        fit, or ``cost`` raised for it or gave no finite cost >= 0 (the
-        message names it).
-    :raises TypeError: an option name ``select`` does not take.
-    :raises ValueError: ``cost`` without ``cost_budget`` or the reverse; a
-        query embedding that is not a finite, non-zero vector (a
-        ``MemPursuitError``, before the store is asked).
+        fit, its score is not a finite number, or ``cost`` raised for it
+        or gave no finite cost >= 0 (the message names it; kind
+        ``"input"``).
+    :raises MemPursuitError: a query embedding that is not a finite,
+        non-zero vector of numbers, or (where the store's dimension can be
+        read, as in ``InMemoryVectorStore``) of another dimension than the
+        store's vectors: kind ``"input"``, before the store is asked.
+    :raises OptionError: an option name ``select`` does not take, a ``k``
+        or ``fetch_k`` that is not an int >= 0, a ``use_scores`` that is
+        not True or False, ``cost`` without ``cost_budget`` or the reverse
+        (a ``MemPursuitError`` of kind ``"option"``, also a ``TypeError``);
+        a value ``select`` rejects is its ``MemPursuitError``, prefixed.
     """
     owner = "mempursuit_search_by_vector"
-    options = _common.select_options(owner, options)
+    k = _common.budget(owner, "k", k)
+    fetch_k = _common.budget(owner, "fetch_k", fetch_k)
+    use_scores = _common.flag(owner, "use_scores", use_scores)
+    options = _common.select_options(
+        owner, options, ("k", "fetch_k", "embeddings", "use_scores", "search_kwargs", "cost")
+    )
     _common.check_cost(owner, cost, options)
-    # The query first: a NaN or zero vector is our error, not the store's.
-    _common.query_vector(owner, embedding)
+    _common.check_values(owner, options, None if use_scores else False, cost is not None)
+    # The query first: a NaN or zero vector, or one of another dimension
+    # than the store's, is our error, not the store's.
+    q = _common.query_vector(owner, embedding, "embedding")
+    dimension = _store_dimension(store)
+    if dimension is not None:
+        _common.check_query_dimension(owner, "embedding", q.shape[0], dimension, "the store's")
     search_kwargs = dict(search_kwargs or {})
     with_scores = getattr(store, "similarity_search_with_score_by_vector", None)
     relevance = None
@@ -161,11 +224,15 @@ def mempursuit_search_by_vector(
         hits = with_scores(embedding, k=fetch_k, **search_kwargs)
         documents = [doc for doc, _ in hits]
         if use_scores:
-            relevance = [float(score) for _, score in hits]
+            hint = "the store gave it no usable score; pass use_scores=False"
+            relevance = [
+                _common.score(owner, _common.document_name(i, doc.id), s, "its score", hint)
+                for i, (doc, s) in enumerate(hits)
+            ]
     else:
         documents = store.similarity_search_by_vector(embedding, k=fetch_k, **search_kwargs)
     costs = _costs(owner, cost, documents)  # before any embedding call
-    return _select(owner, store, embeddings, embedding, documents, k, relevance, options, costs)
+    return _select(owner, store, embeddings, embedding, documents, k, relevance, options, costs, "embedding")
 
 
 class MemPursuitCompressor(BaseDocumentCompressor):
@@ -175,13 +242,17 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     A compressor receives the query as text and the documents without
     vectors, so: the query is embedded with ``embeddings`` or, when that is
     not given, the vector store's own embedding model (one ``embed_query``
-    call per selection); the documents' vectors are read from
-    ``vector_store`` by document id, and only those that cannot be read are
-    embedded again, and only when ``embeddings`` is given (one
+    call per selection). A document's vector is ``metadata["embedding"]``
+    (the key ``embedding_key``) when the document carries one there (a list
+    or array of numbers, as LangChain.js's compressor reads it), else the
+    one ``vector_store`` holds for its id; only the documents with neither
+    are embedded again, and only when ``embeddings`` is given (one
     ``embed_documents`` call over them; see the module docstring).
     With ``score_key``, ``metadata[score_key]`` of each document is passed
-    as ``relevance`` (by rank, any scale); without it the relevance is the
-    cosine to the query.
+    as ``relevance`` (by rank, any scale); a document without it, or with a
+    value that is not a finite number, is a
+    :class:`~mempursuit.integrations.DocumentError` naming it and the
+    value. Without ``score_key`` the relevance is the cosine to the query.
 
     Any keyword of :func:`mempursuit.select` other than query, candidates,
     k, relevance and costs can be given by name (``method="mmr"``,
@@ -193,7 +264,8 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     of, or as well as, ``k``. ``cost`` is a function of one ``Document``
     returning its cost, a finite number >= 0 (e.g. its token count), called
     once per input document in input order, before any embedding call;
-    one without the other is a ValueError at construction. A pick that no
+    one without the other is an :class:`~mempursuit.integrations.OptionError`
+    at construction. A pick that no
     longer fits is skipped, the selection ends when nothing fits; ``k``
     still caps the count. A cost function that raises or returns a
     negative, NaN or non-number value is a
@@ -202,6 +274,14 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     Returns up to ``k`` documents in pick order, copies whose metadata gains
     ``mempursuit_rank``, ``mempursuit_weight``, ``mempursuit_score`` (and
     ``mempursuit_residual_sq``); see :mod:`mempursuit.integrations`.
+
+    Settings are checked at construction, as ``select`` checks them: an
+    unknown option name, a ``k`` that is not an int >= 0, or a value of the
+    wrong type is an :class:`~mempursuit.integrations.OptionError`, a value
+    ``select`` rejects its ``MemPursuitError``, both of kind ``"option"``
+    and prefixed ``MemPursuitCompressor:``. A query embedding of another
+    dimension than the documents' is a ``MemPursuitError`` of kind
+    ``"input"`` naming the query.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -216,6 +296,9 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     score_key: Optional[str] = None
     """A metadata key holding each document's retrieval score, passed as
     relevance."""
+    embedding_key: str = "embedding"
+    """The metadata key of a document's vector, read before the store (the
+    default of LangChain.js's ``embeddingKey``)."""
     method_options: Dict[str, Any] = {}
     """Keywords of ``mempursuit.select``, passed through unchanged."""
     cost: Optional[Callable[[Document], float]] = None
@@ -225,11 +308,17 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     def __init__(self, **data: Any) -> None:
         fields = type(self).model_fields
         options = {name: data.pop(name) for name in list(data) if name not in fields}
-        given = dict(data.pop("method_options", None) or {})
+        given = _common.method_options("MemPursuitCompressor", data.pop("method_options", None))
         for name in options:
             if name in given:
-                raise TypeError(f"MemPursuitCompressor: '{name}' given twice (in method_options and by name)")
-        data["method_options"] = _common.select_options("MemPursuitCompressor", {**given, **options})
+                raise _common.OptionError(
+                    f"MemPursuitCompressor: '{name}' given twice (in method_options and by name)"
+                )
+        if "k" in data:
+            data["k"] = _common.budget("MemPursuitCompressor", "k", data["k"])
+        data["method_options"] = _common.select_options(
+            "MemPursuitCompressor", {**given, **options}, list(fields)
+        )
         _common.check_cost("MemPursuitCompressor", data.get("cost"), data["method_options"])
         _common.check_values(
             "MemPursuitCompressor",
@@ -237,16 +326,20 @@ class MemPursuitCompressor(BaseDocumentCompressor):
             data.get("score_key") is not None,
             data.get("cost") is not None,
         )
-        super().__init__(**data)
+        try:
+            super().__init__(**data)
+        except ValidationError as e:  # a field of the wrong type (embedding_key=3, ...)
+            raise _common.OptionError(f"MemPursuitCompressor: {e}") from e
 
     def _query_embeddings(self) -> Embeddings:
         if self.embeddings is not None:
             return self.embeddings
         model: Optional[Embeddings] = getattr(self.vector_store, "embeddings", None)
         if model is None:
-            raise ValueError(
+            raise mempursuit.MemPursuitError(
                 "MemPursuitCompressor: nothing to embed the query with: pass embeddings=... "
-                "or a vector_store that has an embedding model"
+                "or a vector_store that has an embedding model",
+                "option",
             )
         return model
 
@@ -259,8 +352,9 @@ class MemPursuitCompressor(BaseDocumentCompressor):
         """Up to ``k`` of ``documents``, selected for ``query``, in pick order.
 
         Raises DocumentError for a document without a usable vector, (with
-        ``score_key``) without a score, or (with ``cost``) without a usable
-        cost, naming it."""
+        ``score_key``) without a finite numeric score, or (with ``cost``)
+        without a usable cost, naming it; MemPursuitError for a query
+        embedding of another dimension than the documents'."""
         documents = list(documents)
         if not documents:
             return []
@@ -269,13 +363,15 @@ class MemPursuitCompressor(BaseDocumentCompressor):
         if self.score_key is not None:
             names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
             relevance = []
+            hint = "give every document a finite score there, or leave score_key unset"
             for name, d in zip(names, documents):
                 score = d.metadata.get(self.score_key)
                 if score is None:
                     raise _common.DocumentError(
                         f"{owner}: {name} has no metadata[{self.score_key!r}] (score_key)"
                     )
-                relevance.append(score)
+                where = f"metadata[{self.score_key!r}] (score_key)"
+                relevance.append(_common.score(owner, name, score, where, hint))
         _common.check_cost(owner, self.cost, self.method_options)
         costs = _costs(owner, self.cost, documents)  # before any embedding call
         query_vector = self._query_embeddings().embed_query(query)
@@ -289,4 +385,6 @@ class MemPursuitCompressor(BaseDocumentCompressor):
             relevance,
             self.method_options,
             costs,
+            "the query's embedding (embed_query)",
+            self.embedding_key,
         )

@@ -14,7 +14,9 @@ A token budget instead of (or as well as) a count:
 with ``count_tokens(node_with_score)`` returning the node's token count.
 """
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import mempursuit
 
 try:
     from llama_index.core.bridge.pydantic import Field
@@ -99,12 +101,25 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
     >= 0 (e.g. its token count), called once per input node in input
     order, before any embedding call, to build ``mempursuit.select``'s
     ``costs``; ``cost_budget`` is the most the returned nodes may cost in
-    total. One without the other is a ValueError at construction. A pick
+    total. One without the other is an
+    :class:`~mempursuit.integrations.OptionError` at construction. A pick
     that no longer fits is skipped, the selection ends when nothing fits;
     ``top_n`` still caps the count. A cost function that raises or returns
     a negative, NaN or non-number value is a
     :class:`~mempursuit.integrations.DocumentError` naming the node. Like
     ``vector_store``, ``cost`` is not serialized (``to_dict``).
+
+    Settings are checked at construction, as ``select`` checks them: an
+    unknown option name, a ``top_n`` that is not an int >= 0, a
+    ``use_scores`` that is not True or False, or a value of the wrong type
+    is an :class:`~mempursuit.integrations.OptionError`, a value ``select``
+    rejects its ``MemPursuitError``, both of kind ``"option"`` and prefixed
+    ``MemPursuitPostprocessor:``. At run time a node that cannot be used
+    (no vector, another dimension than the other nodes', a non-finite
+    element or score) is a :class:`~mempursuit.integrations.DocumentError`
+    naming it, a query embedding that cannot be used (not a vector of
+    numbers, not finite, another dimension than the nodes') a
+    ``MemPursuitError`` naming the query, both of kind ``"input"``.
     """
 
     top_n: int = Field(default=5, ge=0, description="The budget K: at most this many nodes come back.")
@@ -131,11 +146,15 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
     def __init__(self, **data: Any) -> None:
         fields = type(self).model_fields
         options = {name: data.pop(name) for name in list(data) if name not in fields}
-        given = dict(data.pop("method_options", None) or {})
+        given = _common.method_options(_OWNER, data.pop("method_options", None))
         for name in options:
             if name in given:
-                raise TypeError(f"{_OWNER}: '{name}' given twice (in method_options and by name)")
-        data["method_options"] = _common.select_options(_OWNER, {**given, **options})
+                raise _common.OptionError(f"{_OWNER}: '{name}' given twice (in method_options and by name)")
+        if "top_n" in data:
+            data["top_n"] = _common.budget(_OWNER, "top_n", data["top_n"])
+        if "use_scores" in data:
+            data["use_scores"] = _common.flag(_OWNER, "use_scores", data["use_scores"])
+        data["method_options"] = _common.select_options(_OWNER, {**given, **options}, list(fields))
         _common.check_cost(_OWNER, data.get("cost"), data["method_options"])
         _common.check_values(
             _OWNER,
@@ -152,25 +171,29 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
     def class_name(cls) -> str:
         return "MemPursuitPostprocessor"
 
-    def _query_embedding(self, query_bundle: Optional[QueryBundle]) -> List[float]:
+    def _query_embedding(self, query_bundle: Optional[QueryBundle]) -> Tuple[List[float], str]:
+        """The query vector and what to call it in errors."""
         if query_bundle is None:
-            raise ValueError(f"{_OWNER}: needs a query bundle (postprocess_nodes(nodes, query_bundle))")
+            raise mempursuit.MemPursuitError(
+                f"{_OWNER}: needs a query bundle (postprocess_nodes(nodes, query_bundle))", "input"
+            )
         if query_bundle.embedding is not None:
-            return query_bundle.embedding
+            return query_bundle.embedding, "query_bundle.embedding"
         if self.embed_model is None:
-            raise ValueError(
+            raise mempursuit.MemPursuitError(
                 f"{_OWNER}: the query bundle has no embedding (retrievers set it); pass "
-                "embed_model=... to embed the query here"
+                "embed_model=... to embed the query here",
+                "input",
             )
         vector: List[float] = self.embed_model.get_agg_embedding_from_queries(query_bundle.embedding_strs)
-        return vector
+        return vector, "the query's embedding (embed_model)"
 
     def _postprocess_nodes(
         self,
         nodes: List[NodeWithScore],
         query_bundle: Optional[QueryBundle] = None,
     ) -> List[NodeWithScore]:
-        query = self._query_embedding(query_bundle)
+        query, query_name = self._query_embedding(query_bundle)
         names = [_common.document_name(i, n.node.node_id, "node") for i, n in enumerate(nodes)]
         _common.check_cost(_OWNER, self.cost, self.method_options)
         costs = _common.costs_of(_OWNER, self.cost, nodes, names)
@@ -198,6 +221,8 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
             "the node carries no embedding and the vector store holds none for its id: pass "
             "vector_store=index.vector_store (or the index), or embed_model=... to embed it again",
             costs,
+            query_name,
+            "node",
         )
         out = []
         for i, meta in _common.picks(sel):

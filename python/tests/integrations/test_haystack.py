@@ -18,7 +18,7 @@ from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever 
 from haystack.document_stores.in_memory import InMemoryDocumentStore  # noqa: E402
 
 import mempursuit  # noqa: E402
-from mempursuit.integrations import DocumentError  # noqa: E402
+from mempursuit.integrations import DocumentError, OptionError  # noqa: E402
 from mempursuit.integrations.haystack import MemPursuitRanker  # noqa: E402
 
 
@@ -204,7 +204,7 @@ def test_bad_documents_name_the_document():
     with pytest.raises(DocumentError, match=r"document 1 \(id 'noscore'\) has no score.*use_scores=False"):
         ranker.run([good, Document(id="noscore", content="y", embedding=[0.0, 1.0, 0.0])], q)
     assert issubclass(DocumentError, ValueError)
-    with pytest.raises(TypeError, match=r"mempursuit.select has no keyword 'lambda_mult'.*mmr_lambda"):
+    with pytest.raises(TypeError, match=r"^MemPursuitRanker: unknown option 'lambda_mult' \(options: .*mmr_lambda"):
         MemPursuitRanker(lambda_mult=0.5)
     with pytest.raises(TypeError, match=r"'relevance' is set by the integration"):
         MemPursuitRanker(relevance=[1.0])
@@ -343,3 +343,125 @@ def test_bad_costs_name_the_document():
     # A bad budget is select's own error, at construction.
     with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitRanker: cost budget -1 must be finite and >= 0"):
         MemPursuitRanker(cost=word_count, cost_budget=-1)
+
+
+# Errors are MemPursuitErrors with select's kinds (trial 26, items 1-3, 10).
+
+
+def test_document_errors_are_mempursuit_errors_of_kind_input():
+    assert issubclass(DocumentError, mempursuit.MemPursuitError) and issubclass(DocumentError, ValueError)
+    q = [1.0, 0.0, 0.0]
+    good = Document(id="good", content="x", embedding=[1.0, 0.0, 0.0], score=1.0)
+    nan = Document(id="nan", content="y", embedding=[1.0, 0.0, float("nan")], score=0.5)
+    # Caught as a MemPursuitError; the wrapped core error's kind is kept.
+    with pytest.raises(mempursuit.MemPursuitError) as e:
+        MemPursuitRanker(top_k=3).run(documents=[good, nan], query_embedding=q)
+    assert type(e.value) is DocumentError and e.value.kind == "input"
+    assert str(e.value) == "MemPursuitRanker: document 1 (id 'nan'): candidate 1: element 2 is not finite (NaN)"
+    assert isinstance(e.value.__cause__, mempursuit.MemPursuitError) and e.value.__cause__.kind == "input"
+    with pytest.raises(DocumentError) as e:
+        MemPursuitRanker(top_k=3).run(documents=[good, Document(id="bare", content="z", score=0.1)], query_embedding=q)
+    assert e.value.kind == "input"
+
+
+def test_unknown_option_is_kind_option_in_selects_words():
+    q = np.ones(2, np.float32)
+    with pytest.raises(mempursuit.MemPursuitError) as theirs:
+        mempursuit.select(q, np.eye(2, dtype=np.float32), 1, mmr_lamda=0.3)
+    with pytest.raises(mempursuit.MemPursuitError) as e:
+        MemPursuitRanker(top_k=3, mmr_lamda=0.3)
+    assert isinstance(e.value, OptionError) and isinstance(e.value, TypeError)
+    assert e.value.kind == theirs.value.kind == "option"
+    # select's message, prefixed, with the component's own parameters added.
+    assert str(theirs.value) == "unknown option 'mmr_lamda' (options: " + ", ".join(mempursuit.OPTIONS) + ")"
+    assert str(e.value) == f"MemPursuitRanker: {str(theirs.value)[:-1]}; MemPursuitRanker's own: top_k, use_scores, cost)"
+    with pytest.raises(OptionError, match=r"^MemPursuitRanker: 'relevance' is set by the integration") as e:
+        MemPursuitRanker(relevance=[1.0])
+    assert e.value.kind == "option"
+
+
+def test_bad_settings_fail_at_construction_with_the_prefix():
+    cases = [
+        ({"method": "pursuit", "gamma": [1]}, "MemPursuitRanker: gamma must be a float or None, not list"),
+        ({"top_k": -1}, "MemPursuitRanker: top_k must be an int >= 0, got -1"),
+        ({"top_k": 2.5}, "MemPursuitRanker: top_k must be an int >= 0, got 2.5"),
+        ({"top_k": True}, "MemPursuitRanker: top_k must be an int >= 0, got True"),
+        ({"use_scores": "no"}, "MemPursuitRanker: use_scores must be True or False, got 'no'"),
+        ({"use_scores": 1}, "MemPursuitRanker: use_scores must be True or False, got 1"),
+        ({"cost": len}, "MemPursuitRanker: cost= needs cost_budget= (the most"),
+        ({"cost": 3, "cost_budget": 5}, "MemPursuitRanker: cost must be a function"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(OptionError) as e:
+            MemPursuitRanker(**kwargs)
+        assert str(e.value).startswith(message), (kwargs, str(e.value))
+        assert e.value.kind == "option" and isinstance(e.value, mempursuit.MemPursuitError)
+    # A value select rejects: select's MemPursuitError of kind "option", prefixed.
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitRanker: unknown method 'bogus'") as e:
+        MemPursuitRanker(method="bogus")
+    assert e.value.kind == "option"
+    assert MemPursuitRanker(top_k=np.int64(2), use_scores=np.bool_(False)).top_k == 2
+
+
+def test_run_names_top_k_and_checks_its_cost_budget():
+    docs = [
+        Document(id="a", content="x", embedding=[1.0, 0.0, 0.0], score=1.0),
+        Document(id="b", content="y", embedding=[0.0, 1.0, 0.0], score=0.5),
+    ]
+    ranker = MemPursuitRanker(top_k=2, cost=word_count, cost_budget=5)
+    for bad in (2.5, -1, "2"):
+        with pytest.raises(OptionError) as e:
+            ranker.run(documents=docs, query_embedding=[1.0, 1.0, 0.0], top_k=bad)
+        assert str(e.value) == f"MemPursuitRanker.run: top_k must be an int >= 0, got {bad!r}"
+        assert e.value.kind == "option"
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitRanker.run: cost budget -1 must be finite") as e:
+        ranker.run(documents=docs, query_embedding=[1.0, 1.0, 0.0], cost_budget=-1)
+    assert e.value.kind == "option"
+    out = ranker.run(documents=docs, query_embedding=[1.0, 1.0, 0.0], top_k=np.int64(1))["documents"]
+    assert [d.id for d in out] == ["a"]
+
+
+def test_a_bad_query_embedding_names_the_query():
+    docs = [
+        Document(id="a", content="x", embedding=[1.0, 0.0, 0.0], score=1.0),
+        Document(id="b", content="y", embedding=[0.0, 1.0, 0.0], score=0.5),
+        Document(id="c", content="z", embedding=[0.0, 0.0, 1.0], score=0.2),
+    ]
+    ranker = MemPursuitRanker(top_k=2)
+    for query, shown in (("what?", "(got the string 'what?')"), ([1.0, "x", 0.0], "(it holds strings: [1.0, 'x', 0.0])")):
+        with pytest.raises(mempursuit.MemPursuitError) as e:
+            ranker.run(documents=docs, query_embedding=query)
+        assert type(e.value) is mempursuit.MemPursuitError and e.value.kind == "input"
+        assert str(e.value).startswith("MemPursuitRanker: query_embedding is not a vector of numbers (")
+        assert shown in str(e.value)
+    # All documents agree (3 values), the query has 2: the query is named, not document 0.
+    with pytest.raises(mempursuit.MemPursuitError) as e:
+        ranker.run(documents=docs, query_embedding=[1.0, 0.0])
+    assert not isinstance(e.value, DocumentError) and e.value.kind == "input"
+    assert str(e.value).startswith("MemPursuitRanker: query_embedding has 2 values, the documents' embeddings have 3 (")
+    # Documents that disagree: the first that differs from the query...
+    odd = Document(id="odd", content="w", embedding=[1.0, 0.0], score=0.1)
+    with pytest.raises(DocumentError, match=r"^MemPursuitRanker: document 3 \(id 'odd'\): its embedding has dimension 2, the query embedding has 3 \("):
+        ranker.run(documents=docs + [odd], query_embedding=[1.0, 0.0, 0.0])
+    # ... or, when the query matches none of them, from the most common dimension.
+    with pytest.raises(
+        DocumentError,
+        match=r"^MemPursuitRanker: document 3 \(id 'odd'\): its embedding has dimension 2, document 0 \(id 'a'\) has 3 and the query embedding 4 \(",
+    ) as e:
+        ranker.run(documents=docs + [odd], query_embedding=[1.0, 0.0, 0.0, 0.0])
+    assert e.value.kind == "input"
+
+
+def test_scores_must_be_finite_numbers():
+    q = [1.0, 1.0, 0.0]
+    good = Document(id="a", content="x", embedding=[1.0, 0.0, 0.0], score=1.0)
+    ranker = MemPursuitRanker(top_k=2)
+    for score, tail in (("high", "its score is 'high', not a number;"), (float("nan"), "its score is nan, not a finite number;")):
+        bad = Document(id="b", content="y", embedding=[0.0, 1.0, 0.0], score=score)
+        with pytest.raises(DocumentError) as e:
+            ranker.run(documents=[good, bad], query_embedding=q)
+        assert str(e.value).startswith(f"MemPursuitRanker: document 1 (id 'b'): {tail}")
+        assert "use_scores=False" in str(e.value) and e.value.kind == "input"
+        # use_scores=False does not read them.
+        out = MemPursuitRanker(top_k=2, use_scores=False).run(documents=[good, bad], query_embedding=q)
+        assert sorted(d.id for d in out["documents"]) == ["a", "b"]

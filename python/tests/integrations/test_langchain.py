@@ -19,7 +19,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings  # 
 from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 
 import mempursuit  # noqa: E402
-from mempursuit.integrations import DocumentError  # noqa: E402
+from mempursuit.integrations import DocumentError, OptionError  # noqa: E402
 from mempursuit.integrations.langchain import MemPursuitCompressor, mempursuit_search_by_vector  # noqa: E402
 
 
@@ -173,9 +173,11 @@ def test_bad_documents_name_the_document(data, store):
     stranger = Document(id="nowhere", page_content="not in the store")
     with pytest.raises(DocumentError, match=r"document 3 \(id 'nowhere'\) has no embedding.*embeddings="):
         MemPursuitCompressor(vector_store=store, k=2).compress_documents(docs + [stranger], data.question)
-    # Query embedded by another model than the store's vectors: dimension 8 vs 384.
+    # Query embedded by another model than the store's vectors: dimension 8 vs
+    # 384, named as the query's (the documents agree among themselves).
     with pytest.raises(
-        DocumentError, match=r"document 0 \(id 'm\d+'\).*dimension 384, the query embedding has 8"
+        mempursuit.MemPursuitError,
+        match=r"^MemPursuitCompressor: the query's embedding \(embed_query\) has 8 values, the documents' embeddings have 384",
     ):
         MemPursuitCompressor(
             vector_store=store, embeddings=DeterministicFakeEmbedding(size=8), k=2
@@ -186,9 +188,9 @@ def test_bad_documents_name_the_document(data, store):
         )
     with pytest.raises(ValueError, match="nothing to embed the query with"):
         MemPursuitCompressor(k=2).compress_documents(docs, data.question)
-    with pytest.raises(TypeError, match="mempursuit.select has no keyword 'lambda_mult'"):
+    with pytest.raises(TypeError, match="^mempursuit_search_by_vector: unknown option 'lambda_mult'"):
         mempursuit_search_by_vector(store, [float(x) for x in data.query], lambda_mult=0.5)
-    with pytest.raises(TypeError, match="mempursuit.select has no keyword 'fetch_k'"):
+    with pytest.raises(TypeError, match="^MemPursuitCompressor: unknown option 'fetch_k'"):
         MemPursuitCompressor(fetch_k=20)
     # A bad value fails at construction, named by the compressor.
     with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitCompressor: option 'gamma' does not apply to method 'mmr'"):
@@ -292,3 +294,103 @@ def test_bad_costs_name_the_document(data, store):
         MemPursuitCompressor(cost=words)
     with pytest.raises(TypeError, match="'costs' is set by the integration"):
         mempursuit_search_by_vector(store, q, costs=[1.0], cost_budget=3)
+
+
+# Errors are MemPursuitErrors with select's kinds (trial 26, items 1-3, 12).
+
+
+def test_scores_from_score_key_must_be_finite_numbers(data, store):
+    docs = [d for d, _ in hits(store, data)][:3]
+    compressor = MemPursuitCompressor(vector_store=store, k=3, score_key="s")
+    for value, tail in (("high", "is 'high', not a number;"), (float("nan"), "is nan, not a finite number;")):
+        scored = [d.model_copy(update={"metadata": {"s": v}}) for d, v in zip(docs, [1.0, value, 0.5])]
+        with pytest.raises(DocumentError) as e:
+            compressor.compress_documents(scored, data.question)
+        assert str(e.value).startswith(
+            f"MemPursuitCompressor: document 1 (id '{docs[1].id}'): metadata['s'] (score_key) {tail}"
+        )
+        assert e.value.kind == "input" and isinstance(e.value, mempursuit.MemPursuitError)
+
+
+def test_bad_settings_fail_at_construction_with_the_prefix(data, store):
+    cases = [
+        ({"k": -1}, "MemPursuitCompressor: k must be an int >= 0, got -1"),
+        ({"k": "3"}, "MemPursuitCompressor: k must be an int >= 0, got '3'"),
+        ({"k": 2.0}, "MemPursuitCompressor: k must be an int >= 0, got 2.0"),
+        ({"method": "pursuit", "gamma": [1]}, "MemPursuitCompressor: gamma must be a float or None, not list"),
+        ({"mmr_lamda": 0.3}, "MemPursuitCompressor: unknown option 'mmr_lamda' (options: " + ", ".join(mempursuit.OPTIONS)),
+        ({"gamma": 0.5, "method_options": {"gamma": 0.4}}, "MemPursuitCompressor: 'gamma' given twice"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(OptionError) as e:
+            MemPursuitCompressor(vector_store=store, **kwargs)
+        assert str(e.value).startswith(message), (kwargs, str(e.value))
+        assert e.value.kind == "option" and isinstance(e.value, TypeError)
+    # A field of the wrong type (pydantic's message, prefixed); a value select rejects.
+    with pytest.raises(OptionError, match=r"^MemPursuitCompressor: 1 validation error .*\nembedding_key\n") as e:
+        MemPursuitCompressor(vector_store=store, embedding_key=3)
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^MemPursuitCompressor: option 'raw_relevance' must be true or false") as e:
+        MemPursuitCompressor(vector_store=store, raw_relevance="no")
+    assert e.value.kind == "option"
+    with pytest.raises(mempursuit.MemPursuitError, match="^MemPursuitCompressor: nothing to embed the query with") as e:
+        MemPursuitCompressor(k=2).compress_documents([d for d, _ in hits(store, data)], data.question)
+    assert e.value.kind == "option"
+    q = [float(x) for x in data.query]
+    for kwargs, message in [
+        ({"use_scores": "no"}, "mempursuit_search_by_vector: use_scores must be True or False, got 'no'"),
+        ({"k": -1}, "mempursuit_search_by_vector: k must be an int >= 0, got -1"),
+        ({"fetch_k": 2.5}, "mempursuit_search_by_vector: fetch_k must be an int >= 0, got 2.5"),
+        ({"gamma": [1]}, "mempursuit_search_by_vector: gamma must be a float or None, not list"),
+    ]:
+        with pytest.raises(OptionError) as e:
+            mempursuit_search_by_vector(store, q, **kwargs)
+        assert str(e.value) == message and e.value.kind == "option"
+
+
+def test_a_query_of_another_dimension_names_the_query(data, store):
+    # The store's dimension is read before it is asked (it would raise its own error).
+    with pytest.raises(mempursuit.MemPursuitError) as e:
+        mempursuit_search_by_vector(store, [0.1] * 10, k=3)
+    assert type(e.value) is mempursuit.MemPursuitError and e.value.kind == "input"
+    assert str(e.value).startswith(
+        "mempursuit_search_by_vector: embedding has 10 values, the store's embeddings have 384 ("
+    )
+    with pytest.raises(mempursuit.MemPursuitError, match=r"^mempursuit_search_by_vector: embedding is not a vector of numbers \(got the string 'what\?'\)"):
+        mempursuit_search_by_vector(store, "what?", k=3)
+
+
+def test_compressor_reads_metadata_embedding_first(data, store):
+    """metadata["embedding"] (embedding_key), as LangChain.js reads it: no
+    embed_documents call for documents that carry their vector."""
+    docs = [d for d, _ in hits(store, data)]
+    carried = [
+        Document(page_content=d.page_content, metadata={"embedding": store.store[d.id]["vector"]}) for d in docs
+    ]
+    emb = LookupEmbeddings(data)
+    sel = expected(store, docs, data.query, K)
+    out = MemPursuitCompressor(embeddings=emb, k=K).compress_documents(carried, data.question)
+    assert [d.page_content for d in out] == [docs[i].page_content for i in sel.picks]
+    assert [d.metadata["mempursuit_weight"] for d in out] == sel.weights.tolist()
+    assert emb.counter.calls == {"query": 1, "documents": 0}, "no document embedded again"
+    # The metadata vector wins over the store's (the same rule as LangChain.js):
+    # here a zero vector the store does not hold is the one rejected.
+    zeroed = [docs[0].model_copy(update={"metadata": {"embedding": [0.0] * 384}}), *docs[1:]]
+    with pytest.raises(DocumentError, match=rf"^MemPursuitCompressor: document 0 \(id '{docs[0].id}'\): candidate 0: "):
+        MemPursuitCompressor(vector_store=store, k=K).compress_documents(zeroed, data.question)
+    # Another key; a value that is not a vector (a string) is not read: the
+    # store's vector is used, and only documents with neither are embedded.
+    mixed = [
+        Document(page_content=docs[0].page_content, metadata={"vec": store.store[docs[0].id]["vector"]}),
+        docs[1].model_copy(update={"metadata": {"vec": "not a vector"}}),
+        *(Document(page_content=d.page_content) for d in docs[2:]),
+    ]
+    emb = LookupEmbeddings(data)
+    out = MemPursuitCompressor(vector_store=store, embeddings=emb, k=K, embedding_key="vec").compress_documents(
+        mixed, data.question
+    )
+    assert [d.page_content for d in out] == [docs[i].page_content for i in sel.picks]
+    assert emb.counter.calls == {"query": 1, "documents": 1} and emb.counter.texts["documents"] == len(docs) - 2
+    # Without embeddings, a document with neither is named, with the key.
+    with pytest.raises(DocumentError, match=r"^MemPursuitCompressor: document 2 \(id None\) has no embedding; it has no metadata\['vec'\]") as e:
+        MemPursuitCompressor(vector_store=store, k=K, embedding_key="vec").compress_documents(mixed, data.question)
+    assert e.value.kind == "input"

@@ -21,7 +21,7 @@ from llama_index.core.response_synthesizers import get_response_synthesizer  # n
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode  # noqa: E402
 
 import mempursuit  # noqa: E402
-from mempursuit.integrations import DocumentError  # noqa: E402
+from mempursuit.integrations import DocumentError, OptionError  # noqa: E402
 from mempursuit.integrations.llama_index import MemPursuitPostprocessor  # noqa: E402
 
 
@@ -200,7 +200,7 @@ def test_bad_nodes_name_the_node(data, setup):
         pp.postprocess_nodes([good, short], bundle)
     with pytest.raises(ValueError, match="query bundle has no embedding.*embed_model"):
         pp.postprocess_nodes([good], query_str="q")
-    with pytest.raises(TypeError, match="mempursuit.select has no keyword 'similarity_top_k'"):
+    with pytest.raises(TypeError, match="^MemPursuitPostprocessor: unknown option 'similarity_top_k'"):
         MemPursuitPostprocessor(similarity_top_k=3)
     with pytest.raises(TypeError, match="'k' is set by the integration"):
         MemPursuitPostprocessor(k=3)
@@ -284,3 +284,97 @@ def test_bad_costs_name_the_node(data, setup):
         MemPursuitPostprocessor(method_options={"cost_budget": 10})
     with pytest.raises(TypeError, match="'costs' is set by the integration"):
         MemPursuitPostprocessor(costs=[1.0], cost_budget=3)
+
+
+# Errors are MemPursuitErrors with select's kinds (trial 26, items 1-3, 7).
+
+
+def test_errors_are_mempursuit_errors_with_their_kind():
+    bundle = QueryBundle("q", embedding=[1.0, 1.0, 0.0])
+    good = NodeWithScore(node=TextNode(id_="good", text="x", embedding=[1.0, 0.0, 0.0]), score=1.0)
+    nan = NodeWithScore(node=TextNode(id_="nan", text="y", embedding=[0.0, float("nan"), 0.0]), score=0.5)
+    with pytest.raises(mempursuit.MemPursuitError) as e:
+        MemPursuitPostprocessor(top_n=2).postprocess_nodes([good, nan], bundle)
+    assert type(e.value) is DocumentError and e.value.kind == "input"
+    assert str(e.value) == "MemPursuitPostprocessor: node 1 (id 'nan'): candidate 1: element 1 is not finite (NaN)"
+    # A NaN score (NodeWithScore takes it): named with the node and the value.
+    with pytest.raises(DocumentError) as e:
+        MemPursuitPostprocessor(top_n=2).postprocess_nodes(
+            [good, NodeWithScore(node=TextNode(id_="s", text="y", embedding=[0.0, 1.0, 0.0]), score=float("nan"))],
+            bundle,
+        )
+    assert str(e.value).startswith("MemPursuitPostprocessor: node 1 (id 's'): its score is nan, not a finite number;")
+    assert e.value.kind == "input"
+    # Unknown names: select's words, kind "option", still a TypeError.
+    with pytest.raises(OptionError) as e:
+        MemPursuitPostprocessor(top_n=3, mmr_lamda=0.3)
+    assert isinstance(e.value, TypeError) and e.value.kind == "option"
+    assert str(e.value).startswith(
+        "MemPursuitPostprocessor: unknown option 'mmr_lamda' (options: " + ", ".join(mempursuit.OPTIONS) + "; "
+    )
+    with pytest.raises(OptionError, match=r"^MemPursuitPostprocessor: 'gamma' given twice"):
+        MemPursuitPostprocessor(gamma=0.5, method_options={"gamma": 0.4})
+    # The query bundle: missing, without an embedding, not numbers.
+    with pytest.raises(mempursuit.MemPursuitError, match="query bundle has no embedding.*embed_model") as e:
+        MemPursuitPostprocessor(top_n=2).postprocess_nodes([good], query_str="q")
+    assert e.value.kind == "input"
+    with pytest.raises(mempursuit.MemPursuitError) as e:
+        MemPursuitPostprocessor(top_n=2).postprocess_nodes([good], QueryBundle("q", embedding=["a", "b", "c"]))
+    assert str(e.value).startswith(
+        "MemPursuitPostprocessor: query_bundle.embedding is not a vector of numbers (it holds strings: ['a', 'b', 'c'])"
+    )
+    assert e.value.kind == "input"
+
+
+def test_bad_settings_fail_at_construction_with_the_prefix():
+    cases = [
+        ({"top_n": -1}, "MemPursuitPostprocessor: top_n must be an int >= 0, got -1"),
+        ({"top_n": "3"}, "MemPursuitPostprocessor: top_n must be an int >= 0, got '3'"),
+        ({"top_n": 2.0}, "MemPursuitPostprocessor: top_n must be an int >= 0, got 2.0"),
+        ({"use_scores": "no"}, "MemPursuitPostprocessor: use_scores must be True or False, got 'no'"),
+        ({"method": "pursuit", "gamma": [1]}, "MemPursuitPostprocessor: gamma must be a float or None, not list"),
+        ({"cost_budget": 5}, "MemPursuitPostprocessor: cost_budget= needs cost="),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(OptionError) as e:
+            MemPursuitPostprocessor(**kwargs)
+        assert str(e.value).startswith(message), (kwargs, str(e.value))
+        assert e.value.kind == "option"
+    with pytest.raises(OptionError, match=r"^MemPursuitPostprocessor: method_options must be a dict of mempursuit.select options, got 'gamma'$"):
+        MemPursuitPostprocessor(method_options="gamma")
+    pp = MemPursuitPostprocessor(top_n=np.int64(3), use_scores=False)
+    assert (pp.top_n, pp.use_scores) == (3, False) and type(pp.top_n) is int
+
+
+def test_query_of_another_dimension_names_the_query():
+    nodes = [
+        NodeWithScore(node=TextNode(id_=f"n{i}", text=str(i), embedding=v), score=1.0 - i / 10)
+        for i, v in enumerate([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    ]
+    with pytest.raises(mempursuit.MemPursuitError) as e:
+        MemPursuitPostprocessor(top_n=2).postprocess_nodes(nodes, QueryBundle("q", embedding=[1.0] * 10))
+    assert not isinstance(e.value, DocumentError) and e.value.kind == "input"
+    assert str(e.value).startswith(
+        "MemPursuitPostprocessor: query_bundle.embedding has 10 values, the nodes' embeddings have 3 ("
+    )
+
+
+def test_exact_copies_count_once():
+    """The documented behaviour of select's default: an embed model that
+    gives every text the same vector (MockEmbedding) leaves one node, stop
+    reason pool_exhausted; the copies are skipped."""
+    from llama_index.core.embeddings import MockEmbedding
+
+    nodes = [TextNode(id_=f"t{i}", text=t) for i, t in enumerate(["a b", "c d", "e f"])]
+    index = VectorStoreIndex(nodes, embed_model=MockEmbedding(embed_dim=4))
+    bundle = QueryBundle("q", embedding=[0.5, 0.5, 0.5, 0.5])
+    found = index.as_retriever(similarity_top_k=3).retrieve(bundle)
+    assert len(found) == 3
+    out = MemPursuitPostprocessor(top_n=3, vector_store=index).postprocess_nodes(found, bundle)
+    assert len(out) == 1
+    pool = np.array([index.vector_store.get(n.node.node_id) for n in found], np.float32)
+    sel = mempursuit.select(np.asarray(bundle.embedding, np.float32), pool, 3, relevance=[n.score for n in found])
+    assert sel.stop_reason == "pool_exhausted" and len(sel.picks) == 1 and sel.skipped.tolist() == [1, 2]
+    # Any other method takes all three.
+    out = MemPursuitPostprocessor(top_n=3, vector_store=index, method="topk").postprocess_nodes(found, bundle)
+    assert len(out) == 3

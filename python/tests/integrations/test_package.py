@@ -93,3 +93,17 @@ def test_without_frameworks_the_tests_skip_with_a_reason():
         env=dict(env, MEMPURSUIT_REQUIRE_INTEGRATIONS="1"),
     )
     assert out.returncode != 0 and "ModuleNotFoundError" in out.stdout + out.stderr
+
+
+def test_integration_errors_are_mempursuit_errors_and_pickle_with_their_kind():
+    import pickle
+
+    import mempursuit
+    from mempursuit.integrations import DocumentError, OptionError
+
+    assert issubclass(DocumentError, mempursuit.MemPursuitError) and issubclass(DocumentError, ValueError)
+    assert issubclass(OptionError, mempursuit.MemPursuitError) and issubclass(OptionError, TypeError)
+    assert DocumentError("x").kind == "input" and OptionError("x").kind == "option"
+    for error in (DocumentError("document 1 (id 'a'): bad", "input"), OptionError("R: unknown option 'x'")):
+        again = pickle.loads(pickle.dumps(error))
+        assert type(again) is type(error) and (str(again), again.kind) == (str(error), error.kind)
