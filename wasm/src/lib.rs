@@ -978,7 +978,7 @@ mod tests {
         assert_eq!(set(sel, "adaptive", V::N(1.0)), -1);
         assert_eq!(
             error(sel).1,
-            "option 'adaptive' must be true or false, got '1'"
+            "option 'adaptive' must be true or false, got 1"
         );
         assert_eq!(set(sel, "method", V::N(1.0)), -1);
         assert_eq!(set(sel, "method", V::T("bm25")), -1);
