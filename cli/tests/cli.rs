@@ -374,6 +374,14 @@ fn select_reports_bad_input_without_panicking() {
             ],
         );
     }
+    // A budget that is not an integer >= 0 is named as such (not as an
+    // unknown flag '-1').
+    for (k, shown) in [("-1", "'-1'"), ("2.5", "'2.5'"), ("many", "'many'")] {
+        let o = run(&["select", "--query", &q, "--candidates", &c, "-k", k]);
+        assert_clean_failure(&o, &[&format!("K must be an integer >= 0, got {shown}")]);
+    }
+    let o = run(&["eval", "--dir", FIXTURE, "-k", "3,-5"]);
+    assert_clean_failure(&o, &["K must be an integer >= 0, got '-5'"]);
     assert_clean_failure(
         &select(&["--method", "nope"]),
         &["unknown method 'nope' (methods: recommended, pursuit, centroid, topk, mmr)"],

@@ -95,7 +95,13 @@ pub struct BenchArgs {
     #[arg(long, short = 'p', default_value_t = 200)]
     pub pool: usize,
     /// Budget K.
-    #[arg(long, short = 'k', default_value_t = 20)]
+    #[arg(
+        long,
+        short = 'k',
+        default_value_t = 20,
+        allow_negative_numbers = true,
+        value_parser = crate::spec_args::budget
+    )]
     pub budget: usize,
     /// Embedding dimension d (random data).
     #[arg(long, short = 'd', default_value_t = 1536)]

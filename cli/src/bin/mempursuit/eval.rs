@@ -105,7 +105,9 @@ pub struct EvalArgs {
         long = "budgets",
         value_name = "K,...",
         value_delimiter = ',',
-        default_value = "3,5,10,20"
+        default_value = "3,5,10,20",
+        allow_negative_numbers = true,
+        value_parser = crate::spec_args::budget
     )]
     pub k: Vec<usize>,
     /// Budgets in tokens instead of memories, comma-separated: every method

@@ -31,7 +31,13 @@ pub struct SelectArgs {
     #[arg(long, value_name = "C.npy")]
     pub candidates: PathBuf,
     /// Budget K: the number of memories to select.
-    #[arg(short = 'k', long = "budget", value_name = "K")]
+    #[arg(
+        short = 'k',
+        long = "budget",
+        value_name = "K",
+        allow_negative_numbers = true,
+        value_parser = crate::spec_args::budget
+    )]
     pub k: usize,
     /// The retriever's relevance scores: .npy float32 with P values (any
     /// scale or sign), used by rank on the pool's cosine scale unless

@@ -76,6 +76,15 @@ impl Mode for Eval {
 const ALIASES: [(&str, &str); 1] = [("invalid", "invalid-candidates")];
 
 /// The flag of option `key`: `mmr_lambda` → `mmr-lambda`.
+/// Parses a budget K given on the command line: an integer ≥ 0. The `-k`
+/// flags take it with `allow_negative_numbers`, so `-k -1` is this error
+/// and not clap's "unexpected argument '-1'" (as if it were a flag).
+pub fn budget(text: &str) -> Result<usize, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("K must be an integer >= 0, got '{text}'"))
+}
+
 fn flag(key: &str) -> String {
     key.replace('_', "-")
 }
