@@ -380,8 +380,19 @@ fn select_reports_bad_input_without_panicking() {
         let o = run(&["select", "--query", &q, "--candidates", &c, "-k", k]);
         assert_clean_failure(&o, &[&format!("K must be an integer >= 0, got {shown}")]);
     }
+    // So are negative option values (clap would take '-1' for a flag).
+    assert_clean_failure(
+        &select(&["--method", "pursuit", "--gamma", "-1"]),
+        &["gamma -1 must be in (0, 1]"],
+    );
     let o = run(&["eval", "--dir", FIXTURE, "-k", "3,-5"]);
-    assert_clean_failure(&o, &["K must be an integer >= 0, got '-5'"]);
+    assert_clean_failure(&o, &["K must be an integer >= 1, got '-5'"]);
+    // An evaluation of K = 0 selects nothing: refused.
+    let o = run(&["eval", "--dir", FIXTURE, "-k", "0"]);
+    assert_clean_failure(&o, &["K must be an integer >= 1, got '0'"]);
+    let o = run(&["eval", "--dir", FIXTURE, "--retrieve", "0", "-k", "3"]);
+    assert_clean_failure(&o, &["retrieve depth P must be at least 1"]);
+    assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
     assert_clean_failure(
         &select(&["--method", "nope"]),
         &["unknown method 'nope' (methods: recommended, pursuit, centroid, topk, mmr)"],

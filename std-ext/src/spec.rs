@@ -1095,16 +1095,38 @@ impl FromStr for SelectSpec {
     ///
     /// # Errors
     /// As [`SelectSpec::set`]; a later item without `=` is
-    /// [`SpecError::InvalidValue`].
+    /// [`SpecError::InvalidValue`]; an option given twice (in any
+    /// spelling, the method included: `mmr,method=topk`) is
+    /// [`SpecError::Conflict`] (the text form has no "last one wins").
     fn from_str(s: &str) -> Result<Self, SpecError> {
         let mut spec = SelectSpec::default();
+        // The items so far, by canonical key (the method's is "method").
+        let mut seen: Vec<(String, String)> = Vec::new();
+        let mut once = |canonical: String, key: &str, item: &str| -> Result<(), SpecError> {
+            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == canonical) {
+                return Err(SpecError::Conflict {
+                    message: format!(
+                        "option '{key}' is given twice ('{first}' and '{item}'); give it once"
+                    ),
+                });
+            }
+            seen.push((canonical, item.to_owned()));
+            Ok(())
+        };
         for (i, item) in s.split(',').map(str::trim).enumerate() {
             if item.is_empty() {
                 continue;
             }
             match item.split_once('=') {
-                Some((key, value)) => spec.set(key.trim(), Value::Text(value.trim()))?,
-                None if i == 0 => spec.method = item.parse()?,
+                Some((key, value)) => {
+                    let key = key.trim();
+                    once(canonical_key(key), key, item)?;
+                    spec.set(key, Value::Text(value.trim()))?
+                }
+                None if i == 0 => {
+                    once("method".to_owned(), "method", item)?;
+                    spec.method = item.parse()?
+                }
                 None => {
                     return Err(SpecError::InvalidValue {
                         key: item.to_owned(),
@@ -1304,6 +1326,20 @@ mod tests {
         assert_eq!(
             e("pursuit,storage=f8"),
             "option 'storage' must be 'f32', 'f16', 'bf16' or 'int8', got 'f8'"
+        );
+        // An option given twice, in any spelling, is an error (no "last
+        // one wins"); blank items are ignored.
+        assert_eq!(
+            e("mmr,mmr_lambda=0.3,mmrLambda=0.4"),
+            "option 'mmrLambda' is given twice ('mmr_lambda=0.3' and 'mmrLambda=0.4'); give it once"
+        );
+        assert_eq!(
+            e("mmr,method=topk"),
+            "option 'method' is given twice ('mmr' and 'method=topk'); give it once"
+        );
+        assert_eq!(
+            "topk,,".parse::<SelectSpec>().unwrap(),
+            "topk".parse().unwrap()
         );
         let bad: SelectSpec = "pursuit,gamma=2".parse().unwrap();
         assert_eq!(

@@ -100,7 +100,7 @@ pub struct BenchArgs {
         short = 'k',
         default_value_t = 20,
         allow_negative_numbers = true,
-        value_parser = crate::spec_args::budget
+        value_parser = crate::spec_args::positive_budget
     )]
     pub budget: usize,
     /// Embedding dimension d (random data).

@@ -107,7 +107,7 @@ pub struct EvalArgs {
         value_delimiter = ',',
         default_value = "3,5,10,20",
         allow_negative_numbers = true,
-        value_parser = crate::spec_args::budget
+        value_parser = crate::spec_args::positive_budget
     )]
     pub k: Vec<usize>,
     /// Budgets in tokens instead of memories, comma-separated: every method
@@ -197,7 +197,10 @@ pub(crate) fn named_methods(
 fn notice_budget_above_pools(data: &Dataset, ks: &[usize], retrieve: Option<usize>) {
     let k_max = ks.iter().copied().max().unwrap_or(0);
     if let Some(p) = retrieve {
-        crate::select::notice_budget_above_pool(k_max, p, "the retrieved pools");
+        // P = 0 is refused when the pools are built: no note before that.
+        if p > 0 {
+            crate::select::notice_budget_above_pool(k_max, p, "the retrieved pools");
+        }
         return;
     }
     let small = data.queries.iter().filter(|q| q.pool.len() < k_max).count();

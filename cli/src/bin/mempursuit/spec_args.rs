@@ -85,6 +85,15 @@ pub fn budget(text: &str) -> Result<usize, String> {
         .map_err(|_| format!("K must be an integer >= 0, got '{text}'"))
 }
 
+/// [`budget`] for the commands that evaluate budgets (`eval`, `tune`,
+/// `bench`): K = 0 selects nothing, so it is refused too.
+pub fn positive_budget(text: &str) -> Result<usize, String> {
+    match text.trim().parse() {
+        Ok(k) if k >= 1 => Ok(k),
+        _ => Err(format!("K must be an integer >= 1, got '{text}'")),
+    }
+}
+
 fn flag(key: &str) -> String {
     key.replace('_', "-")
 }
@@ -285,7 +294,11 @@ impl<M: Mode> Args for SpecArgs<M> {
                             names.iter().map(|n| PossibleValue::new(*n)),
                         ))
                 }
-                _ => arg.value_name(if M::GRID { "X,..." } else { "X" }),
+                // Numbers: `--gamma -1` reaches the range check (clap would
+                // take "-1" for a flag).
+                _ => arg
+                    .value_name(if M::GRID { "X,..." } else { "X" })
+                    .allow_negative_numbers(true),
             };
             if M::GRID && o.ty != OptionType::Bool {
                 arg = arg.action(ArgAction::Append).value_delimiter(',');

@@ -19,7 +19,7 @@ pub struct TuneArgs {
         value_delimiter = ',',
         default_value = "3,5,10,20",
         allow_negative_numbers = true,
-        value_parser = crate::spec_args::budget
+        value_parser = crate::spec_args::positive_budget
     )]
     pub k: Vec<usize>,
     /// Number of folds (>= 2).
