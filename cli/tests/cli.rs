@@ -387,6 +387,21 @@ fn select_reports_bad_input_without_panicking() {
     );
     let o = run(&["eval", "--dir", FIXTURE, "-k", "3,-5"]);
     assert_clean_failure(&o, &["K must be an integer >= 1, got '-5'"]);
+    // A synthetic bench too large to allocate is an error, not an abort.
+    let o = run(&[
+        "bench",
+        "-p",
+        "4294967296",
+        "-d",
+        "4294967296",
+        "-k",
+        "3",
+        "--queries",
+        "1",
+        "--rounds",
+        "1",
+    ]);
+    assert_clean_failure(&o, &["do not fit in memory"]);
     // An evaluation of K = 0 selects nothing: refused.
     let o = run(&["eval", "--dir", FIXTURE, "-k", "0"]);
     assert_clean_failure(&o, &["K must be an integer >= 1, got '0'"]);

@@ -207,15 +207,20 @@ fn tile_queries(qs: &mut [Query], d: usize, t: usize, seed: u64) {
     }
 }
 
-fn random_unit(n: usize, d: usize, rng: &mut StdRng) -> Vec<f32> {
-    let mut out = Vec::with_capacity(n * d);
+/// n random unit vectors of dimension d (rows of an n × d matrix), or an
+/// error when the matrix cannot be allocated (instead of an abort).
+fn random_unit(n: usize, d: usize, rng: &mut StdRng) -> Result<Vec<f32>, String> {
+    let too_big = || format!("bench: {n} × {d} random values do not fit in memory");
+    let len = n.checked_mul(d).ok_or_else(too_big)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| too_big())?;
     let mut row = vec![0.0f64; d];
     for _ in 0..n {
         row.iter_mut().for_each(|x| *x = StandardNormal.sample(rng));
         let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt();
         out.extend(row.iter().map(|x| (x / norm) as f32));
     }
-    out
+    Ok(out)
 }
 
 /// Latency statistics in microseconds.
@@ -747,13 +752,25 @@ pub fn run(args: &BenchArgs) -> CliResult {
             if args.pool == 0 || args.dim == 0 || args.queries == 0 {
                 return Err("bench: --pool, --dim and --queries must be at least 1".into());
             }
+            let values = (args.pool + 1)
+                .checked_mul(args.dim)
+                .and_then(|v| v.checked_mul(args.queries));
+            if values.is_none_or(|v| v > isize::MAX as usize / 4) {
+                return Err(format!(
+                    "bench: {} queries of {} × {} random values do not fit in memory",
+                    args.queries, args.pool, args.dim
+                )
+                .into());
+            }
             let mut rng = StdRng::seed_from_u64(args.seed);
-            let qs: Vec<Query> = (0..args.queries)
-                .map(|_| Query {
-                    query: random_unit(1, args.dim, &mut rng),
-                    pool: random_unit(args.pool, args.dim, &mut rng),
+            let qs = (0..args.queries)
+                .map(|_| {
+                    Ok(Query {
+                        query: random_unit(1, args.dim, &mut rng)?,
+                        pool: random_unit(args.pool, args.dim, &mut rng)?,
+                    })
                 })
-                .collect();
+                .collect::<Result<Vec<Query>, String>>()?;
             let src = format!(
                 "random unit vectors, seed {} ({} queries, P = {}, d = {})",
                 args.seed, args.queries, args.pool, args.dim
