@@ -463,7 +463,7 @@ impl TuneReport {
                  Recommended: {} ({}).",
                 rec.name,
                 if self.recommended == 1 {
-                    "the no-tuning default, at or above top-K on these queries"
+                    "the no-tuning default, at or above top-K on these queries on average over the budgets"
                 } else {
                     "nothing else was at or above it on these queries"
                 }

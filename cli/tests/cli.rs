@@ -312,7 +312,14 @@ fn select_with_costs_and_a_cost_budget() {
     let short = short.display().to_string();
     assert_clean_failure(
         &select(&["--costs", &short, "--cost-budget", "10"]),
-        &[&format!("{short}: 2 cost values (shape 1 × 2)")],
+        &[&format!("{short}: 2 cost values but ")],
+    );
+    let grid = dir.join("grid.npy");
+    write_npy(&grid, &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    let grid = grid.display().to_string();
+    assert_clean_failure(
+        &select(&["--costs", &grid, "--cost-budget", "10"]),
+        &[&format!("{grid}: 4 cost values (a 2 × 2 array) but ")],
     );
 }
 

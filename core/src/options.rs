@@ -162,7 +162,9 @@ pub enum AtPoolOptimum {
 /// Applies to the QP pursuit (finite ridge, including relevance fill after
 /// the pool optimum) on every storage, the certified int8 pursuit
 /// ([`pursuit_int8`](crate::pursuit_int8)) included; centroid pursuit
-/// (κ = ∞), top-K and MMR never flag or skip. With a ridge κ well above
+/// (κ = ∞), top-K and MMR never flag or skip by this option. The
+/// recommended setting (centroid pursuit with its own duplicate rule) flags
+/// and skips by that rule instead ([`recommended`](crate::recommended)). With a ridge κ well above
 /// `PIVOT_TOLERANCE` the factored matrix
 /// G_FF + κI + 11ᵀ is far from singular, so duplicates are not dependent in
 /// this sense (they share the weight).

@@ -49,9 +49,14 @@ pub struct Selection {
     pub stop: StopReason,
     /// Candidate rows excluded as unusable (ascending).
     pub excluded: Vec<usize>,
-    /// Candidates skipped as already represented by the picks (ascending;
-    /// under the recommended setting, and under
-    /// [`DependentPicks::Skip`](mempursuit_core::DependentPicks::Skip)).
+    /// Candidates skipped as already represented by the picks (ascending).
+    /// Under [`DependentPicks::Skip`](mempursuit_core::DependentPicks::Skip)
+    /// they are never picked. Under the recommended setting they are the
+    /// exact copies it merged (never picked) and the near-copies of its picks
+    /// that it deferred and did not reach: a near-copy it takes at the end,
+    /// when nothing else is left, is a pick (its step `dependent`) and not
+    /// listed here, so `skipped` depends on K
+    /// ([`recommended`](mempursuit_core::recommended)).
     #[cfg_attr(feature = "serde", serde(default))]
     pub skipped: Vec<usize>,
 }

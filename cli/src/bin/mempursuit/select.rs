@@ -134,12 +134,16 @@ pub fn run(args: &SelectArgs) -> CliResult {
         let Some(path) = path else { return Ok(None) };
         let r = read_npy(path, true)?;
         if r.data.len() != c.rows {
+            // A 1-D array reads as one row: its shape adds nothing.
+            let shape = if r.rows > 1 {
+                format!(" (a {} × {} array)", r.rows, r.cols)
+            } else {
+                String::new()
+            };
             return Err(format!(
-                "{}: {} {what} values (shape {} × {}) but {} has {} candidates",
+                "{}: {} {what} values{shape} but {} has {} candidates",
                 path.display(),
                 r.data.len(),
-                r.rows,
-                r.cols,
                 args.candidates.display(),
                 c.rows
             ));
