@@ -176,6 +176,17 @@ pub(crate) fn gram_row_into(
     kernels::gram_row(pass.exec, pass.rows, pass.d, i, &ws.scale[..p], row);
 }
 
+/// [`Scorer::admit_centroid`] by a whole Gram row (one pass): the pick's
+/// running Gram sum before it (acc_i) and its diagonal G_ii, after adding
+/// its row to every candidate's running sum (`gram_sum`).
+fn admit_centroid_dense(pass: &mut Passes<'_, '_>, ws: &mut Workspace<'_>, i: usize) -> (f32, f32) {
+    let p = ws.pool;
+    let acc_i = ws.gram_sum[i];
+    gram_row_into(pass, i, 0, ws);
+    kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
+    (acc_i, ws.gram[i])
+}
+
 /// Δ_t = (L_{t−1} − L_t) / max(L_{t−1}, ε) (Eq. 7), kept finite for every
 /// valid ε ≥ 0: with ε = 0 (or subnormal) and L_{t−1} = 0 the quotient is
 /// 0/0 or ±x/0; no change at a zero residual counts as no improvement (0)
@@ -394,12 +405,8 @@ impl Scorer for F32Scorer<'_, '_, '_> {
         }
     }
     fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, _n: usize) -> (f32, f32) {
-        let p = ws.pool;
-        let acc_i = ws.gram_sum[i];
-        gram_row_into(self.pass, i, 0, ws);
-        self.rows_read += p as u32;
-        kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
-        (acc_i, ws.gram[i])
+        self.rows_read += ws.pool as u32;
+        admit_centroid_dense(self.pass, ws, i)
     }
     fn choose(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
         let p = ws.pool;
@@ -1827,12 +1834,8 @@ impl Scorer for ScreenedScorer<'_, '_, '_> {
     }
     fn admit_centroid(&mut self, ws: &mut Workspace<'_>, i: usize, _n: usize) -> (f32, f32) {
         // Not used: centroid pursuit screens with `LazyCentroidScorer`.
-        let p = ws.pool;
-        let acc_i = ws.gram_sum[i];
-        gram_row_into(self.pass, i, 0, ws);
-        self.rows_read += p as u32;
-        kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
-        (acc_i, ws.gram[i])
+        self.rows_read += ws.pool as u32;
+        admit_centroid_dense(self.pass, ws, i)
     }
     fn gram_changed(&mut self, ws: &mut Workspace<'_>) {
         // ‖w_n‖² of every stored step on the new G_SS.
