@@ -10,11 +10,11 @@
 // values and options that do not apply to the method with the same messages
 // in every binding), and the names of the options, the result's fields,
 // steps, stop reasons and error kinds come from the module's layout text
-// (`mp_layout_ptr`), converted to camelCase here. Two checks of the keys are
+// (`mp_layout_ptr`), converted to camelCase here. One check of the keys is
 // this wrapper's own (setSpec): an unknown key lists the options in
-// camelCase, the spelling of this package, whatever the key's own style;
-// and one option given in two spellings (`mmr_lambda` and `mmrLambda`) is
-// an error rather than the last one winning.
+// camelCase, the spelling of this package, whatever the key's own style.
+// One option given in two spellings (`mmr_lambda` and `mmrLambda`) is the
+// library's error (`SelectSpec::set_typed`), as in Python and JSON.
 
 const ABI_VERSION = 4;
 
@@ -580,20 +580,13 @@ const canonicalKey = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`
 
 /**
  * Throws unless option `key` (any spelling the library takes) names an
- * option and no earlier key of this call (`seen`: canonical key -> key as
- * given) is the same option in another spelling.
+ * option, listing the options in camelCase. (One option given in two
+ * spellings is the library's error, from mp_spec_set.)
  */
-function checkKey(key, seen) {
-  const canonical = canonicalKey(key);
-  const name = layout.options.get(canonical);
-  if (name === undefined) {
+function checkKey(key) {
+  if (!layout.options.has(canonicalKey(key))) {
     throw new MemPursuitError('option', `unknown option '${key}' (options: ${[...layout.options.values()].join(', ')})`);
   }
-  const other = seen.get(canonical);
-  if (other !== undefined) {
-    throw new MemPursuitError('option', `options '${other}' and '${key}' are the same option ('${name}'): give it once`);
-  }
-  seen.set(canonical, key);
 }
 
 /** Sets the selector's specification from `entries` (skipped when they equal the last call's). */
@@ -607,9 +600,8 @@ function setSpec(held, entries, textOffset) {
   const sel = held.selector;
   e.mp_spec_reset(sel);
   const base = held.arena + textOffset;
-  const seen = new Map();
   for (const [key, value] of entries) {
-    checkKey(key, seen);
+    checkKey(key);
     const bytes = new Uint8Array(e.memory.buffer, base, held.arenaBytes - textOffset);
     const k = encoder.encodeInto(key, bytes).written;
     let kind = 1;

@@ -366,6 +366,13 @@ def test_option_values_are_typed():
             assert same.picks.tolist() == ref.picks.tolist()
     raises("option", "option 'gamma' must be a number, not a string, got '0.25'", mempursuit.select, Q, POOL, 3, method="centroid", gamma="0.25")
     raises("option", "option 'adaptive' must be true or false, not a string, got 'true'", mempursuit.select, Q, POOL, 3, method="centroid", adaptive="true")
+    # One option in two spellings is an error, not "last one wins" (the
+    # same rule in JavaScript and JSON: SelectSpec::set_typed).
+    raises(
+        "option",
+        "option 'mmrLambda' is given twice (as 'mmr_lambda' or 'mmrLambda'); give it once",
+        mempursuit.select, Q, POOL, 3, method="mmr", mmr_lambda=0.1, mmrLambda=0.9,
+    )
     # An int gamma is a number: 1 is the paper's gamma.
     assert (
         mempursuit.select(Q, POOL, 3, method="pursuit", gamma=1).picks.tolist()

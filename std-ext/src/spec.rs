@@ -729,11 +729,37 @@ impl SelectSpec {
     /// a number or bool option given text (`gamma="0.3"`) is an error
     /// instead of being read as the number or bool it spells.
     ///
+    /// A binding builds a specification from one map of options, so an
+    /// option already given to this specification (in another spelling:
+    /// `mmr_lambda` and `mmrLambda`) is an error, not "last one wins".
+    ///
     /// # Errors
     /// As [`SelectSpec::set`]; [`SpecError::InvalidValue`] for text given
-    /// to a number or bool option.
+    /// to a number or bool option; [`SpecError::Conflict`] for an option
+    /// given before.
     pub fn set_typed(&mut self, key: &str, value: Value<'_>) -> Result<(), SpecError> {
+        self.refuse_repeat(key)?;
         self.assign(key, value, false)
+    }
+
+    /// [`SpecError::Conflict`] when option `key` (any spelling; not the
+    /// method, which has one spelling and a default) is already set: the
+    /// one rule of the typed doors ([`SelectSpec::set_typed`]) and the text
+    /// form (`FromStr`). Unknown keys pass (`assign` names them).
+    fn refuse_repeat(&self, key: &str) -> Result<(), SpecError> {
+        let canonical = canonical_key(key);
+        if canonical == "method" || !self.options().iter().any(|(k, _)| *k == canonical) {
+            return Ok(());
+        }
+        let (snake, camel) = (canonical.clone(), KeyStyle::Camel.spell(&canonical));
+        let spellings = if snake == camel {
+            String::new()
+        } else {
+            format!(" (as '{snake}' or '{camel}')")
+        };
+        Err(SpecError::Conflict {
+            message: format!("option '{key}' is given twice{spellings}; give it once"),
+        })
     }
 
     /// [`SelectSpec::set`] (`text_spells_values`: a number or bool may be
@@ -1100,19 +1126,9 @@ impl FromStr for SelectSpec {
     /// [`SpecError::Conflict`] (the text form has no "last one wins").
     fn from_str(s: &str) -> Result<Self, SpecError> {
         let mut spec = SelectSpec::default();
-        // The items so far, by canonical key (the method's is "method").
-        let mut seen: Vec<(String, String)> = Vec::new();
-        let mut once = |canonical: String, key: &str, item: &str| -> Result<(), SpecError> {
-            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == canonical) {
-                return Err(SpecError::Conflict {
-                    message: format!(
-                        "option '{key}' is given twice ('{first}' and '{item}'); give it once"
-                    ),
-                });
-            }
-            seen.push((canonical, item.to_owned()));
-            Ok(())
-        };
+        // Whether the first item named the method bare (`mmr,...`): a later
+        // `method=` gives it twice.
+        let mut bare_method = None;
         for (i, item) in s.split(',').map(str::trim).enumerate() {
             if item.is_empty() {
                 continue;
@@ -1120,11 +1136,18 @@ impl FromStr for SelectSpec {
             match item.split_once('=') {
                 Some((key, value)) => {
                     let key = key.trim();
-                    once(canonical_key(key), key, item)?;
+                    if let (Some(name), "method") = (bare_method, canonical_key(key).as_str()) {
+                        return Err(SpecError::Conflict {
+                            message: format!(
+                                "option 'method' is given twice ('{name}' and '{item}'); give it once"
+                            ),
+                        });
+                    }
+                    spec.refuse_repeat(key)?;
                     spec.set(key, Value::Text(value.trim()))?
                 }
                 None if i == 0 => {
-                    once("method".to_owned(), "method", item)?;
+                    bare_method = Some(item);
                     spec.method = item.parse()?
                 }
                 None => {
@@ -1331,8 +1354,26 @@ mod tests {
         // one wins"); blank items are ignored.
         assert_eq!(
             e("mmr,mmr_lambda=0.3,mmrLambda=0.4"),
-            "option 'mmrLambda' is given twice ('mmr_lambda=0.3' and 'mmrLambda=0.4'); give it once"
+            "option 'mmrLambda' is given twice (as 'mmr_lambda' or 'mmrLambda'); give it once"
         );
+        assert_eq!(
+            e("pursuit,gamma=0.3,gamma=0.4"),
+            "option 'gamma' is given twice; give it once"
+        );
+        // The typed doors (bindings, JSON) follow the same rule; `set`
+        // (the command line's flags over its text) overrides.
+        let mut typed = SelectSpec::default();
+        typed.set_typed("method", Value::Text("mmr")).unwrap();
+        typed.set_typed("mmr_lambda", Value::Number(0.1)).unwrap();
+        assert_eq!(
+            typed
+                .set_typed("mmrLambda", Value::Number(0.9))
+                .unwrap_err()
+                .to_string(),
+            "option 'mmrLambda' is given twice (as 'mmr_lambda' or 'mmrLambda'); give it once"
+        );
+        typed.set("mmrLambda", Value::Number(0.9)).unwrap();
+        assert_eq!(typed.to_string(), "mmr,mmr_lambda=0.9");
         assert_eq!(
             e("mmr,method=topk"),
             "option 'method' is given twice ('mmr' and 'method=topk'); give it once"
@@ -1404,7 +1445,7 @@ mod tests {
         typed.set_typed("method", Value::Text("pursuit")).unwrap();
         typed.set_typed("gamma", Value::Number(0.3)).unwrap();
         assert_eq!(
-            typed
+            SelectSpec::default()
                 .set_typed("gamma", Value::Text("0.5"))
                 .unwrap_err()
                 .to_string(),

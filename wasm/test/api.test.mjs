@@ -332,10 +332,10 @@ test('an unknown option lists the options in camelCase, whatever the spelling of
 
 test('one option in two spellings is an error naming both, in either order; one spelling alone is accepted', async () => {
   await init();
-  throwsCode(() => select(query, flat, 2, { method: 'mmr', mmr_lambda: 0.1, mmrLambda: 0.9 }), 'option', "options 'mmr_lambda' and 'mmrLambda' are the same option ('mmrLambda'): give it once");
-  throwsCode(() => select(query, flat, 2, { method: 'mmr', mmrLambda: 0.9, mmr_lambda: 0.1 }), 'option', "options 'mmrLambda' and 'mmr_lambda' are the same option ('mmrLambda'): give it once");
-  throwsCode(() => select(query, flat, 2, { costs: [1, 1, 1], cost_budget: 2, costBudget: 3 }), 'option', "options 'cost_budget' and 'costBudget' are the same option ('costBudget'): give it once");
-  throwsCode(() => select(query, flat, 2, { method: 'pursuit', 'at-pool-optimum': 'stop', atPoolOptimum: 'fill' }), 'option', "options 'at-pool-optimum' and 'atPoolOptimum' are the same option ('atPoolOptimum'): give it once");
+  throwsCode(() => select(query, flat, 2, { method: 'mmr', mmr_lambda: 0.1, mmrLambda: 0.9 }), 'option', "option 'mmrLambda' is given twice (as 'mmr_lambda' or 'mmrLambda'); give it once");
+  throwsCode(() => select(query, flat, 2, { method: 'mmr', mmrLambda: 0.9, mmr_lambda: 0.1 }), 'option', "option 'mmr_lambda' is given twice (as 'mmr_lambda' or 'mmrLambda'); give it once");
+  throwsCode(() => select(query, flat, 2, { costs: [1, 1, 1], cost_budget: 2, costBudget: 3 }), 'option', "option 'costBudget' is given twice (as 'cost_budget' or 'costBudget'); give it once");
+  throwsCode(() => select(query, flat, 2, { method: 'pursuit', 'at-pool-optimum': 'stop', atPoolOptimum: 'fill' }), 'option', "option 'atPoolOptimum' is given twice (as 'at_pool_optimum' or 'atPoolOptimum'); give it once");
   // A spelling left undefined or null is not given.
   assert.deepEqual(select(query, flat, 2, { method: 'mmr', mmr_lambda: undefined, mmrLambda: 0.1 }), select(query, flat, 2, { method: 'mmr', mmrLambda: 0.1 }));
   // snake_case alone stays accepted, and picks what camelCase picks.

@@ -155,7 +155,7 @@ test('AI SDK: bad settings throw a MemPursuitError at construction (trial 26, it
   throwsWith(() => mempursuitReranker({ method: 'bogus' }), 'option', "mempursuitReranker: unknown method 'bogus' (methods: recommended, pursuit, centroid, topk, mmr)");
   throwsWith(() => mempursuitReranker({ method: 'pursuit', gamma: 2 }), 'option', 'mempursuitReranker: gamma 2 must be in (0, 1]');
   throwsWith(() => mempursuitReranker({ mmrLambda: 0.3 }), 'option', "mempursuitReranker: option 'mmrLambda' does not apply to method 'recommended' (it applies to mmr)");
-  throwsWith(() => mempursuitReranker({ method: 'mmr', mmr_lambda: 0.1, mmrLambda: 0.9 }), 'option', "mempursuitReranker: options 'mmr_lambda' and 'mmrLambda' are the same option ('mmrLambda'): give it once");
+  throwsWith(() => mempursuitReranker({ method: 'mmr', mmr_lambda: 0.1, mmrLambda: 0.9 }), 'option', "mempursuitReranker: option 'mmrLambda' is given twice (as 'mmr_lambda' or 'mmrLambda'); give it once");
   throwsWith(() => mempursuitReranker({ method: 'mmr', gamma: [1] }), 'argument', "mempursuitReranker: option 'gamma' is an array: option values are numbers, booleans or strings");
   // The reranker never has scores without a scoreField.
   throwsWith(() => mempursuitReranker({ method: 'topk', rawRelevance: true }), 'option', 'mempursuitReranker: raw relevance (the scores used as given) needs relevance scores');
@@ -307,7 +307,7 @@ test('LangChain: bad fields throw a MemPursuitError at construction (trial 26, i
   throwsWith(make({ method: 'bogus' }), 'option', "MemPursuitCompressor: unknown method 'bogus' (methods: recommended, pursuit, centroid, topk, mmr)");
   throwsWith(make({ foo: 1 }), 'option', `MemPursuitCompressor: unknown option 'foo' (options: ${OPTIONS_LIST}); its own settings: ${COMPRESSOR_OWN}`);
   throwsWith(make({ method: 'centroid', gamma: 0 }), 'option', 'MemPursuitCompressor: gamma 0 must be in (0, 1]');
-  throwsWith(make({ method: 'mmr', mmrLambda: 0.9, mmr_lambda: 0.1 }), 'option', "MemPursuitCompressor: options 'mmrLambda' and 'mmr_lambda' are the same option ('mmrLambda'): give it once");
+  throwsWith(make({ method: 'mmr', mmrLambda: 0.9, mmr_lambda: 0.1 }), 'option', "MemPursuitCompressor: option 'mmr_lambda' is given twice (as 'mmr_lambda' or 'mmrLambda'); give it once");
   throwsWith(make({ method: 'topk', rawRelevance: true }), 'option', 'MemPursuitCompressor: raw relevance (the scores used as given) needs relevance scores');
   // With a scoreKey every call passes scores: what excludes them fails now.
   throwsWith(make({ scoreKey: 's', poolOrder: true }), 'option', 'MemPursuitCompressor: relevance scores and pool order exclude each other: pass one of them');
