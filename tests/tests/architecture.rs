@@ -326,3 +326,71 @@ fn core_modules_import_no_circle() {
         "{edges:?}"
     );
 }
+
+/// The `(session|stop|trial) N` labels of `line` (case-insensitive, also
+/// `session-N` and `sessions N–M`), as written.
+fn work_period_labels(line: &str) -> Vec<String> {
+    let lower = line.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for word in ["sessions", "session", "stops", "stop", "trials", "trial"] {
+        let mut from = 0;
+        while let Some(at) = lower[from..].find(word) {
+            let start = from + at;
+            let end = start + word.len();
+            from = end;
+            let starts_word = lower[..start]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !is_word_char(c));
+            let rest = &lower[end..];
+            let digits = rest.strip_prefix([' ', '-']).unwrap_or("");
+            let number = digits.len()
+                - digits
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .len();
+            if starts_word && number > 0 {
+                found.push(line[start..end + 1 + number].to_string());
+            }
+        }
+    }
+    found
+}
+
+/// Docs label figures and runs by date, commit and CPU, which a reader can
+/// check, never by a numbered period of work ("session 5", "stop 23",
+/// "trial 26"), which a reader cannot: every Markdown file of the
+/// repository is scanned.
+#[test]
+fn docs_label_by_date_and_commit_not_by_period_of_work() {
+    assert_eq!(
+        work_period_labels("Session 5 (current code); since session-4, stop 23's run; trial 26"),
+        ["Session 5", "session-4", "stop 23", "trial 26"]
+    );
+    assert!(
+        work_period_labels("the stop reason 2 and a session of 5 agents; nonstop 3").is_empty()
+    );
+
+    let root = repo_root();
+    let mut files = Vec::new();
+    walk(&root, &root, &mut files);
+    let mut markdown = 0;
+    let mut offending = Vec::new();
+    for (rel, is_dir) in &files {
+        if *is_dir || !rel.ends_with(".md") {
+            continue;
+        }
+        markdown += 1;
+        let text = std::fs::read_to_string(root.join(rel)).expect("a Markdown file");
+        for (n, line) in text.lines().enumerate() {
+            for label in work_period_labels(line) {
+                offending.push(format!("{rel}:{}: {label:?}", n + 1));
+            }
+        }
+    }
+    assert!(markdown >= 8, "found only {markdown} Markdown files");
+    assert!(
+        offending.is_empty(),
+        "label these by date, commit and CPU instead:\n{}",
+        offending.join("\n")
+    );
+}
