@@ -204,7 +204,11 @@ pub(crate) struct Prepared {
 
 /// Classifies a vector from its f32 squared norm, re-checking in f64 when the
 /// f32 value is not trustworthy. Returns the scale to apply (1 for near-unit).
-fn classify<E: Element>(v: &[E], sumsq: f32, policy: Normalization) -> Result<f32, VectorFault> {
+pub(crate) fn classify<E: Element>(
+    v: &[E],
+    sumsq: f32,
+    policy: Normalization,
+) -> Result<f32, VectorFault> {
     // Fast path for the common case, without a square root: ‖v‖² well
     // inside [(1 − tol)², (1 + tol)²] (margins of 1e-6 against rounding)
     // means |‖v‖ − 1| ≤ tol, a near-unit vector.

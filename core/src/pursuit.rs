@@ -105,7 +105,7 @@ pub fn pursuit_using<'w, E: Element>(
     };
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
     let spend = &mut Spend::new(input.cost_budget);
-    let len = if screening.screens(d, options.is_centroid()) {
+    let len = if screening.screens(d, options.is_centroid()) && norm_bound(d).is_finite() {
         let f32_rows = f32_rows(rows);
         if options.is_centroid() {
             let mut scorer = LazyCentroidScorer::new(&mut pass, f32_rows, ws);
@@ -921,7 +921,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
 //
 // # Notation
 // m̂_j = s_j m_j (the rows as the passes scale them), n_j = ‖m̂_j‖ ≤ N
-// ([`N_MAX`]), q̂ the scaled query (q2 = ‖q̂‖², f64 from the query), b_j the
+// ([`norm_bound`]), q̂ the scaled query (q2 = ‖q̂‖², f64 from the query), b_j the
 // f32 query similarities (|b_j − m̂_j·q̂| ≤ η n_j ‖q̂‖), η
 // ([`f32_entry_error`]) the relative error bound of an f32 entry or dot,
 // u = 2⁻²⁴. After n picks the refresh coefficients are c_a = fl32(γα_a)
@@ -1055,10 +1055,28 @@ impl Screening {
 /// measured crossover lies between 768 and 1536, BENCHMARKS.md).
 pub const AUTO_MIN_DIM: usize = 1024;
 
-/// Upper bound of ‖m̂_i‖ = s_i ‖m_i‖ for every usable row: 1 + the unit
-/// tolerance for rows used as given, ≈ 1 + 2⁻²⁴ for rescaled ones
-/// (`input::prepare`), with a margin.
-pub(crate) const N_MAX: f64 = 1.0 + crate::UNIT_NORM_TOLERANCE + 1e-4;
+/// N(d): an upper bound of ‖m̂_i‖ = s_i ‖m_i‖ for every row of dimension
+/// d that `input::prepare` accepts, derived from how it accepts them
+/// (`input::classify`). The row's f32 sum of squares σ̃ comes from the
+/// query pass's kernel, a fixed-order f32 dot of the row with itself, so
+/// |σ̃ − ‖m‖²| ≤ η ‖m‖² with η = [`f32_entry_error`]`(d)` (which also
+/// covers the scaling's two roundings), i.e. ‖m‖ ≤ √(σ̃ / (1 − η)). A row
+/// used as given (s = 1) has √σ̃ ≤ 1 + τ (τ = [`UNIT_NORM_TOLERANCE`](crate::UNIT_NORM_TOLERANCE);
+/// the fast path's test on σ̃ is stricter), so ‖m̂‖ ≤ (1 + τ)/√(1 − η); a
+/// rescaled row has s = fl32(1/√σ̃) ≤ (1 + u)/√σ̃, so ‖m̂‖ ≤ (1 + u)/√(1 − η);
+/// a row whose σ̃ overflowed is summed in f64 (relative error ≤ d·2⁻⁵³,
+/// far inside η). Hence N(d) = (1 + τ)(1 + 4u)/√(1 − η), the 4u covering
+/// the evaluation of this expression. It grows with d: 1.0010021 at
+/// d = 384, 1.0010064 at d = 1536, 1.00197 at d = 256,000 (a constant
+/// 1 + τ + 10⁻⁴ under-covered rows past d ≈ 26,000). Infinite when η ≥ ½
+/// (d beyond ~2²⁶), where no bound is useful: the pursuit does not screen.
+pub(crate) fn norm_bound(d: usize) -> f64 {
+    let eta = f32_entry_error(d);
+    if eta >= 0.5 {
+        return f64::INFINITY;
+    }
+    (1.0 + crate::UNIT_NORM_TOLERANCE) * (1.0 + 4.0 * U32) / libm::sqrt(1.0 - eta)
+}
 
 /// [`Screening::Auto`]: the dense phase ends at the first step at which
 /// the rows a screened step would read — the candidates that the previous
@@ -1100,6 +1118,8 @@ pub(crate) struct ScreenedScorer<'p, 'a, 'x> {
     f32_rows: Option<&'a [f32]>,
     /// η: relative error bound of an f32 entry.
     eta: f64,
+    /// N = [`norm_bound`]`(d)`: every ‖m̂_j‖ ≤ N.
+    n_max: f64,
     /// ‖q̂‖².
     q2: f64,
     /// The dense phase's switch share ([`AUTO_SHARE`]; negative: never).
@@ -1150,12 +1170,13 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
     ) -> Self {
         let p = ws.pool;
         let eta = f32_entry_error(pass.d);
-        let delta = eta * N_MAX * libm::sqrt(q2);
+        let n_max = norm_bound(pass.d);
+        let delta = eta * n_max * libm::sqrt(q2);
         for j in 0..p {
             ws.upper[j] = ws.rho[j] as f64;
             ws.known[j] = 0;
             let beta = ((ws.b[j] as f64).abs() - delta).max(0.0);
-            ws.perp[j] = libm::sqrt((N_MAX * N_MAX - beta * beta / q2).max(0.0)) * SAFE + TINY;
+            ws.perp[j] = libm::sqrt((n_max * n_max - beta * beta / q2).max(0.0)) * SAFE + TINY;
         }
         let room = ws.gram.len() >= pass.d;
         let (share, screen_from) = match screening {
@@ -1167,6 +1188,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             pass,
             f32_rows,
             eta,
+            n_max,
             q2,
             share,
             screen_from,
@@ -1304,11 +1326,12 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         sc.w_q[n - 1] = wq;
         self.steps = self.steps.max(n);
         let nf = free.len() as f64;
-        let c = N_MAX * s * SAFE;
+        let n_max = self.n_max;
+        let c = n_max * s * SAFE;
         StepBounds {
-            e0: (self.eta * N_MAX * c + 1.01 * (nf + 1.0) * U32 * 1.01 * N_MAX * c) * SAFE + TINY,
+            e0: (self.eta * n_max * c + 1.01 * (nf + 1.0) * U32 * 1.01 * n_max * c) * SAFE + TINY,
             e1: 1.01 * (nf + 1.0) * U32 * SAFE + TINY,
-            delta: self.eta * N_MAX * libm::sqrt(self.q2),
+            delta: self.eta * n_max * libm::sqrt(self.q2),
             inv_q2: 1.0 / self.q2,
         }
     }
@@ -1332,7 +1355,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
     /// returns its ‖Δw‖ bound.
     fn drift_table(&self, ws: &mut Workspace<'_>, n: usize, n0: usize, sb: &StepBounds) -> f64 {
         let k = ws.max_budget;
-        let eta = self.eta;
+        let (eta, n_max) = (self.eta, self.n_max);
         let sq = libm::sqrt(self.q2);
         let sc = &mut ws.screen;
         let coef = &sc.anchor_coef[..k * n];
@@ -1364,9 +1387,9 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             let rnd = 2.3e-16
                 * ((n * n) as f64 + 4.0)
                 * (sc.w_sq[n - 1].abs() + 2.0 * cross.abs() + w0.abs());
-            let d2 = q2n.max(0.0) + eta * (N_MAX * abs) * (N_MAX * abs) + rnd + TINY;
+            let d2 = q2n.max(0.0) + eta * (n_max * abs) * (n_max * abs) + rnd + TINY;
             let b = sc.w_q[n - 1] - wq0;
-            let eb = (eta * N_MAX * sq * abs) * SAFE + TINY;
+            let eb = (eta * n_max * sq * abs) * SAFE + TINY;
             let bq = (b.abs() - eb).max(0.0);
             let dp2 = (d2 * SAFE - bq * bq / self.q2 * (1.0 - 1e-9)).max(0.0);
             sc.drift_perp[n0] = (libm::sqrt(dp2) * SAFE + TINY) * SAFE;
@@ -1413,7 +1436,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 let d = self.drift_tables(ws, n, n - 1, &sb);
                 ws.u[ws.picks[n - 1]] = f32::NEG_INFINITY;
                 let top = kernels::max(&ws.u[..p]) as f64;
-                let tau = (top - 2.0 * N_MAX * d - 2.0 * sb.e0) as f32;
+                let tau = (top - 2.0 * self.n_max * d - 2.0 * sb.e0) as f32;
                 let reach = ws.u[..p].iter().filter(|&&x| x >= tau).count();
                 // The rows a screened step would read: the candidates in
                 // reach, −w̃ (one row per free pick) and the pick's entries
@@ -1561,9 +1584,9 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         ws.screen.best_entries[..n].fill(f64::NAN);
         let nf = ws.solver.nfree();
         let s: f64 = ws.coef[..nf].iter().map(|&c| c as f64).sum();
-        let c = N_MAX * s * SAFE;
+        let c = self.n_max * s * SAFE;
         let eps_w = 1.01 * (nf as f64 + 3.0) * U32 * c;
-        let e = (N_MAX * (self.eta * (c + eps_w) + eps_w)) * SAFE + TINY;
+        let e = (self.n_max * (self.eta * (c + eps_w) + eps_w)) * SAFE + TINY;
         self.materialize(ws);
         let mut reads = Reads {
             lower: f64::NEG_INFINITY,
@@ -1593,6 +1616,8 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             }
             let ub = Self::bound(ws, j, sb.e1);
             ws.u[j] = round_up(ub);
+            #[cfg(feature = "check-bounds")]
+            self.check_upper(ws, j, n, ub, "drift bound");
             if ub > top[7].0 {
                 insert_top(&mut top, ub, j);
             }
@@ -1625,6 +1650,8 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         if cnt > 0 {
             self.read(ws, &batch[..cnt], &sb, &mut reads);
         }
+        #[cfg(feature = "check-bounds")]
+        self.check_anchored(ws, n, &sb, &reads);
         // The finalists: anchored at n with A_j + E_j(n) ≥ L, verified best
         // bound first until the next bound is below the best exact score.
         let lower = reads.lower;
@@ -1679,7 +1706,73 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 }
             }
         }
+        #[cfg(feature = "check-bounds")]
+        self.check_pick(ws, best.map(|(j, _)| j));
         self.choice(best.map(|(j, _)| j), verified)
+    }
+
+    /// Feature `check-bounds`: panics unless candidate j's exact score
+    /// U_j(n) (computed as the unscreened refresh computes it) is at most
+    /// `ub`, the bound that may exclude it (`what` names the bound). The
+    /// reads it makes are not counted.
+    #[cfg(feature = "check-bounds")]
+    fn check_upper(&mut self, ws: &mut Workspace<'_>, j: usize, n: usize, ub: f64, what: &str) {
+        let rows_read = self.rows_read;
+        let exact = self.exact_score(ws, j) as f64;
+        self.rows_read = rows_read;
+        assert!(
+            exact <= ub,
+            "check-bounds: {what} of candidate {j} at step {n} under-covers: U = {exact} > {ub} (anchor step {})",
+            ws.known[j]
+        );
+    }
+
+    /// Feature `check-bounds`: every candidate anchored at step n (read in
+    /// this choose) has its exact score within its read bounds: at most
+    /// A_j + E_j(n) (what excludes a non-finalist) and at least
+    /// A_j − 2e − E_j(n) (what raises L).
+    #[cfg(feature = "check-bounds")]
+    fn check_anchored(&mut self, ws: &mut Workspace<'_>, n: usize, sb: &StepBounds, reads: &Reads) {
+        for j in 0..ws.pool {
+            if ws.known[j] != n || !ws.states.is_available(j) {
+                continue;
+            }
+            let ej = sb.e0 + sb.e1 * (ws.rho[j] as f64).abs();
+            let ub = ws.upper[j] + ej + TINY;
+            self.check_upper(ws, j, n, ub, "read bound");
+            let rows_read = self.rows_read;
+            let exact = self.exact_score(ws, j) as f64;
+            self.rows_read = rows_read;
+            let lb = ws.upper[j] - 2.0 * reads.e - ej - TINY;
+            assert!(
+                lb <= exact,
+                "check-bounds: read lower bound of candidate {j} at step {n} over-covers: U = {exact} < {lb}"
+            );
+        }
+    }
+
+    /// Feature `check-bounds`: the screened pick is the argmax of the exact
+    /// scores of every available candidate (ties: lowest index), i.e. the
+    /// unscreened pursuit's pick.
+    #[cfg(feature = "check-bounds")]
+    fn check_pick(&mut self, ws: &mut Workspace<'_>, pick: Option<usize>) {
+        let rows_read = self.rows_read;
+        let mut best: Option<(usize, f32)> = None;
+        for j in 0..ws.pool {
+            if !ws.states.is_available(j) {
+                continue;
+            }
+            let v = self.exact_score(ws, j);
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((j, v));
+            }
+        }
+        self.rows_read = rows_read;
+        assert_eq!(
+            pick,
+            best.map(|(j, _)| j),
+            "check-bounds: the screened pick is not the argmax of the exact scores"
+        );
     }
 
     /// Verifies candidate j (its exact score into `u[j]`) and keeps the
@@ -1905,6 +1998,8 @@ pub(crate) struct LazyCentroidScorer<'p, 'a, 'x> {
     pub(crate) f32_rows: Option<&'a [f32]>,
     /// η: relative error bound of an f32 entry.
     pub(crate) eta: f64,
+    /// N = [`norm_bound`]`(d)`: every ‖m̂_j‖ ≤ N.
+    pub(crate) n_max: f64,
     /// Rows of the pool read since the last choose (the query pass before
     /// the first one).
     pub(crate) rows_read: u32,
@@ -1920,10 +2015,12 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
         let p = ws.pool;
         ws.known[..p].fill(0);
         let eta = f32_entry_error(pass.d);
+        let n_max = norm_bound(pass.d);
         LazyCentroidScorer {
             pass,
             f32_rows,
             eta,
+            n_max,
             rows_read: p as u32,
         }
     }
@@ -1946,6 +2043,25 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
                 }
             }
         }
+    }
+
+    /// Feature `check-bounds`: U_j = fl(ρ_j − fl(c·acc_j)) at pick n exactly
+    /// as the unscreened centroid loop computes it (the running sum over
+    /// all n picks in pick order), without changing any state.
+    #[cfg(feature = "check-bounds")]
+    fn exact_centroid_score(&self, ws: &Workspace<'_>, j: usize, c: f32, n: usize) -> f32 {
+        let mut from = ws.known[j].min(n);
+        let mut acc = ws.gram_sum[j];
+        let mut buf = [0.0f32; 8];
+        while from < n {
+            let m = (n - from).min(8);
+            self.entries(ws, j, from, from + m, &mut buf[..m]);
+            for &g in &buf[..m] {
+                acc += g;
+            }
+            from += m;
+        }
+        ws.rho[j] - c * acc
     }
 
     /// The centroid loop's running sum of candidate `j` extended to the
@@ -2016,7 +2132,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
         let p = ws.pool;
         let eta = self.eta;
         let cf = c as f64;
-        let n2 = N_MAX * N_MAX;
+        let n2 = self.n_max * self.n_max;
         let a_sum = 1.01 * n2 * n as f64;
         let gamma_n = 2.0 * n as f64 * 1.01 * U32;
         let mut lower = f64::NEG_INFINITY;
@@ -2037,6 +2153,16 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
                 + 1e-15;
             ws.upper[j] = center + r;
             lower = lower.max(center - r);
+            #[cfg(feature = "check-bounds")]
+            {
+                let exact = self.exact_centroid_score(ws, j, c, n) as f64;
+                assert!(
+                    center - r <= exact && exact <= center + r,
+                    "check-bounds: centroid candidate {j} at pick {n}: U = {exact} outside [{}, {}]",
+                    center - r,
+                    center + r
+                );
+            }
         }
         if available == 0 {
             return Choice {
@@ -2212,8 +2338,52 @@ pub(crate) fn f32_rows(rows: Rows<'_>) -> Option<&[f32]> {
 
 #[cfg(test)]
 mod tests {
-    use super::{argmax_available, argmax_scores};
+    use super::{argmax_available, argmax_scores, norm_bound};
+    use crate::kernels::{self, Isa};
+    use crate::options::Normalization;
     use crate::selection::{CandidateState, States};
+
+    /// The screening bounds assume every accepted row has ‖m̂‖ ≤ N(d). A
+    /// constant row at d = 2²⁰ = 1,048,576 with true norm 1.0012 passes the unit
+    /// test on its f32 sum of squares (used as given, scale 1) although it
+    /// exceeds the constant 1 + τ + 10⁻⁴ the bounds assumed before; N(d)
+    /// covers it, and at the usual dimensions N is below that constant.
+    #[test]
+    #[cfg_attr(miri, ignore = "a 256,000-element pass: too slow interpreted")]
+    fn the_norm_bound_covers_an_accepted_row_at_large_d() {
+        const D: usize = 1 << 20;
+        // √D = 1024: the value of a row of norm 1.0012, rounded to f32.
+        const X: f32 = (1.0012f64 / 1024.0) as f32;
+        static ROW: [f32; D] = [X; D];
+        let exact = libm::sqrt(D as f64 * (X as f64) * (X as f64));
+        let (mut dots, mut sumsq) = ([0.0f32], [0.0f32]);
+        kernels::row_dots_and_sumsq(Isa::detect(), &ROW, D, &ROW, &mut dots, &mut sumsq);
+        let scale = crate::input::classify(&ROW, sumsq[0], Normalization::RequireUnit);
+        assert_eq!(
+            scale,
+            Ok(1.0),
+            "accepted as given (f32 sum of squares {})",
+            sumsq[0]
+        );
+        let old = 1.0 + crate::UNIT_NORM_TOLERANCE + 1e-4;
+        assert!(
+            exact > old,
+            "true norm {exact} within the old constant {old}"
+        );
+        assert!(
+            exact <= norm_bound(D),
+            "true norm {exact} > N(d) = {}",
+            norm_bound(D)
+        );
+        for d in [384, 768, 1536, 4096] {
+            let n = norm_bound(d);
+            assert!(
+                n > 1.0 + crate::UNIT_NORM_TOLERANCE && n < old,
+                "N({d}) = {n}"
+            );
+        }
+        assert!(norm_bound(1 << 27).is_infinite());
+    }
 
     /// The SIMD argmax over −∞-masked scores equals the scalar lowest-index
     /// argmax over available candidates, for every length around the 8- and
