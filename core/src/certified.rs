@@ -444,6 +444,33 @@ impl Int8Scorer<'_> {
         }
     }
 
+    /// Feature `check-bounds`: every available candidate's f32 score (the
+    /// f32 pursuit's, bit for bit) lies at most at its upper bound
+    /// Ũ_i + B_i (what excludes it) and at least at Ũ_i − B_i (what raises
+    /// L), and L is at most the best f32 score. Computes the f32 entries of
+    /// every candidate (cached as verification caches them: the same bits).
+    #[cfg(feature = "check-bounds")]
+    fn check_bounds(&mut self, ws: &mut Workspace<'_>, form: ScoreForm, lower: f64) {
+        let mut best = f64::NEG_INFINITY;
+        for i in 0..ws.pool {
+            if !ws.states.is_available(i) {
+                continue;
+            }
+            let (up, approx) = (ws.upper[i], ws.u[i] as f64);
+            let v = self.f32_score(ws, i, form) as f64;
+            let low = approx - (up - approx);
+            assert!(
+                low <= v && v <= up,
+                "check-bounds: int8 bound of candidate {i}: f32 score {v} outside [{low}, {up}]"
+            );
+            best = best.max(v);
+        }
+        assert!(
+            lower <= best,
+            "check-bounds: int8 L = {lower} above the best f32 score {best}"
+        );
+    }
+
     /// Σ_{pos<n} G_{picks[pos], i} of the f32 entries, summed in pick order
     /// in f32 as the f32 centroid loop's running sum does.
     fn entry_sum(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> f32 {
@@ -538,6 +565,8 @@ impl Int8Scorer<'_> {
                 rows_read: 0,
             };
         }
+        #[cfg(feature = "check-bounds")]
+        self.check_bounds(ws, form, lower);
         // The candidates that can reach L (usually a few dozen), then
         // verified in descending order of their upper bound until the next
         // bound is below the best f32 score found (it, and every bound
