@@ -486,3 +486,47 @@ fn screened_picks_equal_unscreened_on_the_full_store_pools() {
         );
     }
 }
+
+/// The screening proof at its edges: rows of dimension d = 131,072 (where
+/// the row-norm bound N(d) exceeds the constant the bounds once assumed),
+/// norms at the acceptance edge (used as given, ‖m‖ ≈ 1 + 0.9995τ, and
+/// just past it, rescaled), and raw relevance scores of magnitude ~10³
+/// (so the error terms in |ρ| dominate). Picks equal the unscreened ones;
+/// with feature `check-bounds` (CI) every bound is also checked against
+/// the exact score it bounds.
+#[test]
+fn screening_holds_at_large_d_norms_at_the_edge_and_large_raw_scores() {
+    let (p, d) = (24, 131_072);
+    let (q, mut pool) = random::clustered_pool(7100, p, d, 4, 0.2);
+    let tau = mempursuit::UNIT_NORM_TOLERANCE as f32;
+    for (i, row) in pool.chunks_exact_mut(d).enumerate() {
+        let s = if i % 3 == 2 {
+            1.0 + 1.05 * tau
+        } else {
+            1.0 + 0.9995 * tau
+        };
+        row.iter_mut().for_each(|x| *x *= s);
+    }
+    let scores: Vec<f32> = (0..p)
+        .map(|i| 800.0 + 400.0 * ((i * 7 % 13) as f32 - 6.0) / 6.0)
+        .collect();
+    let options = [
+        PursuitOptions::default(),
+        PursuitOptions {
+            ridge: 0.05,
+            gamma: 0.5,
+            ..PursuitOptions::default()
+        },
+        PursuitOptions::centroid(0.5),
+    ];
+    let mut compared = 0;
+    for o in &options {
+        for relevance in [Relevance::Similarity, Relevance::Scores(&scores)] {
+            let input = Input::new(&q, &pool).with_relevance(relevance);
+            let (on, off, _) = compare("large d", &input, 6, o);
+            assert!(on > 0 && off > 0);
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 6);
+}
