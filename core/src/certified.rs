@@ -488,6 +488,47 @@ impl Int8Scorer<'_> {
     /// the number of candidates verified.
     fn certified_next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
         let p = ws.pool;
+        let Some(radius) = self.radius_terms(ws, form) else {
+            // ScoreForm::Relevance: the pick is by ρ alone.
+            return Choice {
+                pick: argmax_available(&ws.rho[..p], &ws.states),
+                verified: 0,
+                rows_read: 0,
+            };
+        };
+        // One sweep: the upper bounds Ũ_i + B_i into `upper`, and
+        // L = max (Ũ_i − B_i). Unavailable candidates hold u = −∞ (the loops
+        // mask them), so their lower bound is −∞ and their upper bound −∞
+        // or NaN (ρ = −∞): never selected below.
+        let lower = bounds(
+            &ws.u[..p],
+            &ws.err_bound[..p],
+            &ws.norm_bound[..p],
+            &ws.rho[..p],
+            radius,
+            &mut ws.upper[..p],
+        );
+        if lower == f64::NEG_INFINITY {
+            return Choice {
+                pick: None,
+                verified: 0,
+                rows_read: 0,
+            };
+        }
+        #[cfg(feature = "check-bounds")]
+        self.check_bounds(ws, form, lower);
+        let (pick, count) = self.verify_contenders(ws, form, lower);
+        Choice {
+            pick,
+            verified: count,
+            rows_read: count,
+        }
+    }
+
+    /// The coefficients [c_e, c_n, a] of the radius B_i = (c_e ‖ê_i‖ +
+    /// c_n ‖m̃_i‖ + a |ρ_i|)·SAFE + 1e-15 of this step's score form (`None`
+    /// for [`ScoreForm::Relevance`], which needs no bound).
+    fn radius_terms(&self, ws: &Workspace<'_>, form: ScoreForm) -> Option<[f64; 3]> {
         let k = ws.max_budget;
         let eta = self.eta;
         // Σ ω n, Σ ω ‖m̃‖, Σ ω ‖ê‖ and ‖Σ ω m̂‖² over the score's picks.
@@ -531,13 +572,7 @@ impl Int8Scorer<'_> {
                     c * 1.01 * (n as f64 * 1.01 * U32 + 2.02 * U32),
                 )
             }
-            ScoreForm::Relevance => {
-                return Choice {
-                    pick: argmax_available(&ws.rho[..p], &ws.states),
-                    verified: 0,
-                    rows_read: 0,
-                };
-            }
+            ScoreForm::Relevance => return None,
         };
         let x2 = x2 + eta * sn * sn + (terms * terms + 2) as f64 * f64::EPSILON * snb * snb;
         let x = libm::sqrt(x2.max(0.0)) * SAFE;
@@ -546,31 +581,21 @@ impl Int8Scorer<'_> {
         // + b ‖m̃_i‖ (Σωn + Σω‖m̃‖))·SAFE + 1e-15, with n_i ≤ ‖m̃_i‖ bound.
         let ce = mu * x;
         let cn = mu * (eta * sn + se + 1.01 * U32 * snb) + b_sum * (sn + snb);
-        // One sweep: the upper bounds Ũ_i + B_i into `upper`, and
-        // L = max (Ũ_i − B_i). Unavailable candidates hold u = −∞ (the loops
-        // mask them), so their lower bound is −∞ and their upper bound −∞
-        // or NaN (ρ = −∞): never selected below.
-        let lower = bounds(
-            &ws.u[..p],
-            &ws.err_bound[..p],
-            &ws.norm_bound[..p],
-            &ws.rho[..p],
-            [ce, cn, a_rho],
-            &mut ws.upper[..p],
-        );
-        if lower == f64::NEG_INFINITY {
-            return Choice {
-                pick: None,
-                verified: 0,
-                rows_read: 0,
-            };
-        }
-        #[cfg(feature = "check-bounds")]
-        self.check_bounds(ws, form, lower);
-        // The candidates that can reach L (usually a few dozen), then
-        // verified in descending order of their upper bound until the next
-        // bound is below the best f32 score found (it, and every bound
-        // after it, can neither win nor tie).
+        Some([ce, cn, a_rho])
+    }
+
+    /// The candidates whose upper bound (in `upper`) can reach L (usually a
+    /// few dozen), verified in descending order of their upper bound until
+    /// the next bound is below the best f32 score found (it, and every
+    /// bound after it, can neither win nor tie). Returns the best (ties:
+    /// lowest index) and the number verified.
+    fn verify_contenders(
+        &mut self,
+        ws: &mut Workspace<'_>,
+        form: ScoreForm,
+        lower: f64,
+    ) -> (Option<usize>, u32) {
+        let p = ws.pool;
         let mut list = [0u32; LIST];
         let mut n = 0;
         for (i, &up) in ws.upper[..p].iter().enumerate() {
@@ -621,11 +646,7 @@ impl Int8Scorer<'_> {
                 best = Some((i, v));
             }
         }
-        Choice {
-            pick: best.map(|(i, _)| i),
-            verified: count,
-            rows_read: count,
-        }
+        (best.map(|(i, _)| i), count)
     }
 }
 

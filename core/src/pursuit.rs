@@ -2045,6 +2045,24 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
         }
     }
 
+    /// Feature `check-bounds`: panics unless candidate j's exact score at
+    /// pick n (coefficient c) lies in [`low`, `up`], its bounds.
+    #[cfg(feature = "check-bounds")]
+    fn check_centroid_bound(
+        &self,
+        ws: &Workspace<'_>,
+        j: usize,
+        (c, n): (f32, usize),
+        low: f64,
+        up: f64,
+    ) {
+        let exact = self.exact_centroid_score(ws, j, c, n) as f64;
+        assert!(
+            low <= exact && exact <= up,
+            "check-bounds: centroid candidate {j} at pick {n}: U = {exact} outside [{low}, {up}]"
+        );
+    }
+
     /// Feature `check-bounds`: U_j = fl(ρ_j − fl(c·acc_j)) at pick n exactly
     /// as the unscreened centroid loop computes it (the running sum over
     /// all n picks in pick order), without changing any state.
@@ -2154,15 +2172,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
             ws.upper[j] = center + r;
             lower = lower.max(center - r);
             #[cfg(feature = "check-bounds")]
-            {
-                let exact = self.exact_centroid_score(ws, j, c, n) as f64;
-                assert!(
-                    center - r <= exact && exact <= center + r,
-                    "check-bounds: centroid candidate {j} at pick {n}: U = {exact} outside [{}, {}]",
-                    center - r,
-                    center + r
-                );
-            }
+            self.check_centroid_bound(ws, j, (c, n), center - r, center + r);
         }
         if available == 0 {
             return Choice {

@@ -454,15 +454,7 @@ pub(crate) fn refit(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) 
         }
         iterations += 1;
         let nu = if let Some(nu) = first_warm.take() {
-            // α, F and the old positions' scores are the previous refit's
-            // (G_SS α in `g_alpha`); only the new memory's score is new:
-            // U_new = ρ_new − γ Σ_F G_new,i α_i.
-            let mut g = 0.0;
-            for &i in st.active.positions() {
-                g += st.gss[new * k + i] * st.alpha[i];
-            }
-            st.g_alpha[new] = g;
-            st.u_s[new] = st.rho_s[new] - gamma * g;
+            warm_score(st, new, gamma);
             nu
         } else {
             match equality_step(st, gamma, last_added) {
@@ -474,18 +466,7 @@ pub(crate) fn refit(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) 
                 Some(EqualityStep::OptimalOnFree) => scores(st, t, gamma, kappa),
             }
         };
-        // Most violating selected memory outside F (lowest position on ties).
-        let mut best: Option<(usize, f64)> = None;
-        for j in 0..t {
-            if st.active.membership(j) != Membership::Out {
-                continue;
-            }
-            let v = st.u_s[j] - nu;
-            if v > add_tol * (1.0 + nu.abs()) && best.is_none_or(|(_, bv)| v > bv) {
-                best = Some((j, v));
-            }
-        }
-        let Some((j_in, violation)) = best else {
+        let Some((j_in, violation)) = most_violating_out(st, t, nu, add_tol) else {
             break Exit::Optimal { nu };
         };
         let diag = st.gss[j_in * k + j_in] + kappa + 1.0;
@@ -502,11 +483,62 @@ pub(crate) fn refit(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) 
     };
     let (nu, exit) = finish(st, t, gamma, kappa, exit);
     st.warm_nu = Some(nu);
-    // KKT check of the α returned (u_s is current: `finish` recomputed it
-    // unless α only moved by rounding). After an optimal exit the free
-    // memories satisfy U_j − γκα_j = ν by construction (their difference is
-    // rounding noise), so only those outside F are checked; after any other
-    // exit every selected position is.
+    let (status, violation) = kkt_status(st, t, (gamma, kappa, nu), exit, add_tol);
+    Refit {
+        nu,
+        iterations,
+        status,
+        kkt_violation: violation,
+    }
+}
+
+/// The warm start's only new score: α, F and the old positions' scores are
+/// the previous refit's (G_SS α in `g_alpha`), so only the new memory's is
+/// computed, U_new = ρ_new − γ Σ_F G_new,i α_i.
+fn warm_score(st: &mut SolverState<'_>, new: usize, gamma: f64) {
+    let k = st.k;
+    let mut g = 0.0;
+    for &i in st.active.positions() {
+        g += st.gss[new * k + i] * st.alpha[i];
+    }
+    st.g_alpha[new] = g;
+    st.u_s[new] = st.rho_s[new] - gamma * g;
+}
+
+/// The most violating selected memory outside F, U_j − ν above the add
+/// tolerance (lowest position on ties), with its violation.
+fn most_violating_out(
+    st: &SolverState<'_>,
+    t: usize,
+    nu: f64,
+    add_tol: f64,
+) -> Option<(usize, f64)> {
+    let mut best: Option<(usize, f64)> = None;
+    for j in 0..t {
+        if st.active.membership(j) != Membership::Out {
+            continue;
+        }
+        let v = st.u_s[j] - nu;
+        if v > add_tol * (1.0 + nu.abs()) && best.is_none_or(|(_, bv)| v > bv) {
+            best = Some((j, v));
+        }
+    }
+    best
+}
+
+/// KKT check of the α a refit returns, and its status with the largest
+/// violation (u_s is current: `finish` recomputed it unless α only moved by
+/// rounding). After an optimal exit the free memories satisfy
+/// U_j − γκα_j = ν by construction (their difference is rounding noise), so
+/// only those outside F are checked; after any other exit every selected
+/// position is.
+fn kkt_status(
+    st: &SolverState<'_>,
+    t: usize,
+    (gamma, kappa, nu): (f64, f64, f64),
+    exit: Exit,
+    add_tol: f64,
+) -> (RefitStatus, f64) {
     let optimal = matches!(exit, Exit::Optimal { .. });
     let mut worst: Option<(usize, f64)> = None;
     for j in 0..t {
@@ -529,12 +561,7 @@ pub(crate) fn refit(st: &mut SolverState<'_>, t: usize, gamma: f64, kappa: f64) 
         },
         Exit::Optimal { .. } => RefitStatus::Optimal,
     };
-    Refit {
-        nu,
-        iterations,
-        status,
-        kkt_violation: violation,
-    }
+    (status, violation)
 }
 
 /// What one equality-constrained solve on the free set did.
