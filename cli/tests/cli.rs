@@ -143,6 +143,25 @@ fn demo_prints_the_table_and_a_worked_example() {
     );
 }
 
+/// k above the pool size: all 3 rows come back and the stop reason says the
+/// pool ran out (issue 30, item 6), for every method, in text and JSON.
+#[test]
+fn select_with_k_above_the_pool_stops_for_the_pool() {
+    let dir = scratch("k-above-pool");
+    let (q, c) = example(&dir);
+    for method in ["recommended", "pursuit", "centroid", "topk", "mmr"] {
+        let args = ["select", "--query", &q, "--candidates", &c, "-k", "10"];
+        let o = run(&[&args[..], &["--method", method]].concat());
+        assert!(o.status.success(), "{method}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("stop: pool_exhausted after 3 picks"), "{method}: {out}");
+        let o = run(&[&args[..], &["--method", method, "--json"]].concat());
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["stop"], "pool_exhausted", "{method}");
+        assert_eq!(v["picks"].as_array().map(Vec::len), Some(3), "{method}");
+    }
+}
+
 #[test]
 fn select_picks_the_missing_fact() {
     let dir = scratch("select");
