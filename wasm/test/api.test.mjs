@@ -190,12 +190,21 @@ test('the same picks from a flat Float32Array, rows, plain and Float64 arrays', 
 test('k = 0, k above P, an empty pool', async () => {
   await init();
   assert.equal(select(query, flat, 0).picks.length, 0);
+  assert.equal(select(query, flat, 0).stopReason, 'budget');
   assert.equal(select(query, flat, 2 ** 40).picks.length, 3);
   assert.equal(select(query, flat, Number.MAX_SAFE_INTEGER).picks.length, 3);
+  // Fewer than k came back because the pool ran out: pool_exhausted, for
+  // every method (issue 30, item 6); k = P stops for the budget.
+  for (const method of ['recommended', 'pursuit', 'centroid', 'topk', 'mmr']) {
+    const above = select(query, flat, 10, { method });
+    assert.deepEqual([above.picks.length, above.stopReason], [3, 'pool_exhausted'], method);
+    const equal = select(query, flat, 3, { method });
+    assert.deepEqual([equal.picks.length, equal.stopReason], [3, 'budget'], method);
+  }
   for (const empty of [new Float32Array(0), []]) {
     const r = select(query, empty, 5);
     assert.equal(r.picks.length, 0);
-    assert.equal(r.stopReason, 'budget');
+    assert.equal(r.stopReason, 'pool_exhausted');
   }
 });
 
