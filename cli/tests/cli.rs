@@ -154,7 +154,10 @@ fn select_with_k_above_the_pool_stops_for_the_pool() {
         let o = run(&[&args[..], &["--method", method]].concat());
         assert!(o.status.success(), "{method}: {}", stderr(&o));
         let out = stdout(&o);
-        assert!(out.contains("stop: pool_exhausted after 3 picks"), "{method}: {out}");
+        assert!(
+            out.contains("stop: pool_exhausted after 3 picks"),
+            "{method}: {out}"
+        );
         let o = run(&[&args[..], &["--method", method, "--json"]].concat());
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(v["stop"], "pool_exhausted", "{method}");
@@ -1464,6 +1467,48 @@ fn eval_at_equal_token_budgets() {
         "60",
     ]);
     assert_clean_failure(&o, &["memory id 0 has none", "--memory-texts"]);
+}
+
+/// README's first command-line block, as pasted (issue 30, item 3): its
+/// first line installs the binary this crate builds (`cargo install --locked
+/// --path cli`: the package in cli/ has the `mempursuit` binary), and its
+/// `mempursuit select` line runs in a folder with q.npy and c.npy.
+#[test]
+fn readme_command_line_block_installs_then_selects() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md beside the workspace manifest");
+    let block = readme
+        .split("```bash\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.lines().any(|l| l.starts_with("mempursuit ")))
+        .expect("README has a bash block that runs `mempursuit`");
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(lines[0], "cargo install --locked --path cli", "{block}");
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .expect("cli/Cargo.toml");
+    assert!(
+        manifest.contains("[[bin]]\nname = \"mempursuit\""),
+        "{manifest}"
+    );
+    let select = lines[1];
+    let words: Vec<&str> = select.split_whitespace().collect();
+    assert_eq!(words[..2], ["mempursuit", "select"], "{select}");
+    let dir = scratch("readme-select");
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    write_npy(&dir.join("q.npy"), &[2], &[s, s]);
+    write_npy(
+        &dir.join("c.npy"),
+        &[3, 2],
+        &[0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0],
+    );
+    let o = Command::new(BIN)
+        .args(&words[1..])
+        .current_dir(&dir)
+        .output()
+        .expect("the binary runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(order_line(&stdout(&o)), vec![0, 2]);
 }
 
 /// README's token-budget command, as pasted (continuation lines joined,
