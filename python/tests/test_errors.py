@@ -536,3 +536,16 @@ def test_capacity_errors():
         huge,
         2,
     )
+
+
+@pytest.mark.parametrize("method", mempursuit.METHODS)
+def test_k_above_the_pool_stops_for_the_pool(method):
+    """Fewer than k came back because the pool of 6 ran out: stop reason
+    pool_exhausted, not budget (issue 30, item 6); k = 6 stops for the budget."""
+    sel = mempursuit.select(Q, POOL, 10, method=method)
+    assert sorted(sel.picks.tolist()) == [0, 1, 2, 3, 4, 5]
+    assert sel.stop_reason == "pool_exhausted"
+    sel = mempursuit.select(Q, POOL, 6, method=method)
+    assert len(sel.picks) == 6 and sel.stop_reason == "budget"
+    (sel,) = mempursuit.select_batch([Q], [POOL], 10, method=method)
+    assert sel.stop_reason == "pool_exhausted"
