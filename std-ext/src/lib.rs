@@ -82,7 +82,7 @@ pub mod npy;
 mod selector;
 pub mod spec;
 
-pub use call::{CallData, CallError, Pool, StorageError};
+pub use call::{CallData, CallError, Pool, StorageError, StorageFault, EXCLUDE_HINT};
 pub use selector::{ReserveError, Selection, Selector, STEP_FIELDS};
 pub use spec::{MethodName, SelectSpec, SpecError, Storage};
 
