@@ -366,7 +366,48 @@ fn select_reports_bad_input_without_panicking() {
     write_npy(&cz, &[2, 2], &[1.0, 0.0, 0.0, 0.0]);
     let cz = cz.display().to_string();
     let o = run(&["select", "--query", &q, "--candidates", &cz, "-k", "2"]);
-    assert_clean_failure(&o, &["cz.npy: candidate row 1: all elements are zero"]);
+    assert_clean_failure(
+        &o,
+        &[
+            "cz.npy: candidate row 1: all elements are zero; or pass --invalid exclude \
+           to leave such rows out (listed in excluded)",
+        ],
+    );
+    // A NaN row names the same remedy (issue 30, item 7).
+    let cn = dir.join("cn.npy");
+    write_npy(&cn, &[2, 2], &[1.0, 0.0, f32::NAN, 1.0]);
+    let cn = cn.display().to_string();
+    let o = run(&["select", "--query", &q, "--candidates", &cn, "-k", "2"]);
+    assert_clean_failure(
+        &o,
+        &[
+            "cn.npy: candidate row 1: element 0 is not finite (NaN); or pass --invalid \
+           exclude to leave such rows out (listed in excluded)",
+        ],
+    );
+    // A row that is not zero in f32 but rounds to zero in f16 says so.
+    let cu = dir.join("cu.npy");
+    write_npy(&cu, &[2, 2], &[1.0, 0.0, 1e-9, 2e-8]);
+    let cu = cu.display().to_string();
+    let o = run(&[
+        "select",
+        "--query",
+        &q,
+        "--candidates",
+        &cu,
+        "-k",
+        "2",
+        "--storage",
+        "f16",
+    ]);
+    assert_clean_failure(
+        &o,
+        &[
+            "cu.npy: candidate 1: the values underflow f16: every element rounds to zero \
+           (the largest in magnitude is element 1 = 2e-8); scale or normalize the rows \
+           (only their directions are used), or use storage 'f32'",
+        ],
+    );
 
     let o = run(&["select", "--query", &c, "--candidates", &c, "-k", "2"]);
     assert_clean_failure(&o, &["expected one query", "3 × 2"]);

@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mempursuit::npy::{self, Matrix};
-use mempursuit::{CallData, CallError, Error, Method, Pool, SelectSpec, Selector, Stopping};
+use mempursuit::{
+    CallData, CallError, Error, Method, Pool, SelectSpec, Selector, Stopping, VectorFault,
+};
 
 use crate::spec_args::{self, SpecArgs};
 use crate::{emit, CliResult};
@@ -163,8 +165,17 @@ pub fn run(args: &SelectArgs) -> CliResult {
         .map_err(|e| match e {
             CallError::Select(Error::Query(f)) => format!("{}: query: {f}", args.query.display()),
             CallError::Select(Error::Candidate { row, fault }) => {
+                // The remedy where the policy has one, in this program's spelling.
+                let hint = match fault {
+                    VectorFault::NonFinite { .. }
+                    | VectorFault::ZeroNorm
+                    | VectorFault::NormOutOfRange { .. } => {
+                        "; or pass --invalid exclude to leave such rows out (listed in excluded)"
+                    }
+                    _ => "",
+                };
                 format!(
-                    "{}: candidate row {row}: {fault}",
+                    "{}: candidate row {row}: {fault}{hint}",
                     args.candidates.display()
                 )
             }
