@@ -883,7 +883,7 @@ fn select_exposes_invalid_candidates_and_budget_notice() {
         assert_eq!(order[0], 2, "{method}");
         assert!(!order.contains(&1), "{method}");
         assert!(
-            out.contains("excluded: 1 unusable candidate rows: 1"),
+            out.contains("excluded: 1 unusable candidate row: 1"),
             "{out}"
         );
         assert!(
@@ -1508,6 +1508,82 @@ fn eval_at_equal_token_budgets() {
         "60",
     ]);
     assert_clean_failure(&o, &["memory id 0 has none", "--memory-texts"]);
+}
+
+/// Help wraps to the terminal's width (clap's `wrap_help`, issue 30, item
+/// 5): at COLUMNS=100 no line of the program's or a subcommand's `--help`
+/// is longer than 100 characters (it was up to 229).
+#[test]
+fn help_fits_a_100_column_terminal() {
+    for sub in [
+        &[][..],
+        &["demo"],
+        &["select"],
+        &["eval"],
+        &["tune"],
+        &["bench"],
+    ] {
+        let o = Command::new(BIN)
+            .args(sub)
+            .arg("--help")
+            .env("COLUMNS", "100")
+            .output()
+            .expect("the binary runs");
+        assert!(o.status.success(), "{sub:?}: {}", stderr(&o));
+        let text = stdout(&o);
+        assert!(text.lines().count() > 5, "{sub:?}: {text}");
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{sub:?}: {} chars: {line}",
+                line.chars().count()
+            );
+        }
+    }
+}
+
+/// `select`'s text output at COLUMNS=100 too: the legend below the step
+/// table fits 100 columns, and counts take their noun in the singular for
+/// one ("1 candidate", "1 pick").
+#[test]
+fn select_output_fits_100_columns_and_counts_in_the_singular() {
+    let dir = scratch("select-output");
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let q = dir.join("q.npy");
+    let c = dir.join("c.npy");
+    write_npy(&q, &[2], &[s, s]);
+    // Rows 0 and 1 are the same memory: the recommended setting skips 1.
+    write_npy(&c, &[3, 2], &[1.0, 0.0, 1.0, 0.0, 0.0, 1.0]);
+    let (q, c) = (q.display().to_string(), c.display().to_string());
+    let o = run(&["select", "--query", &q, "--candidates", &c, "-k", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("stop: pool_exhausted after 2 picks"), "{out}");
+    assert!(
+        out.contains("skipped: 1 candidate already represented by the picks: 1\n"),
+        "{out}"
+    );
+    let o = run(&[
+        "select",
+        "--query",
+        &q,
+        "--candidates",
+        &c,
+        "-k",
+        "1",
+        "--method",
+        "pursuit",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("stop: budget after 1 pick\n"), "{out}");
+    assert!(out.contains("'+': picked by relevance fill"), "{out}");
+    for line in out.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} chars: {line}",
+            line.chars().count()
+        );
+    }
 }
 
 /// README's first command-line block, as pasted (issue 30, item 3): its

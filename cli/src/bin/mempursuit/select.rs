@@ -241,16 +241,20 @@ pub fn run(args: &SelectArgs) -> CliResult {
     }
     writeln!(
         out,
-        "stop: {} after {} picks",
+        "stop: {} after {}",
         sel.stop.as_str(),
-        sel.picks.len()
+        counted(sel.picks.len(), "pick", "picks")
     )?;
     if !sel.excluded.is_empty() {
         let rows: Vec<String> = sel.excluded.iter().map(|r| r.to_string()).collect();
         writeln!(
             out,
-            "excluded: {} unusable candidate rows: {}",
-            rows.len(),
+            "excluded: {}: {}",
+            counted(
+                rows.len(),
+                "unusable candidate row",
+                "unusable candidate rows"
+            ),
             rows.join(" ")
         )?;
     }
@@ -258,8 +262,8 @@ pub fn run(args: &SelectArgs) -> CliResult {
         let rows: Vec<String> = sel.skipped.iter().map(|r| r.to_string()).collect();
         writeln!(
             out,
-            "skipped: {} candidates already represented by the picks: {}",
-            rows.len(),
+            "skipped: {} already represented by the picks: {}",
+            counted(rows.len(), "candidate", "candidates"),
             rows.join(" ")
         )?;
     }
@@ -300,8 +304,14 @@ pub fn run(args: &SelectArgs) -> CliResult {
             "\nweight: final simplex weight; score: U at pick time (Eq. 9); L_t: squared residual after the refit;\n\
              Δ_t: relative improvement of L_t (Eq. 7); g_S: Frank-Wolfe gap (Eq. 25), a certificate >= 0 for\n\
              pursuit with a finite ridge; for centroid pursuit (equal weights: centroid, recommended) g_S and Δ_t\n\
-             are diagnostics that may be negative; ν: KKT multiplier (Eq. 14); |F|: free-set size; '+': picked by relevance fill; '=': already represented by the picks."
+             are diagnostics that may be negative; ν: KKT multiplier (Eq. 14); |F|: free-set size;\n\
+             '+': picked by relevance fill; '=': already represented by the picks."
         )?;
     }
     emit(&out)
+}
+
+/// `n` with the noun in the number it takes: "1 pick", "2 picks".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
