@@ -192,7 +192,10 @@ export function init(source) {
       } catch (err) {
         if (err instanceof MemPursuitError) throw err;
         const where = typeof from === 'string' || from instanceof URL ? ` from ${String(from)}` : '';
-        throw argumentError(`init(): cannot load the WebAssembly module${where}: ${err?.message ?? err}. Pass the .wasm file's path or URL, a fetch() Response, or its bytes`, err);
+        // Without an argument the module is the package's own file: in a
+        // clone of the repository it exists only once built.
+        const build = source == null ? '; in a clone of the repository, build it first with `bash wasm/build.sh`' : '';
+        throw argumentError(`init(): cannot load the WebAssembly module${where}: ${err?.message ?? err}. Pass the .wasm file's path or URL, a fetch() Response, or its bytes${build}`, err);
       }
       adopt(instance);
     })().catch((err) => {

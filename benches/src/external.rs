@@ -137,23 +137,3 @@ pub mod faer {
         sink
     }
 }
-
-#[cfg(test)]
-mod tests {
-    /// Every external pass agrees with our kernels to f32 accuracy.
-    #[test]
-    fn external_passes_agree_with_ours() {
-        let (p, d, k) = (37, 45, 5);
-        let m = crate::unit_vectors(p, d, 3);
-        let mut ours = vec![0.0f32; p];
-        let want = crate::roofline(&m, d, k, &mut ours);
-        for (name, passes) in super::available() {
-            let mut out = vec![0.0f32; p];
-            let got = passes(&m, d, k, &mut out);
-            assert!((got - want).abs() < 1e-4, "{name}: {got} vs {want}");
-            for (a, b) in out.iter().zip(&ours) {
-                assert!((a - b).abs() < 1e-5, "{name}: {a} vs {b}");
-            }
-        }
-    }
-}

@@ -184,19 +184,3 @@ fn gauss(a: &mut [f64], m: usize) -> Option<Vec<f64>> {
     }
     Some(x)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn qp_solves_a_known_problem() {
-        // H = I: the simplex projection of c. c = (0.9, 0.5, -1): α = (0.7, 0.3, 0).
-        let h = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-        let a = simplex_qp(&h, &[0.9, 0.5, -1.0], 3);
-        assert!(
-            (a[0] - 0.7).abs() < 1e-12 && (a[1] - 0.3).abs() < 1e-12 && a[2] == 0.0,
-            "{a:?}"
-        );
-    }
-}

@@ -143,6 +143,28 @@ fn demo_prints_the_table_and_a_worked_example() {
     );
 }
 
+/// k above the pool size: all 3 rows come back and the stop reason says the
+/// pool ran out (issue 30, item 6), for every method, in text and JSON.
+#[test]
+fn select_with_k_above_the_pool_stops_for_the_pool() {
+    let dir = scratch("k-above-pool");
+    let (q, c) = example(&dir);
+    for method in ["recommended", "pursuit", "centroid", "topk", "mmr"] {
+        let args = ["select", "--query", &q, "--candidates", &c, "-k", "10"];
+        let o = run(&[&args[..], &["--method", method]].concat());
+        assert!(o.status.success(), "{method}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            out.contains("stop: pool_exhausted after 3 picks"),
+            "{method}: {out}"
+        );
+        let o = run(&[&args[..], &["--method", method, "--json"]].concat());
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["stop"], "pool_exhausted", "{method}");
+        assert_eq!(v["picks"].as_array().map(Vec::len), Some(3), "{method}");
+    }
+}
+
 #[test]
 fn select_picks_the_missing_fact() {
     let dir = scratch("select");
@@ -344,7 +366,48 @@ fn select_reports_bad_input_without_panicking() {
     write_npy(&cz, &[2, 2], &[1.0, 0.0, 0.0, 0.0]);
     let cz = cz.display().to_string();
     let o = run(&["select", "--query", &q, "--candidates", &cz, "-k", "2"]);
-    assert_clean_failure(&o, &["cz.npy: candidate row 1: all elements are zero"]);
+    assert_clean_failure(
+        &o,
+        &[
+            "cz.npy: candidate row 1: all elements are zero; or pass --invalid exclude \
+           to leave such rows out (listed in excluded)",
+        ],
+    );
+    // A NaN row names the same remedy (issue 30, item 7).
+    let cn = dir.join("cn.npy");
+    write_npy(&cn, &[2, 2], &[1.0, 0.0, f32::NAN, 1.0]);
+    let cn = cn.display().to_string();
+    let o = run(&["select", "--query", &q, "--candidates", &cn, "-k", "2"]);
+    assert_clean_failure(
+        &o,
+        &[
+            "cn.npy: candidate row 1: element 0 is not finite (NaN); or pass --invalid \
+           exclude to leave such rows out (listed in excluded)",
+        ],
+    );
+    // A row that is not zero in f32 but rounds to zero in f16 says so.
+    let cu = dir.join("cu.npy");
+    write_npy(&cu, &[2, 2], &[1.0, 0.0, 1e-9, 2e-8]);
+    let cu = cu.display().to_string();
+    let o = run(&[
+        "select",
+        "--query",
+        &q,
+        "--candidates",
+        &cu,
+        "-k",
+        "2",
+        "--storage",
+        "f16",
+    ]);
+    assert_clean_failure(
+        &o,
+        &[
+            "cu.npy: candidate 1: the values underflow f16: every element rounds to zero \
+           (the largest in magnitude is element 1 = 2e-8); scale or normalize the rows \
+           (only their directions are used), or use storage 'f32'",
+        ],
+    );
 
     let o = run(&["select", "--query", &c, "--candidates", &c, "-k", "2"]);
     assert_clean_failure(&o, &["expected one query", "3 × 2"]);
@@ -820,7 +883,7 @@ fn select_exposes_invalid_candidates_and_budget_notice() {
         assert_eq!(order[0], 2, "{method}");
         assert!(!order.contains(&1), "{method}");
         assert!(
-            out.contains("excluded: 1 unusable candidate rows: 1"),
+            out.contains("excluded: 1 unusable candidate row: 1"),
             "{out}"
         );
         assert!(
@@ -1445,6 +1508,124 @@ fn eval_at_equal_token_budgets() {
         "60",
     ]);
     assert_clean_failure(&o, &["memory id 0 has none", "--memory-texts"]);
+}
+
+/// Help wraps to the terminal's width (clap's `wrap_help`, issue 30, item
+/// 5): at COLUMNS=100 no line of the program's or a subcommand's `--help`
+/// is longer than 100 characters (it was up to 229).
+#[test]
+fn help_fits_a_100_column_terminal() {
+    for sub in [
+        &[][..],
+        &["demo"],
+        &["select"],
+        &["eval"],
+        &["tune"],
+        &["bench"],
+    ] {
+        let o = Command::new(BIN)
+            .args(sub)
+            .arg("--help")
+            .env("COLUMNS", "100")
+            .output()
+            .expect("the binary runs");
+        assert!(o.status.success(), "{sub:?}: {}", stderr(&o));
+        let text = stdout(&o);
+        assert!(text.lines().count() > 5, "{sub:?}: {text}");
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{sub:?}: {} chars: {line}",
+                line.chars().count()
+            );
+        }
+    }
+}
+
+/// `select`'s text output at COLUMNS=100 too: the legend below the step
+/// table fits 100 columns, and counts take their noun in the singular for
+/// one ("1 candidate", "1 pick").
+#[test]
+fn select_output_fits_100_columns_and_counts_in_the_singular() {
+    let dir = scratch("select-output");
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let q = dir.join("q.npy");
+    let c = dir.join("c.npy");
+    write_npy(&q, &[2], &[s, s]);
+    // Rows 0 and 1 are the same memory: the recommended setting skips 1.
+    write_npy(&c, &[3, 2], &[1.0, 0.0, 1.0, 0.0, 0.0, 1.0]);
+    let (q, c) = (q.display().to_string(), c.display().to_string());
+    let o = run(&["select", "--query", &q, "--candidates", &c, "-k", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("stop: pool_exhausted after 2 picks"), "{out}");
+    assert!(
+        out.contains("skipped: 1 candidate already represented by the picks: 1\n"),
+        "{out}"
+    );
+    let o = run(&[
+        "select",
+        "--query",
+        &q,
+        "--candidates",
+        &c,
+        "-k",
+        "1",
+        "--method",
+        "pursuit",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("stop: budget after 1 pick\n"), "{out}");
+    assert!(out.contains("'+': picked by relevance fill"), "{out}");
+    for line in out.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} chars: {line}",
+            line.chars().count()
+        );
+    }
+}
+
+/// README's first command-line block, as pasted (issue 30, item 3): its
+/// first line installs the binary this crate builds (`cargo install --locked
+/// --path cli`: the package in cli/ has the `mempursuit` binary), and its
+/// `mempursuit select` line runs in a folder with q.npy and c.npy.
+#[test]
+fn readme_command_line_block_installs_then_selects() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md beside the workspace manifest");
+    let block = readme
+        .split("```bash\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.lines().any(|l| l.starts_with("mempursuit ")))
+        .expect("README has a bash block that runs `mempursuit`");
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(lines[0], "cargo install --locked --path cli", "{block}");
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .expect("cli/Cargo.toml");
+    assert!(
+        manifest.contains("[[bin]]\nname = \"mempursuit\""),
+        "{manifest}"
+    );
+    let select = lines[1];
+    let words: Vec<&str> = select.split_whitespace().collect();
+    assert_eq!(words[..2], ["mempursuit", "select"], "{select}");
+    let dir = scratch("readme-select");
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    write_npy(&dir.join("q.npy"), &[2], &[s, s]);
+    write_npy(
+        &dir.join("c.npy"),
+        &[3, 2],
+        &[0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0],
+    );
+    let o = Command::new(BIN)
+        .args(&words[1..])
+        .current_dir(&dir)
+        .output()
+        .expect("the binary runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(order_line(&stdout(&o)), vec![0, 2]);
 }
 
 /// README's token-budget command, as pasted (continuation lines joined,

@@ -2,12 +2,12 @@
 //! top-K and MMR, with the same input contract, workspace and result type as the pursuit.
 
 use crate::error::Error;
-use crate::input::{prepare, Input, Spend};
+use crate::input::{first_stop, prepare, Input, Spend};
 use crate::kernels::{Element, Serial};
 use crate::options::{InputPolicy, MmrOptions};
 use crate::pursuit::{argmax_available, gram_row_into, Passes};
 use crate::scratch::ScratchKind;
-use crate::selection::{CandidateState, SelectionView, States, Step, StopReason};
+use crate::selection::{CandidateState, SelectionView, States, Step};
 use crate::workspace::Workspace;
 
 /// Top-K: the pool in relevance order (ρ = b, the cosine to the query, unless
@@ -27,7 +27,7 @@ pub fn top_k<'w, E: Element>(
     let prep = prepare(input, budget, policy, ws, &mut Serial)?;
     let p = prep.pool;
     let k_eff = budget.min(p);
-    ws.stop = StopReason::Budget;
+    ws.stop = first_stop(budget, p);
     let spend = &mut Spend::new(input.cost_budget);
     let mut t = 0;
     while t < k_eff {
@@ -91,7 +91,7 @@ pub fn mmr<'w, E: Element>(
         exec: &mut Serial,
     };
     let k_eff = budget.min(p);
-    ws.stop = StopReason::Budget;
+    ws.stop = first_stop(budget, p);
     let (lam, pen) = (lambda as f32, (1.0 - lambda) as f32);
     // u = MMR scores; gram_max = max similarity to the picks so far.
     for i in 0..p {

@@ -59,7 +59,7 @@
 
 use crate::error::Error;
 use crate::exact::ExactParts;
-use crate::input::{prepare, Input, Spend};
+use crate::input::{first_stop, prepare, Input, Spend};
 use crate::int8::Int8Pool;
 use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
@@ -68,7 +68,7 @@ use crate::pursuit::{
     refresh_scores, Choice, ScoreForm, Scorer,
 };
 use crate::scratch::ScratchKind;
-use crate::selection::{CandidateState, SelectionView, StopReason};
+use crate::selection::{CandidateState, SelectionView};
 use crate::workspace::Workspace;
 
 /// Unit roundoff of f32, 2⁻²⁴.
@@ -271,7 +271,7 @@ pub fn pursuit_int8_using<'w>(
     let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
     let k_eff = budget.min(p);
-    ws.stop = StopReason::Budget;
+    ws.stop = first_stop(budget, p);
     let rows = Rows::F32(input.candidates);
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
     setup(pool, k_eff, ws);

@@ -442,6 +442,18 @@ pub(crate) struct Spend<'a> {
     spent: f64,
 }
 
+/// The stop reason a selection starts with, kept if its loop takes all
+/// `min(budget, pool)` picks: [`StopReason::Budget`] when `budget` ≤ `pool`
+/// (the K picks came back), else [`StopReason::PoolExhausted`] (fewer than K
+/// came back because the pool of `pool` rows ran out).
+pub(crate) fn first_stop(budget: usize, pool: usize) -> StopReason {
+    if budget > pool {
+        StopReason::PoolExhausted
+    } else {
+        StopReason::Budget
+    }
+}
+
 impl<'a> Spend<'a> {
     /// Nothing spent yet of `budget`.
     pub(crate) fn new(budget: Option<CostBudget<'a>>) -> Self {

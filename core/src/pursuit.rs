@@ -6,7 +6,7 @@
 use crate::cholesky::accepts_pivot;
 use crate::error::Error;
 use crate::exact::{residual_sq, ExactParts};
-use crate::input::{prepare, Input, Spend};
+use crate::input::{first_stop, prepare, Input, Spend};
 use crate::kernels::sealed::Rows;
 use crate::kernels::Isa;
 use crate::kernels::{self, Element, Executor, Serial};
@@ -96,7 +96,7 @@ pub fn pursuit_using<'w, E: Element>(
     let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
     let k_eff = budget.min(p);
-    ws.stop = StopReason::Budget;
+    ws.stop = first_stop(budget, p);
     let rows = E::view(input.candidates);
     let mut pass = Passes {
         rows,

@@ -92,12 +92,12 @@
 //! near-copies; the previous rule's two passes of the query are one).
 
 use crate::error::Error;
-use crate::input::{prepare, CostBudget, Input, Relevance, Spend};
+use crate::input::{first_stop, prepare, CostBudget, Input, Relevance, Spend};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
 use crate::pursuit::{gram_row_into, Passes};
 use crate::scratch::ScratchKind;
-use crate::selection::{CandidateState, SelectionView, StopReason};
+use crate::selection::{CandidateState, SelectionView};
 use crate::workspace::Workspace;
 
 /// c of the rule when ρ ranks the pool as the query cosines do (ρ = b, or
@@ -355,9 +355,9 @@ pub fn recommend<E: Element>(
 /// pursuit), one [`Step`](crate::selection::Step) per pick (`dependent` marks a pick that was
 /// represented by earlier picks, made because no other candidate was left),
 /// and as skipped ([`SelectionView::skipped`]) the exact duplicates and
-/// the candidates found represented and not picked. Fewer than min(K, P)
-/// picks (stop reason [`StopReason::PoolExhausted`]) only when the pool has
-/// fewer distinct usable candidates.
+/// the candidates found represented and not picked. Fewer than K picks
+/// (stop reason [`StopReason::PoolExhausted`](crate::StopReason::PoolExhausted))
+/// only when the pool has fewer than K distinct usable candidates.
 ///
 /// Unlike a fixed-γ pursuit, γ depends on K, so the picks for a budget K
 /// are not always the first K picks for a larger budget.
@@ -396,7 +396,7 @@ pub fn recommended_with<'w, E: Element>(
     ws.require(ScratchKind::Centroid)?;
     let (rec, d) = prepare_recommended(input, budget, policy, ws, executor)?;
     let k_eff = budget.min(ws.pool);
-    ws.stop = StopReason::Budget;
+    ws.stop = first_stop(budget, ws.pool);
     let mut pass = Passes {
         rows: E::view(input.candidates),
         d,

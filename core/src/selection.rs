@@ -93,14 +93,16 @@ impl<'a> StatesView<'a> {
     serde(rename_all = "snake_case")
 )]
 pub enum StopReason {
-    /// `min(K, P)` memories were selected (also for K = 0).
+    /// K memories were selected (also for K = 0).
     #[default]
     Budget,
     /// Adaptive stopping fired (paper Eq. 7): `patience` consecutive steps
     /// improved the residual by at most τ.
     Adaptive,
-    /// No selectable candidate was left before the budget: fewer than
-    /// min(K, P) picks because candidates were excluded
+    /// No selectable candidate was left before the budget: fewer than K
+    /// picks because the pool has fewer than K rows (K > P: all P came
+    /// back, or fewer for the reasons that follow), or candidates were
+    /// excluded
     /// ([`InvalidCandidates::Exclude`](crate::InvalidCandidates::Exclude)),
     /// skipped as dependent on the picks
     /// ([`DependentPicks::Skip`](crate::DependentPicks::Skip)), or merged as

@@ -22,7 +22,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::errors;
 use crate::options::type_name;
@@ -204,7 +204,16 @@ pub(crate) fn view<'py, T: Element>(
     let np = py.import("numpy")?;
     let source = np
         .call_method1("asarray", (obj,))
-        .map_err(|e| prefixed(py, name, e))?;
+        .map_err(|e| match ragged(obj) {
+            Some((row, len, first)) => errors::input(
+                py,
+                format!(
+                    "{name}: row {row} has {len} elements, row 0 has {first}; every row needs \
+                 the same number of elements (d, the query's length)"
+                ),
+            ),
+            None => prefixed(py, name, e),
+        })?;
     let untyped = source.cast::<PyUntypedArray>().map_err(|_| {
         PyTypeError::new_err(format!("{name} must be an array, not {}", type_name(obj)))
     })?;
@@ -243,6 +252,25 @@ pub(crate) fn view<'py, T: Element>(
             format!("{name}: numpy.require did not return a C-contiguous, aligned array"),
         )
     })
+}
+
+/// For a ragged list (or tuple) of rows, which NumPy refuses with its own
+/// text ("setting an array element with a sequence ... inhomogeneous
+/// shape"): the first row whose length differs from row 0's, its length and
+/// row 0's. None when `obj` is not a sequence of sized rows of unequal
+/// lengths (NumPy's message then stands).
+fn ragged(obj: &Bound<'_, PyAny>) -> Option<(usize, usize, usize)> {
+    if !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
+        return None;
+    }
+    let first = obj.get_item(0).ok()?.len().ok()?;
+    for row in 1..obj.len().ok()? {
+        let len = obj.get_item(row).ok()?.len().ok()?;
+        if len != first {
+            return Some((row, len, first));
+        }
+    }
+    None
 }
 
 /// Whether `obj` is a NumPy array of IEEE half floats (any byte order).

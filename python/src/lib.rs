@@ -124,9 +124,10 @@ fn step_fields() -> PyResult<Vec<(&'static str, String)>> {
 ///   certificate checked in f32 at this pick, ``storage="int8"``; 0
 ///   otherwise). For top-K and MMR only ``index`` and ``score`` are
 ///   meaningful (the rest is 0, ``refit`` ``"optimal"``).
-/// * ``stop_reason``: str, ``"budget"``, ``"adaptive"``,
-///   ``"pool_exhausted"``, ``"pool_optimum"`` or ``"cost_budget"`` (no
-///   candidate left fits the ``cost_budget``).
+/// * ``stop_reason``: str, ``"budget"`` (k picks), ``"adaptive"``,
+///   ``"pool_exhausted"`` (fewer than k: the pool ran out, as for k > P),
+///   ``"pool_optimum"`` or ``"cost_budget"`` (no candidate left fits the
+///   ``cost_budget``).
 /// * ``excluded``: int64, rows left out as unusable under
 ///   ``invalid="exclude"`` (ascending; empty otherwise).
 /// * ``skipped``: int64, candidates skipped as already represented by the

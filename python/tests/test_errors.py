@@ -63,11 +63,13 @@ def test_exception_family():
 
 # (candidates, kwargs, kind, exact message) for the library's errors (its
 # Display).
+# The remedy after an unusable candidate row (issue 30, item 7).
+EXCLUDE = "; or set option 'invalid' to 'exclude' to leave such rows out (listed in excluded)"
 LIBRARY_ERRORS = [
-    (with_value(3, 2, np.nan), {}, "input", "candidate 3: element 2 is not finite (NaN)"),
-    (with_value(5, 0, np.inf), {}, "input", "candidate 5: element 0 is not finite (inf)"),
-    (with_value(1, 3, -np.inf), {}, "input", "candidate 1: element 3 is not finite (-inf)"),
-    (np.vstack([POOL[:2], np.zeros((1, D), np.float32)]), {}, "input", "candidate 2: all elements are zero"),
+    (with_value(3, 2, np.nan), {}, "input", "candidate 3: element 2 is not finite (NaN)" + EXCLUDE),
+    (with_value(5, 0, np.inf), {}, "input", "candidate 5: element 0 is not finite (inf)" + EXCLUDE),
+    (with_value(1, 3, -np.inf), {}, "input", "candidate 1: element 3 is not finite (-inf)" + EXCLUDE),
+    (np.vstack([POOL[:2], np.zeros((1, D), np.float32)]), {}, "input", "candidate 2: all elements are zero" + EXCLUDE),
     (
         POOL * np.float32(2.0),
         dict(normalization="require_unit"),
@@ -138,7 +140,7 @@ def test_query_errors():
 def test_norm_out_of_range_names_row():
     p = POOL.copy()
     p[4] *= np.float32(1e13)
-    raises("input", re.compile(r"candidate 4: norm .* is outside \[1e-12, 1e12\]"), mempursuit.select, Q, p, 2)
+    raises("input", re.compile(r"candidate 4: norm .* is outside \[1e-12, 1e12\]" + re.escape(EXCLUDE)), mempursuit.select, Q, p, 2)
 
 
 def test_float64_beyond_float32_names_the_value():
@@ -177,7 +179,7 @@ def test_float64_beyond_float32_names_the_value():
     )
     # A float64 infinity is an infinity.
     p[2, 1] = np.inf
-    raises("input", "candidate 2: element 1 is not finite (inf)", mempursuit.select, Q, p, 2)
+    raises("input", "candidate 2: element 1 is not finite (inf)" + EXCLUDE, mempursuit.select, Q, p, 2)
 
 
 def test_shape_errors():
@@ -397,7 +399,7 @@ def test_batch_errors_name_the_pair():
     bad = with_value(3, 2, np.nan)
     raises(
         "input",
-        "pair 1: candidate 3: element 2 is not finite (NaN)",
+        "pair 1: candidate 3: element 2 is not finite (NaN)" + EXCLUDE,
         mempursuit.select_batch,
         [Q, Q, Q],
         [POOL, bad, bad],
@@ -536,3 +538,65 @@ def test_capacity_errors():
         huge,
         2,
     )
+
+
+@pytest.mark.parametrize("method", mempursuit.METHODS)
+def test_k_above_the_pool_stops_for_the_pool(method):
+    """Fewer than k came back because the pool of 6 ran out: stop reason
+    pool_exhausted, not budget (issue 30, item 6); k = 6 stops for the budget."""
+    sel = mempursuit.select(Q, POOL, 10, method=method)
+    assert sorted(sel.picks.tolist()) == [0, 1, 2, 3, 4, 5]
+    assert sel.stop_reason == "pool_exhausted"
+    sel = mempursuit.select(Q, POOL, 6, method=method)
+    assert len(sel.picks) == 6 and sel.stop_reason == "budget"
+    (sel,) = mempursuit.select_batch([Q], [POOL], 10, method=method)
+    assert sel.stop_reason == "pool_exhausted"
+
+
+def test_unusable_rows_name_the_exclude_option():
+    """A NaN or all-zero row names the remedy, invalid="exclude" (issue 30,
+    item 7); the query has none to name."""
+    hint = EXCLUDE
+    with pytest.raises(MemPursuitError) as e:
+        mempursuit.select(Q, with_value(3, 2, np.nan), 2)
+    assert str(e.value) == "candidate 3: element 2 is not finite (NaN)" + hint
+    zero = POOL.copy()
+    zero[4] = 0.0
+    with pytest.raises(MemPursuitError) as e:
+        mempursuit.select(Q, zero, 2)
+    assert str(e.value) == "candidate 4: all elements are zero" + hint
+    sel = mempursuit.select(Q, zero, 2, invalid="exclude")
+    assert sel.excluded.tolist() == [4] and len(sel.picks) == 2
+    with pytest.raises(MemPursuitError) as e:
+        mempursuit.select(np.zeros_like(Q), POOL, 2)
+    assert str(e.value) == "query: all elements are zero"
+
+
+def test_a_ragged_list_of_lists_names_the_row():
+    """Our message, not NumPy's "inhomogeneous shape" (issue 30, item 7)."""
+    with pytest.raises(MemPursuitError) as e:
+        mempursuit.select([1.0, 0.0, 0.0], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0]], 2)
+    assert e.value.kind == "input"
+    assert str(e.value) == (
+        "candidates: row 2 has 2 elements, row 0 has 3; every row needs the same number "
+        "of elements (d, the query's length)"
+    )
+
+
+def test_a_row_that_underflows_f16_says_so():
+    """Nonzero in float32, all zero in float16: the values underflow f16, and
+    the remedy is to scale or normalize, or use storage "f32" (issue 30, item 7)."""
+    pool = POOL.copy()
+    pool[2] = 0.0
+    pool[2, 3] = -2e-8
+    pool[2, 1] = 1e-9
+    with pytest.raises(MemPursuitError) as e:
+        mempursuit.select(Q, pool, 2, storage="f16")
+    assert e.value.kind == "input"
+    assert str(e.value) == (
+        "candidate 2: the values underflow f16: every element rounds to zero (the largest "
+        "in magnitude is element 3 = -2e-8); scale or normalize the rows (only their "
+        "directions are used), or use storage 'f32'"
+    )
+    pool[2] *= 1e6
+    assert len(mempursuit.select(Q, pool, 2, storage="f16").picks) == 2

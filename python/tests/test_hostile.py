@@ -490,7 +490,7 @@ def test_empty_pool():
         for storage in mempursuit.OPTIONS["storage"]["values"]:
             for empty in (np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float16)):
                 sel = mempursuit.select(Q, empty, 5, method=method, storage=storage)
-                assert sel.picks.tolist() == [] and len(sel.steps) == 0 and sel.stop_reason == "budget"
+                assert sel.picks.tolist() == [] and len(sel.steps) == 0 and sel.stop_reason == "pool_exhausted"
                 (sel,) = mempursuit.select_batch([Q], [empty], 5, method=method, storage=storage)
                 assert sel.picks.tolist() == []
     assert mempursuit.select_batch(np.zeros((0, 4)), np.zeros((0, 3, 4)), 2) == []

@@ -49,7 +49,10 @@ def test_package_readme_snippets_run():
     assert env["top"].picks.tolist() == [1, 2]
     assert env["paper"].picks.tolist() == [1, 3]
     assert [s.picks.tolist() for s in env["ragged"]] == [s.picks.tolist() for s in env["batch"]]
-    assert "input | candidate 2: element 1 is not finite (NaN)" in out
+    assert (
+        "input | candidate 2: element 1 is not finite (NaN); or set option 'invalid' to 'exclude' "
+        "to leave such rows out (listed in excluded)\n[2]\n"
+    ) in out
     assert "option | gamma 2 must be in (0, 1]" in out
     # Every option is listed.
     import mempursuit

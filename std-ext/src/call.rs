@@ -10,7 +10,7 @@ use std::fmt;
 use mempursuit_core::half::{bf16, f16};
 #[cfg(feature = "half")]
 use mempursuit_core::Element;
-use mempursuit_core::{Error, ErrorKind, Input, Method};
+use mempursuit_core::{Error, ErrorKind, Input, Method, VectorFault};
 
 use crate::spec::{SelectSpec, SpecError, Storage};
 use crate::{Int8Candidates, ReserveError, Selection, Selector};
@@ -138,12 +138,42 @@ fn narrow<T: Copy>(
                     index: k % d,
                     value: x,
                     storage,
+                    fault: StorageFault::OutOfRange,
                 })
             } else {
                 Ok(y)
             }
         })
         .collect()
+}
+
+/// The selector's error on rows narrowed to `storage` from the f32 `rows`
+/// (of `d`): a row reported all zero that is not all zero in f32 underflowed
+/// ([`StorageFault::Underflow`], naming its element of largest magnitude);
+/// every other error as it is.
+#[cfg(feature = "half")]
+fn underflowed(e: Error, rows: &[f32], d: usize, storage: Storage) -> CallError {
+    if let Error::Candidate {
+        row,
+        fault: VectorFault::ZeroNorm,
+    } = e
+    {
+        let values = rows.get(row * d..(row + 1) * d).unwrap_or_default();
+        let largest = values
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
+        if let Some((index, &value)) = largest.filter(|(_, v)| **v != 0.0) {
+            return CallError::Storage(StorageError {
+                row,
+                index,
+                value,
+                storage,
+                fault: StorageFault::Underflow,
+            });
+        }
+    }
+    CallError::Select(e)
 }
 
 impl Selector {
@@ -222,14 +252,10 @@ impl Selector {
             }
             #[cfg(feature = "half")]
             (Storage::F16, pool) => {
-                let c = narrow(
-                    &pool.widened(),
-                    d,
-                    Storage::F16,
-                    f16::from_f32,
-                    f16::is_infinite,
-                )?;
-                Ok(self.select_as(query, &c, relevance, costs, budget, &method)?)
+                let rows = pool.widened();
+                let c = narrow(&rows, d, Storage::F16, f16::from_f32, f16::is_infinite)?;
+                self.select_as(query, &c, relevance, costs, budget, &method)
+                    .map_err(|e| underflowed(e, &rows, d, Storage::F16))
             }
             #[cfg(feature = "half")]
             (Storage::Bf16, Pool::Bf16(c)) => {
@@ -237,14 +263,10 @@ impl Selector {
             }
             #[cfg(feature = "half")]
             (Storage::Bf16, pool) => {
-                let c = narrow(
-                    &pool.widened(),
-                    d,
-                    Storage::Bf16,
-                    bf16::from_f32,
-                    bf16::is_infinite,
-                )?;
-                Ok(self.select_as(query, &c, relevance, costs, budget, &method)?)
+                let rows = pool.widened();
+                let c = narrow(&rows, d, Storage::Bf16, bf16::from_f32, bf16::is_infinite)?;
+                self.select_as(query, &c, relevance, costs, budget, &method)
+                    .map_err(|e| underflowed(e, &rows, d, Storage::Bf16))
             }
             #[cfg(not(feature = "half"))]
             (Storage::F16 | Storage::Bf16, _) => Err(CallError::Spec(SpecError::Conflict {
@@ -296,17 +318,35 @@ impl Selector {
 
 /// A candidate value that the specification's storage cannot hold: a
 /// finite f32 beyond the f16 range (±65504) or so close to f32's limit that
-/// bfloat16 rounds it to infinity.
+/// bfloat16 rounds it to infinity ([`StorageFault::OutOfRange`]), or a row
+/// that is not all zero in f32 but is in the storage
+/// ([`StorageFault::Underflow`]: every |value| below f16's smallest
+/// subnormal, 2⁻²⁴ ≈ 5.96e-8, rounds to 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StorageError {
     /// 0-based candidate row.
     pub row: usize,
-    /// 0-based element within the row.
+    /// 0-based element within the row: the value out of range, or the
+    /// row's element of largest magnitude for an underflow.
     pub index: usize,
-    /// The value as given.
+    /// That element's value as given (f32).
     pub value: f32,
     /// The storage asked for.
     pub storage: Storage,
+    /// What the storage cannot hold.
+    pub fault: StorageFault,
+}
+
+/// Why a [`StorageError`]'s value does not fit the storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StorageFault {
+    /// A finite value beyond the storage's range.
+    OutOfRange,
+    /// Every element of the row rounds to zero in the storage, though the
+    /// f32 row is not all zero (the selector would report the row as all
+    /// zero).
+    Underflow,
 }
 
 impl StorageError {
@@ -318,6 +358,15 @@ impl StorageError {
 
 impl fmt::Display for StorageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.fault == StorageFault::Underflow {
+            return write!(
+                f,
+                "candidate {}: the values underflow {}: every element rounds to zero \
+                 (the largest in magnitude is element {} = {:e}); scale or normalize \
+                 the rows (only their directions are used), or use storage 'f32'",
+                self.row, self.storage, self.index, self.value
+            );
+        }
         let range = match self.storage {
             Storage::F16 => "the f16 range [-65504, 65504]",
             _ => "the bf16 range (about ±3.39e38)",
@@ -362,13 +411,34 @@ impl CallError {
     }
 }
 
+/// The remedy named after an unusable candidate row (non-finite, all zero,
+/// norm out of range) under the default policy `invalid = 'reject'`: the
+/// option `invalid` (in every binding and the command line's `--invalid`)
+/// set to `'exclude'` leaves such rows out and lists them in `excluded`.
+pub const EXCLUDE_HINT: &str =
+    "; or set option 'invalid' to 'exclude' to leave such rows out (listed in excluded)";
+
 impl fmt::Display for CallError {
+    /// The error's own message; for an unusable candidate row followed by
+    /// [`EXCLUDE_HINT`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CallError::Spec(e) => e.fmt(f),
             CallError::Storage(e) => e.fmt(f),
             CallError::Reserve(e) => e.fmt(f),
-            CallError::Select(e) => e.fmt(f),
+            CallError::Select(e) => {
+                e.fmt(f)?;
+                match e {
+                    Error::Candidate {
+                        fault:
+                            VectorFault::NonFinite { .. }
+                            | VectorFault::ZeroNorm
+                            | VectorFault::NormOutOfRange { .. },
+                        ..
+                    } => f.write_str(EXCLUDE_HINT),
+                    _ => Ok(()),
+                }
+            }
         }
     }
 }
@@ -467,5 +537,100 @@ mod tests {
                 assert!(sel.picks.is_empty(), "{spec}");
             }
         }
+    }
+
+    /// The remedy after an unusable row (issue 30, item 7), and none where
+    /// the option would not help (the query).
+    #[test]
+    fn unusable_rows_name_the_exclude_option() {
+        let spec = SelectSpec::default();
+        let call = |q: &[f32], c: &[f32]| {
+            Selector::new()
+                .select_spec(&spec, CallData::new(q, Pool::F32(c)), 2)
+                .unwrap_err()
+                .to_string()
+        };
+        let q = [1.0, 0.0];
+        assert_eq!(
+            call(&q, &[1.0, 0.0, f32::NAN, 1.0]),
+            "candidate 1: element 0 is not finite (NaN); or set option 'invalid' to \
+             'exclude' to leave such rows out (listed in excluded)"
+        );
+        assert_eq!(
+            call(&q, &[0.0, 0.0, 0.0, 1.0]),
+            format!("candidate 0: all elements are zero{EXCLUDE_HINT}")
+        );
+        assert_eq!(
+            call(&q, &[1.0, 0.0, 1e30, 0.0]),
+            format!(
+                "candidate 1: norm 1.0000000150474662e30 is outside [1e-12, 1e12]{EXCLUDE_HINT}"
+            )
+        );
+        assert_eq!(
+            call(&[0.0, 0.0], &[1.0, 0.0]),
+            "query: all elements are zero"
+        );
+        let exclude: SelectSpec = "recommended,invalid=exclude".parse().unwrap();
+        let sel = Selector::new()
+            .select_spec(
+                &exclude,
+                CallData::new(&q, Pool::F32(&[1.0, 0.0, f32::NAN, 1.0])),
+                2,
+            )
+            .unwrap();
+        assert_eq!((sel.picks, sel.excluded), (vec![0], vec![1]));
+    }
+
+    /// A row whose values all round to zero in f16 (not in f32) is an
+    /// underflow naming the storage and the remedy (issue 30, item 7); a row
+    /// that is zero in f32 stays the selector's error.
+    #[test]
+    #[cfg(feature = "half")]
+    fn a_row_that_underflows_f16_says_so() {
+        let spec: SelectSpec = "pursuit,storage=f16".parse().unwrap();
+        let q = [1.0, 0.0];
+        let err = Selector::new()
+            .select_spec(
+                &spec,
+                CallData::new(&q, Pool::F32(&[1.0, 0.0, 1e-9, -2e-8])),
+                2,
+            )
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Input);
+        assert_eq!(
+            err.to_string(),
+            "candidate 1: the values underflow f16: every element rounds to zero (the \
+             largest in magnitude is element 1 = -2e-8); scale or normalize the rows (only \
+             their directions are used), or use storage 'f32'"
+        );
+        assert!(matches!(
+            err,
+            CallError::Storage(StorageError {
+                fault: StorageFault::Underflow,
+                row: 1,
+                index: 1,
+                ..
+            })
+        ));
+        let err = Selector::new()
+            .select_spec(
+                &spec,
+                CallData::new(&q, Pool::F32(&[1.0, 0.0, 0.0, 0.0])),
+                2,
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("candidate 1: all elements are zero{EXCLUDE_HINT}")
+        );
+        // Scaled up, the same row is usable.
+        let sel = Selector::new()
+            .select_spec(
+                &spec,
+                CallData::new(&q, Pool::F32(&[1.0, 0.0, 1e-1, -2.0])),
+                2,
+            )
+            .unwrap();
+        assert_eq!(sel.picks.len(), 2);
     }
 }

@@ -47,7 +47,7 @@
 //! * [`parallel`]: one query's passes split over threads
 //!   ([`parallel::SplitPool`]) and many queries on a pool of threads
 //!   ([`parallel::select_batch`]), both bit-identical to the serial result;
-//! * [`npy`] (feature `npy`): f32 matrices from `.npy` files;
+//! * `npy` (feature `npy`): f32 matrices from `.npy` files;
 //! * `synth` (feature `synth`): the seeded fact-cluster generator of the
 //!   paper's Assumption B.1, the test oracle of the coverage guarantee.
 //!
@@ -56,13 +56,14 @@
 //! JSON library.
 //!
 //! # Features
-//! * `npy` (default): [`npy`], reading f32 matrices from `.npy` files (`npyz`).
+//! * `npy`: `npy`, reading f32 matrices from `.npy` files (`npyz`).
 //! * `serde`: `Serialize`/`Deserialize` for the options and results.
 //! * `half`: f16 / bf16 candidate storage ([`Input::with_storage`]).
 //! * `synth`: `synth`, the seeded fact-cluster generator (`rand`).
 //!
-//! With `default-features = false` the crate depends on nothing but the core
-//! (`wide`, `libm`, and `cpufeatures` on x86-64).
+//! No feature is on by default: the crate then depends on nothing but the
+//! core (`wide`, `libm`, and `cpufeatures` on x86-64); the command-line
+//! program turns on `npy`, `serde`, `half` and `synth`.
 //!
 //! Build with `--release`: a debug build of the numeric kernels is about
 //! two orders of magnitude slower.
@@ -82,7 +83,7 @@ pub mod npy;
 mod selector;
 pub mod spec;
 
-pub use call::{CallData, CallError, Pool, StorageError};
+pub use call::{CallData, CallError, Pool, StorageError, StorageFault, EXCLUDE_HINT};
 pub use selector::{ReserveError, Selection, Selector, STEP_FIELDS};
 pub use spec::{MethodName, SelectSpec, SpecError, Storage};
 

@@ -361,9 +361,13 @@ fn budget_zero_larger_than_pool_and_empty_pool() {
         let mut sorted = s.picks.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..6).collect::<Vec<_>>(), "{m:?}");
-        assert_eq!(s.stop, StopReason::Budget);
+        // Fewer than K came back because the pool ran out (issue 30, item 6).
+        assert_eq!(s.stop, StopReason::PoolExhausted, "{m:?}");
+        let s = select(&Input::new(&q, &pool), 6, &m).unwrap();
+        assert_eq!((s.picks.len(), s.stop), (6, StopReason::Budget), "{m:?}");
         let s = select(&Input::new(&q, &[]), 5, &m).unwrap();
         assert!(s.picks.is_empty());
+        assert_eq!(s.stop, StopReason::PoolExhausted, "{m:?}");
     }
 }
 

@@ -1064,7 +1064,13 @@ mod tests {
         let sel = mp_selector_new();
         set(sel, "method", V::T("topk"));
         assert_eq!(select(sel, &q, &c, None, 3), -1);
-        assert_eq!(error(sel).1, "candidate 1: element 0 is not finite (NaN)");
+        assert_eq!(
+            error(sel).1,
+            format!(
+                "candidate 1: element 0 is not finite (NaN){}",
+                mempursuit::EXCLUDE_HINT
+            )
+        );
         set(sel, "invalid", V::T("exclude"));
         assert_eq!(select(sel, &q, &c, None, 3), 2);
         assert_eq!(u32s(sel, 0), [0, 2]);

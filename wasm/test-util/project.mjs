@@ -23,9 +23,12 @@ export function installPackage(project) {
  * Links the packages installed in wasm/node_modules (the dev dependencies:
  * `ai`, `@langchain/core` and what they need) into `project`/node_modules,
  * beside what is there, so that code in the project can import them.
+ * Returns false, linking nothing, when wasm/node_modules is missing (no
+ * `npm ci` in wasm/): the callers skip what needs them, with that reason.
  */
 export function linkDevDependencies(project) {
   const from = join(wasmDir, 'node_modules');
+  if (!existsSync(from)) return false;
   const to = join(project, 'node_modules');
   mkdirSync(to, { recursive: true });
   for (const name of readdirSync(from)) {
@@ -38,7 +41,11 @@ export function linkDevDependencies(project) {
       symlinkSync(join(from, entry), target, 'dir');
     }
   }
+  return true;
 }
+
+/** The reason given where the dev dependencies are missing. */
+export const noDevDependencies = 'wasm/node_modules is missing (run npm ci in wasm/)';
 
 function isLink(path) {
   try {

@@ -190,12 +190,21 @@ test('the same picks from a flat Float32Array, rows, plain and Float64 arrays', 
 test('k = 0, k above P, an empty pool', async () => {
   await init();
   assert.equal(select(query, flat, 0).picks.length, 0);
+  assert.equal(select(query, flat, 0).stopReason, 'budget');
   assert.equal(select(query, flat, 2 ** 40).picks.length, 3);
   assert.equal(select(query, flat, Number.MAX_SAFE_INTEGER).picks.length, 3);
+  // Fewer than k came back because the pool ran out: pool_exhausted, for
+  // every method (issue 30, item 6); k = P stops for the budget.
+  for (const method of ['recommended', 'pursuit', 'centroid', 'topk', 'mmr']) {
+    const above = select(query, flat, 10, { method });
+    assert.deepEqual([above.picks.length, above.stopReason], [3, 'pool_exhausted'], method);
+    const equal = select(query, flat, 3, { method });
+    assert.deepEqual([equal.picks.length, equal.stopReason], [3, 'budget'], method);
+  }
   for (const empty of [new Float32Array(0), []]) {
     const r = select(query, empty, 5);
     assert.equal(r.picks.length, 0);
-    assert.equal(r.stopReason, 'budget');
+    assert.equal(r.stopReason, 'pool_exhausted');
   }
 });
 
@@ -211,7 +220,7 @@ test('every option reaches the library', async () => {
   assert.deepEqual(Array.from(select(query, reversed, 2, { method: 'topk', poolOrder: true }).picks), [0, 1]);
   // A NaN row is excluded and listed.
   const bad = [rows[0], [NaN, 0], rows[2]];
-  throwsCode(() => select(query, bad, 3), 'input', 'candidate 1: element 0 is not finite (NaN)');
+  throwsCode(() => select(query, bad, 3), 'input', "candidate 1: element 0 is not finite (NaN); or set option 'invalid' to 'exclude' to leave such rows out (listed in excluded)");
   const excluded = select(query, bad, 3, { invalid: 'exclude' });
   assert.deepEqual(Array.from(excluded.picks), [0, 2]);
   assert.deepEqual(Array.from(excluded.excluded), [1]);
@@ -389,4 +398,23 @@ test('a Selector keeps its memory, survives errors, and cannot be used after fre
   selector.free();
   selector.free(); // twice is fine
   throwsCode(() => selector.select(query, flat, 2), 'argument', 'this Selector was freed: create a new one');
+});
+
+test("unusable rows name the remedy invalid: 'exclude'; a row that underflows f16 says so (issue 30, item 7)", async () => {
+  await init();
+  const exclude = "; or set option 'invalid' to 'exclude' to leave such rows out (listed in excluded)";
+  throwsCode(() => select(query, [rows[0], [NaN, 1], rows[2]], 2), 'input', 'candidate 1: element 0 is not finite (NaN)' + exclude);
+  throwsCode(() => select(query, [rows[0], rows[1], [0, 0]], 2), 'input', 'candidate 2: all elements are zero' + exclude);
+  const excluded = select(query, [rows[0], rows[1], [0, 0]], 2, { invalid: 'exclude' });
+  assert.deepEqual(Array.from(excluded.excluded), [2]);
+  // The query has no such option: no hint.
+  throwsCode(() => select([0, 0], rows, 2), 'input', 'query: all elements are zero');
+  // Nonzero in f32, all zero in f16.
+  const tiny = [rows[0], [1e-9, -2e-8], rows[2]];
+  throwsCode(
+    () => select(query, tiny, 2, { storage: 'f16' }),
+    'input',
+    "candidate 1: the values underflow f16: every element rounds to zero (the largest in magnitude is element 1 = -2e-8); scale or normalize the rows (only their directions are used), or use storage 'f32'",
+  );
+  assert.equal(select(query, tiny, 2).picks.length, 2, 'f32 storage takes the row');
 });

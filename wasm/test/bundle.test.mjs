@@ -107,7 +107,7 @@ test('an ES module bundle for Node.js: init() loads mempursuit.wasm next to the 
   const missing = run(file);
   assert.equal(missing.synchronous, 'returned');
   assert.equal(missing.default.code, 'argument');
-  assert.match(missing.default.message, /^init\(\): cannot load the WebAssembly module from file:.*\/esm\/mempursuit\.wasm: .*ENOENT.*\. Pass the \.wasm file's path or URL, a fetch\(\) Response, or its bytes$/);
+  assert.match(missing.default.message, /^init\(\): cannot load the WebAssembly module from file:.*\/esm\/mempursuit\.wasm: .*ENOENT.*\. Pass the \.wasm file's path or URL, a fetch\(\) Response, or its bytes; in a clone of the repository, build it first with `bash wasm\/build\.sh`$/);
   assert.deepEqual(missing.picks, TEXTBOOK_PICKS);
   copyFileSync(join(installed, 'mempursuit.wasm'), join(tmp, 'esm', 'mempursuit.wasm'));
   const shipped = run(file);

@@ -177,7 +177,7 @@ test('AI SDK: a query of another dimension, topN, NaN in a document, the query o
   await rejectsWith(rerank({}, documents, -1), 'mempursuit reranker: topN must be a non-negative integer, got -1');
   await rejectsWith(rerank({}, documents, 2.5), 'mempursuit reranker: topN must be a non-negative integer, got 2.5');
   const nan = documents.map((d, i) => (i === 3 ? { ...d, embedding: d.embedding.map((x, j) => (j === 5 ? NaN : x)) } : d));
-  await rejectsWith(rerank({}, nan, 2), "mempursuit reranker: document 3 (id 'm3'): its embedding: element 5 is not finite (NaN)", 'input');
+  await rejectsWith(rerank({}, nan, 2), "mempursuit reranker: document 3 (id 'm3'): its embedding: element 5 is not finite (NaN)" + "; or set option 'invalid' to 'exclude' to leave such rows out (listed in excluded)", 'input');
   await rejectsWith(rerank({}, documents, 2, query.map((x, j) => (j === 0 ? NaN : x))), 'mempursuit reranker: the query embedding: element 0 is not finite (NaN)', 'input');
   const scored = (value) => documents.map((d, i) => ({ ...d, score: i === 2 ? value : i }));
   await rejectsWith(rerank({ scoreField: 'score' }, scored(NaN), 2), "mempursuit reranker: document 2 (id 'm2'): its 'score' (scoreField) is NaN; a retriever score must be a finite number");
@@ -325,7 +325,7 @@ test('LangChain: a query of another dimension, NaN in a document or a score (tri
   const compress = (docs, fields = {}) => new lc.MemPursuitCompressor({ embeddings, k: K, ...fields }).compressDocuments(docs, 'q');
   await rejectsWith(compress(docsOf((e) => e.concat([0]))), "MemPursuitCompressor: the query embedding has 8 values but the documents' embeddings have 9; embed documents and queries with the same model");
   await rejectsWith(compress(docsOf((e, i) => (i === 6 ? e.concat([0]) : e))), "MemPursuitCompressor: document 6 (id 'm6'): its embedding has 9 values but the query embedding has 8; embed documents and queries with the same model");
-  await rejectsWith(compress(docsOf((e, i) => (i === 4 ? e.map((x, j) => (j === 1 ? NaN : x)) : e))), "MemPursuitCompressor: document 4 (id 'm4'): its embedding: element 1 is not finite (NaN)", 'input');
+  await rejectsWith(compress(docsOf((e, i) => (i === 4 ? e.map((x, j) => (j === 1 ? NaN : x)) : e))), "MemPursuitCompressor: document 4 (id 'm4'): its embedding: element 1 is not finite (NaN)" + "; or set option 'invalid' to 'exclude' to leave such rows out (listed in excluded)", 'input');
   await rejectsWith(compress(docsOf((e) => e, (i) => ({ s: i === 1 ? NaN : i })), { scoreKey: 's' }), "MemPursuitCompressor: document 1 (id 'm1'): its metadata 's' (scoreKey) is NaN; a retriever score must be a finite number");
   await rejectsWith(compress(docsOf((e) => e, (i) => ({ s: i === 1 ? 'high' : i })), { scoreKey: 's' }), `MemPursuitCompressor: document 1 (id 'm1') has no numeric metadata 's' (scoreKey): got "high"`);
   // A document without a vector names its id too.

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,3 +127,37 @@ test(
     }
   },
 );
+
+/** A copy of the package's files without mempursuit.wasm (a clone before `bash wasm/build.sh`). */
+function unbuilt(name) {
+  const dir = join(tmp, name);
+  for (const file of [...manifest.files, 'package.json', 'check-module.cjs'].filter((f) => f !== 'mempursuit.wasm')) {
+    cpSync(join(wasmDir, file), join(dir, file), { recursive: true });
+  }
+  return dir;
+}
+
+test('npm pack without the built module: one line saying to run bash wasm/build.sh, no stack (issue 30, item 8)', () => {
+  const dir = unbuilt('unbuilt-pack');
+  let failure;
+  try {
+    run(npm, ['pack', '--dry-run'], dir);
+  } catch (err) {
+    failure = err;
+  }
+  assert.ok(failure, 'npm pack fails without mempursuit.wasm');
+  assert.match(failure.stderr, /^mempursuit\.wasm is missing: build it first with bash wasm\/build\.sh \(from the repository root\) or npm run build$/m);
+  assert.doesNotMatch(failure.stderr, /^\s+at |accessSync|ENOENT/m, failure.stderr);
+});
+
+test("init()'s missing-module error says to run bash wasm/build.sh (issue 30, item 8)", () => {
+  const dir = unbuilt('unbuilt-init');
+  writeFileSync(
+    join(dir, 'missing.mjs'),
+    `import { init } from './mempursuit.js';
+try { await init(); console.log('loaded'); } catch (err) { console.log(err.code + ': ' + err.message); }
+`,
+  );
+  const out = run(process.execPath, [join(dir, 'missing.mjs')], dir);
+  assert.match(out, /^argument: init\(\): cannot load the WebAssembly module from file:.*\/mempursuit\.wasm: .*ENOENT.*; in a clone of the repository, build it first with `bash wasm\/build\.sh`\n$/);
+});

@@ -21,6 +21,9 @@ import mempursuit  # noqa: E402
 from mempursuit.integrations import DocumentError, OptionError  # noqa: E402
 from mempursuit.integrations.haystack import MemPursuitRanker  # noqa: E402
 
+# The remedy after an unusable row (issue 30, item 7).
+EXCLUDE_HINT = "; or set option 'invalid' to 'exclude' to leave such rows out (listed in excluded)"
+
 
 @pytest.fixture(scope="module")
 def data():
@@ -357,7 +360,7 @@ def test_document_errors_are_mempursuit_errors_of_kind_input():
     with pytest.raises(mempursuit.MemPursuitError) as e:
         MemPursuitRanker(top_k=3).run(documents=[good, nan], query_embedding=q)
     assert type(e.value) is DocumentError and e.value.kind == "input"
-    assert str(e.value) == "MemPursuitRanker: document 1 (id 'nan'): candidate 1: element 2 is not finite (NaN)"
+    assert str(e.value) == "MemPursuitRanker: document 1 (id 'nan'): candidate 1: element 2 is not finite (NaN)" + EXCLUDE_HINT
     assert isinstance(e.value.__cause__, mempursuit.MemPursuitError) and e.value.__cause__.kind == "input"
     with pytest.raises(DocumentError) as e:
         MemPursuitRanker(top_k=3).run(documents=[good, Document(id="bare", content="z", score=0.1)], query_embedding=q)

@@ -24,6 +24,9 @@ import mempursuit  # noqa: E402
 from mempursuit.integrations import DocumentError, OptionError  # noqa: E402
 from mempursuit.integrations.llama_index import MemPursuitPostprocessor  # noqa: E402
 
+# The remedy after an unusable row (issue 30, item 7).
+EXCLUDE_HINT = "; or set option 'invalid' to 'exclude' to leave such rows out (listed in excluded)"
+
 
 @pytest.fixture(scope="module")
 def data():
@@ -296,7 +299,7 @@ def test_errors_are_mempursuit_errors_with_their_kind():
     with pytest.raises(mempursuit.MemPursuitError) as e:
         MemPursuitPostprocessor(top_n=2).postprocess_nodes([good, nan], bundle)
     assert type(e.value) is DocumentError and e.value.kind == "input"
-    assert str(e.value) == "MemPursuitPostprocessor: node 1 (id 'nan'): candidate 1: element 1 is not finite (NaN)"
+    assert str(e.value) == "MemPursuitPostprocessor: node 1 (id 'nan'): candidate 1: element 1 is not finite (NaN)" + EXCLUDE_HINT
     # A NaN score (NodeWithScore takes it): named with the node and the value.
     with pytest.raises(DocumentError) as e:
         MemPursuitPostprocessor(top_n=2).postprocess_nodes(

@@ -163,7 +163,7 @@ pub struct BenchArgs {
     /// library's rule (`auto`).
     #[arg(long, value_enum, default_value_t = ScreeningArg::Auto)]
     pub screening: ScreeningArg,
-    /// Also time the roofline: K + 1 plain matrix–vector passes per query
+    /// Also time the roofline: K + 1 plain matrix-vector passes per query
     /// (and with the external libraries of a build with the `openblas` /
     /// `faer` features, f32 storage only).
     #[arg(long)]

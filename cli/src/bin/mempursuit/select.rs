@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mempursuit::npy::{self, Matrix};
-use mempursuit::{CallData, CallError, Error, Method, Pool, SelectSpec, Selector, Stopping};
+use mempursuit::{
+    CallData, CallError, Error, Method, Pool, SelectSpec, Selector, Stopping, VectorFault,
+};
 
 use crate::spec_args::{self, SpecArgs};
 use crate::{emit, CliResult};
@@ -163,8 +165,17 @@ pub fn run(args: &SelectArgs) -> CliResult {
         .map_err(|e| match e {
             CallError::Select(Error::Query(f)) => format!("{}: query: {f}", args.query.display()),
             CallError::Select(Error::Candidate { row, fault }) => {
+                // The remedy where the policy has one, in this program's spelling.
+                let hint = match fault {
+                    VectorFault::NonFinite { .. }
+                    | VectorFault::ZeroNorm
+                    | VectorFault::NormOutOfRange { .. } => {
+                        "; or pass --invalid exclude to leave such rows out (listed in excluded)"
+                    }
+                    _ => "",
+                };
                 format!(
-                    "{}: candidate row {row}: {fault}",
+                    "{}: candidate row {row}: {fault}{hint}",
                     args.candidates.display()
                 )
             }
@@ -230,16 +241,20 @@ pub fn run(args: &SelectArgs) -> CliResult {
     }
     writeln!(
         out,
-        "stop: {} after {} picks",
+        "stop: {} after {}",
         sel.stop.as_str(),
-        sel.picks.len()
+        counted(sel.picks.len(), "pick", "picks")
     )?;
     if !sel.excluded.is_empty() {
         let rows: Vec<String> = sel.excluded.iter().map(|r| r.to_string()).collect();
         writeln!(
             out,
-            "excluded: {} unusable candidate rows: {}",
-            rows.len(),
+            "excluded: {}: {}",
+            counted(
+                rows.len(),
+                "unusable candidate row",
+                "unusable candidate rows"
+            ),
             rows.join(" ")
         )?;
     }
@@ -247,8 +262,8 @@ pub fn run(args: &SelectArgs) -> CliResult {
         let rows: Vec<String> = sel.skipped.iter().map(|r| r.to_string()).collect();
         writeln!(
             out,
-            "skipped: {} candidates already represented by the picks: {}",
-            rows.len(),
+            "skipped: {} already represented by the picks: {}",
+            counted(rows.len(), "candidate", "candidates"),
             rows.join(" ")
         )?;
     }
@@ -289,8 +304,14 @@ pub fn run(args: &SelectArgs) -> CliResult {
             "\nweight: final simplex weight; score: U at pick time (Eq. 9); L_t: squared residual after the refit;\n\
              Δ_t: relative improvement of L_t (Eq. 7); g_S: Frank-Wolfe gap (Eq. 25), a certificate >= 0 for\n\
              pursuit with a finite ridge; for centroid pursuit (equal weights: centroid, recommended) g_S and Δ_t\n\
-             are diagnostics that may be negative; ν: KKT multiplier (Eq. 14); |F|: free-set size; '+': picked by relevance fill; '=': already represented by the picks."
+             are diagnostics that may be negative; ν: KKT multiplier (Eq. 14); |F|: free-set size;\n\
+             '+': picked by relevance fill; '=': already represented by the picks."
         )?;
     }
     emit(&out)
+}
+
+/// `n` with the noun in the number it takes: "1 pick", "2 picks".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -1,10 +1,44 @@
-//! The naive baseline and the roofline compute what they claim: the naive
-//! pursuit (full Gram, cold dense QP per step) picks what `pursuit` picks on
-//! random unit vectors, with the same weights to 1e-6; the roofline's last
-//! pass is a Gram row.
+//! The benchmark baselines (`mempursuit-benches`) compute what they claim:
+//! the naive pursuit (full Gram, cold dense QP per step) picks what
+//! `pursuit` picks on random unit vectors, with the same weights to 1e-6;
+//! its QP solves a known problem; the roofline's last pass is a Gram row;
+//! the external passes (features `openblas`, `faer`) agree with ours.
+//!
+//! They live here, not in benches/, so that `cargo test --workspace` does
+//! not build the benches' dev-dependency criterion (24 crates, regex among
+//! them) for tests that do not use it.
 
 use mempursuit::{pursuit, Input, PursuitOptions, Selector};
 use mempursuit_benches::{full_grid, naive, quick_grid, roofline, unit_vectors, Problem};
+
+#[test]
+fn qp_solves_a_known_problem() {
+    // H = I: the simplex projection of c. c = (0.9, 0.5, -1): α = (0.7, 0.3, 0).
+    let h = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let a = naive::simplex_qp(&h, &[0.9, 0.5, -1.0], 3);
+    assert!(
+        (a[0] - 0.7).abs() < 1e-12 && (a[1] - 0.3).abs() < 1e-12 && a[2] == 0.0,
+        "{a:?}"
+    );
+}
+
+/// Every external pass agrees with our kernels to f32 accuracy (none
+/// without the features `openblas` or `faer`).
+#[test]
+fn external_passes_agree_with_ours() {
+    let (p, d, k) = (37, 45, 5);
+    let m = unit_vectors(p, d, 3);
+    let mut ours = vec![0.0f32; p];
+    let want = roofline(&m, d, k, &mut ours);
+    for (name, passes) in mempursuit_benches::external::available() {
+        let mut out = vec![0.0f32; p];
+        let got = passes(&m, d, k, &mut out);
+        assert!((got - want).abs() < 1e-4, "{name}: {got} vs {want}");
+        for (a, b) in out.iter().zip(&ours) {
+            assert!((a - b).abs() < 1e-5, "{name}: {a} vs {b}");
+        }
+    }
+}
 
 #[test]
 fn naive_pursuit_selects_like_the_streaming_pursuit() {
