@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzing smoke run for CI (docs/FUZZING.md): builds the seven cargo-fuzz
+# Fuzzing smoke run for CI (docs/FUZZING.md): builds the eight cargo-fuzz
 # targets once and runs each for 15 seconds on nightly (FUZZ_SECONDS), starting from the
 # committed seed corpus (new inputs go to a temporary directory, so the
 # working tree is not modified). A crash fails the run; the minimized
@@ -18,7 +18,7 @@ if ! command -v cargo-fuzz >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
 fi
 
-TARGETS=(kkt coverage differential bad_input npy dataset spec)
+TARGETS=(kkt coverage differential bad_input npy dataset spec embedding_text)
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-15}"
 # -s none: the crates are #![forbid(unsafe_code)]; -a: overflow checks and
 # debug assertions on, so arithmetic overflow is a finding too.

@@ -205,8 +205,51 @@ export type ErrorCode = 'input' | 'option' | 'capacity' | 'argument';
 export class MemPursuitError extends Error {
   readonly name: 'MemPursuitError';
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown });
+  /** The same as `code`, under Python's name (`MemPursuitError.kind`). */
+  readonly kind: ErrorCode;
+  /** prepareDocuments: the document at fault (its index in the array given, its id) and the argument (`embedding`, `score`, `score_kind`, `cost`, `query`); null otherwise. */
+  readonly index: number | null;
+  readonly id: string | number | null;
+  readonly argument: string | null;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; index?: number | null; id?: string | number | null; argument?: string | null });
 }
+
+/** One document as a store returned it (the Rust document layer, docs/DOCUMENTS.md, 2026-12-05). */
+export interface DocumentSpec {
+  /** The store's id; without one, the document is known by its position. Later documents with an id already seen are duplicates: skipped, reported. */
+  id?: string | number | null;
+  /** d numbers, or pgvector's text form '[0.1,0.2,...]'; missing: an `input` error naming the document. */
+  embedding?: ArrayLike<number> | string | null;
+  /** The store's score, read as scoreKind says. */
+  score?: number | null;
+  /** 'similarity' (higher is better: used as the relevance), 'distance' (lower is better: never used as relevance; the cosine with the query is), 'none' (default). */
+  scoreKind?: 'similarity' | 'distance' | 'none';
+  /** The document's cost (e.g. tokens), finite and ≥ 0; all documents or none. */
+  cost?: number | null;
+}
+
+/** What prepareDocuments returns: the same keys as Python's `prepare_documents`. */
+export interface PreparedDocuments {
+  /** Indices (into the documents given) of those kept, in order. */
+  kept: number[];
+  /** [index, firstIndex] of each later document with an id already seen. */
+  duplicates: Array<[number, number]>;
+  /** The kept documents' embeddings, one row of d f32 values each. */
+  candidates: Float32Array[];
+  /** The kept documents' relevance (higher is better). */
+  relevance: number[];
+  /** 'score' (the similarity scores as given) or 'cosine' (with the query). */
+  relevance_source: 'score' | 'cosine';
+  /** The kept documents' costs, or null when no document has one. */
+  costs: number[] | null;
+}
+
+/**
+ * Prepares documents for a selector call by the Rust document layer: duplicate ids
+ * (first kept), score orientation, missing and string embeddings, costs. Throws a
+ * MemPursuitError with kind, index, id and argument (kinds 'input' and 'option').
+ */
+export function prepareDocuments(query: ArrayLike<number>, documents: DocumentSpec[]): PreparedDocuments;
 
 /**
  * The query embedding: d numbers. An integer typed array (a Uint8Array, an

@@ -34,6 +34,12 @@ export class MemPursuitError extends Error {
     super(message, options);
     this.name = 'MemPursuitError';
     this.code = code;
+    /** The same kind under Python's name (`MemPursuitError.kind`). */
+    this.kind = code;
+    /** The document at fault (prepareDocuments): its index, its id, the argument; null otherwise. */
+    this.index = options?.index ?? null;
+    this.id = options?.id ?? null;
+    this.argument = options?.argument ?? null;
   }
 }
 
@@ -764,4 +770,106 @@ export function select(query, candidates, k, options) {
   exportsOrThrow();
   if (!defaultSelector || defaultSelector._held.exports !== wasm) defaultSelector = new Selector();
   return defaultSelector.select(query, candidates, k, options);
+}
+
+// ---------------------------------------------------------------------------
+// The document layer (mempursuit::documents in Rust, 2026-12-05)
+
+const SCORE_KINDS = { none: 0, similarity: 1, distance: 2 };
+const ERROR_KINDS = ['input', 'option', 'capacity'];
+
+/**
+ * Prepares documents as a store returned them for a selector call, by the
+ * Rust document layer (the rules: docs/DOCUMENTS.md): `documents` is an
+ * array of `{ id?, embedding?, score?, scoreKind?: 'similarity' |
+ * 'distance' | 'none', cost? }` (also `score_kind`). Returns `{ kept,
+ * duplicates, candidates, relevance, relevance_source, costs }` as Python's
+ * `prepare_documents` does. Throws a MemPursuitError with `kind`, `index`,
+ * `id`, `argument` set by the layer (no message is parsed).
+ */
+export function prepareDocuments(query, documents) {
+  const e = exportsOrThrow();
+  if (!Array.isArray(documents)) throw argumentError('prepareDocuments(query, documents): documents must be an array');
+  const q = Float32Array.from(query ?? []);
+  const n = documents.length;
+  const embLens = new Uint32Array(n);
+  const idLens = new Uint32Array(n);
+  const scores = new Float64Array(n);
+  const costs = new Float64Array(n);
+  const flags = new Uint8Array(n);
+  const kinds = new Uint8Array(n);
+  const rows = [];
+  const idBytes = [];
+  const textBytes = [];
+  const enc = new TextEncoder();
+  documents.forEach((doc, i) => {
+    const v = doc?.embedding;
+    if (v == null) embLens[i] = 0xffffffff;
+    else if (typeof v === 'string') {
+      const b = enc.encode(v);
+      textBytes.push(b);
+      embLens[i] = b.length;
+      flags[i] |= 4;
+    } else {
+      const row = Float32Array.from(v);
+      rows.push(row);
+      embLens[i] = row.length;
+    }
+    if (doc?.id == null) idLens[i] = 0xffffffff;
+    else {
+      const b = enc.encode(String(doc.id));
+      idBytes.push(b);
+      idLens[i] = b.length;
+    }
+    if (doc?.score != null) (flags[i] |= 1), (scores[i] = Number(doc.score));
+    if (doc?.cost != null) (flags[i] |= 2), (costs[i] = Number(doc.cost));
+    const kind = doc?.scoreKind ?? doc?.score_kind ?? 'none';
+    if (!(kind in SCORE_KINDS)) {
+      throw new MemPursuitError('option', `document ${i}: scoreKind ${JSON.stringify(kind)} is not one of 'similarity' (higher is better), 'distance' (lower is better) or 'none'`, { index: i, id: doc?.id ?? null, argument: 'score_kind' });
+    }
+    kinds[i] = SCORE_KINDS[kind];
+  });
+  const emb = new Float32Array(rows.reduce((a, r) => a + r.length, 0));
+  rows.reduce((at, r) => (emb.set(r, at), at + r.length), 0);
+  const ids = new Uint8Array(idBytes.reduce((a, b) => a + b.length, 0));
+  idBytes.reduce((at, b) => (ids.set(b, at), at + b.length), 0);
+  const texts = new Uint8Array(textBytes.reduce((a, b) => a + b.length, 0));
+  textBytes.reduce((at, b) => (texts.set(b, at), at + b.length), 0);
+  const inputs = [q, emb, embLens, scores, costs, flags, kinds, ids, idLens, texts];
+  const blocks = inputs.map((a) => {
+    const bytes = Math.max(a.byteLength, 8);
+    const ptr = e.mp_alloc(bytes) >>> 0;
+    if (!ptr) throw new MemPursuitError('capacity', `cannot allocate ${bytes} bytes of wasm memory for the documents`);
+    new Uint8Array(e.memory.buffer, ptr, a.byteLength).set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    return [ptr, bytes];
+  });
+  const [pq, pe, pel, ps, pc, pf, pk, pi, pil, pt] = blocks.map((b) => b[0]);
+  const h = e.mp_docs_prepare(pq, q.length, n, pe, pel, ps, pc, pf, pk, pi, pil, pt) >>> 0;
+  for (const [ptr, bytes] of blocks) e.mp_free(ptr, bytes);
+  try {
+    const info = new Uint32Array(e.memory.buffer, e.mp_docs_info(h) >>> 0, 13).slice();
+    const buf = e.memory.buffer;
+    const text = new TextDecoder().decode(new Uint8Array(buf, info[2], info[3]));
+    if (info[0] !== 0) {
+      const cut = text.indexOf('\n');
+      const index = info[1] === 0xffffffff ? null : info[1];
+      throw new MemPursuitError(ERROR_KINDS[info[0] - 1], text.slice(cut + 1), { index, id: index == null ? null : (documents[index]?.id ?? null), argument: text.slice(0, cut) });
+    }
+    const kept = Array.from(new Uint32Array(buf, info[4], info[5]));
+    const pairs = new Uint32Array(buf, info[6], info[7]);
+    const duplicates = [];
+    for (let j = 0; j < pairs.length; j += 2) duplicates.push([pairs[j], pairs[j + 1]]);
+    const dim = info[11];
+    const flat = new Float32Array(buf, info[9], kept.length * dim).slice();
+    return {
+      kept,
+      duplicates,
+      candidates: kept.map((_, j) => flat.subarray(j * dim, (j + 1) * dim)),
+      relevance: Array.from(new Float64Array(buf, info[8], kept.length)),
+      relevance_source: text,
+      costs: info[10] === 0 ? null : Array.from(new Float64Array(buf, info[10], kept.length)),
+    };
+  } finally {
+    e.mp_docs_free(h);
+  }
 }

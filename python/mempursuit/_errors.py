@@ -20,7 +20,7 @@ An argument of the wrong Python type (``k=2.5``, ``gamma=[1]``, a complex or
 string array) is a plain ``TypeError`` naming the argument.
 """
 
-from typing import Any, Literal, Tuple, Type
+from typing import Any, Literal, Optional, Tuple, Type
 
 __all__ = ["CapacityError", "MemPursuitError"]
 
@@ -34,12 +34,29 @@ class MemPursuitError(ValueError):
     #: ``"input"``, ``"option"`` or ``"capacity"``.
     kind: Literal["input", "option", "capacity"]
 
-    def __init__(self, message: str, kind: Literal["input", "option", "capacity"] = "input") -> None:
+    #: The index of the document at fault (the document layer), else ``None``.
+    index: Optional[int]
+    #: That document's id, when it has one, else ``None``.
+    id: Optional[str]
+    #: The argument at fault (``"embedding"``, ``"cost"``, ...), else ``None``.
+    argument: Optional[str]
+
+    def __init__(
+        self,
+        message: str,
+        kind: Literal["input", "option", "capacity"] = "input",
+        index: Optional[int] = None,
+        id: Optional[str] = None,
+        argument: Optional[str] = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
+        self.index = index
+        self.id = id
+        self.argument = argument
 
     def __reduce__(self) -> Tuple[Type["MemPursuitError"], Tuple[Any, ...]]:
-        return (type(self), (str(self), self.kind))
+        return (type(self), (str(self), self.kind, self.index, self.id, self.argument))
 
 
 class CapacityError(MemPursuitError, MemoryError):
@@ -50,5 +67,12 @@ class CapacityError(MemPursuitError, MemoryError):
 
     __module__ = "mempursuit"
 
-    def __init__(self, message: str, kind: Literal["input", "option", "capacity"] = "capacity") -> None:
-        super().__init__(message, kind)
+    def __init__(
+        self,
+        message: str,
+        kind: Literal["input", "option", "capacity"] = "capacity",
+        index: Optional[int] = None,
+        id: Optional[str] = None,
+        argument: Optional[str] = None,
+    ) -> None:
+        super().__init__(message, kind, index, id, argument)

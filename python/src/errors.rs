@@ -47,6 +47,32 @@ pub(crate) fn error(py: Python<'_>, message: impl Into<String>, kind: ErrorKind)
     }
 }
 
+/// A document layer's error: a `MemPursuitError` with `kind`, `index`, `id`
+/// and `argument` set.
+pub(crate) fn document(
+    py: Python<'_>,
+    message: &str,
+    kind: ErrorKind,
+    index: Option<usize>,
+    id: Option<&str>,
+    argument: &str,
+) -> PyErr {
+    let made = classes(py).and_then(|(base, capacity)| {
+        let class = if kind == ErrorKind::Capacity {
+            capacity
+        } else {
+            base
+        };
+        class
+            .bind(py)
+            .call1((message, kind.as_str(), index, id, argument))
+    });
+    match made {
+        Ok(instance) => PyErr::from_value(instance),
+        Err(_) => PyValueError::new_err(message.to_owned()),
+    }
+}
+
 /// An error of the data (`kind = "input"`).
 pub(crate) fn input(py: Python<'_>, message: impl Into<String>) -> PyErr {
     error(py, message, ErrorKind::Input)

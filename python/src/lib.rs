@@ -17,6 +17,7 @@
 //! [`arrays`]). No Rust panic reaches Python ([`errors::guard`]).
 
 mod arrays;
+mod documents;
 mod errors;
 mod options;
 mod run;
@@ -705,6 +706,7 @@ fn _mempursuit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(select_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::prepare_documents, m)?)?;
     m.add_class::<PySelector>()?;
     m.add_class::<PySelection>()?;
     m.add("STEP_FIELDS", PyTuple::new(py, step_fields()?)?)?;

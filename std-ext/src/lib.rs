@@ -77,6 +77,7 @@
 pub use mempursuit_core::*;
 
 mod call;
+pub mod documents;
 mod int8;
 #[cfg(feature = "npy")]
 pub mod npy;
@@ -84,6 +85,7 @@ mod selector;
 pub mod spec;
 
 pub use call::{CallData, CallError, Pool, StorageError, StorageFault, EXCLUDE_HINT};
+pub use documents::{parse_embedding, DocumentError, DocumentSpec, Prepared, ScoreKind};
 pub use selector::{ReserveError, Selection, Selector, STEP_FIELDS};
 pub use spec::{MethodName, SelectSpec, SpecError, Storage};
 

@@ -7,14 +7,15 @@ import type { SelectOptions, StopReason } from '../mempursuit.js';
 
 /** Settings of mempursuitReranker(): the select() options (the recommended setting by default) and where the vectors come from. */
 export type MempursuitRerankerSettings = Omit<SelectOptions, 'relevance' | 'costs'> & {
-  /** The field of each document object that holds its embedding (an array of d numbers; default 'embedding'). */
+  /** The field of each document object that holds its embedding (an array of d numbers, or a string of one as JSON or pgvector writes it, '[0.1,0.2,...]'; default 'embedding'). */
   embeddingField?: string;
   /** A field of each document object with the retriever's score, passed to select() as relevance (used by rank unless `rawRelevance`). */
   scoreField?: string;
   /** Embeds the query when rerank() gives no `providerOptions.mempursuit.queryEmbedding`. */
   embedQuery?: (query: string) => PromiseLike<ArrayLike<number>>;
-  /** An AI SDK embedding model (e.g. `openai.embedding('text-embedding-3-small')`): embeds the query when no other embedding is given, and the documents only when they are strings. */
+  /** An AI SDK embedding model (e.g. `openai.embedding('text-embedding-3-small')`): embeds the query when no other embedding is given, and the documents only when they are strings, in calls of at most its `maxEmbeddingsPerCall` values (as `embedMany` splits them; matched by position). */
   embeddingModel?: {
+    maxEmbeddingsPerCall?: number | PromiseLike<number | undefined>;
     doEmbed(options: { values: string[]; abortSignal?: AbortSignal }): PromiseLike<{ embeddings: Array<ArrayLike<number>> }>;
   };
   /**
@@ -72,6 +73,7 @@ export type MempursuitRerankingModel = {
     documents: { type: 'text'; values: string[] } | { type: 'object'; values: object[] };
     query: string;
     topN?: number;
+    /** Checked before and after every await (the library's setup, each embedding call, the query embedding): an abort rejects with its reason. */
     abortSignal?: AbortSignal;
     /** `mempursuit`: `queryEmbedding` (d numbers) and select() options for this call. */
     providerOptions?: { [provider: string]: object };

@@ -12,6 +12,21 @@ const OWN = ['embeddingField', 'scoreField', 'embedQuery', 'embeddingModel', 'co
 const OWNER = 'mempursuit reranker';
 const CONSTRUCTOR = 'mempursuitReranker';
 
+// An embedding stored as text, parsed as a JSON array of numbers (pgvector
+// writes '[0.1,0.2]'); any other text is refused naming `what`.
+function parsed(text, what) {
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    v = undefined;
+  }
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number')) {
+    throw argumentError(`${OWNER}: ${what} is a string that is not an array of numbers ('[0.1,0.2,...]', as pgvector writes it): got ${shown(text.length > 40 ? `${text.slice(0, 40)}...` : text)}`);
+  }
+  return v;
+}
+
 /**
  * A reranking model (AI SDK reranking-model specification v3, which `ai`
  * 6 and 7 accept) that selects `topN` documents with MemPursuit. Settings:
@@ -39,9 +54,31 @@ export function mempursuitReranker(settings = {}) {
   const passesCosts = checkCost(CONSTRUCTOR, cost, options, true);
   checkSettings(CONSTRUCTOR, options, { relevance: scoreField === undefined ? false : null, costs: passesCosts }, OWN);
 
-  async function embed(values, abortSignal) {
-    const { embeddings } = await embeddingModel.doEmbed({ values, abortSignal });
-    return embeddings;
+  // As `embedMany` of the `ai` package does: the model's maxEmbeddingsPerCall
+  // (a number or a promise of one; none or Infinity: no limit) splits the
+  // values into calls of at most that many, in order; the abort signal is
+  // checked before each call and after it.
+  async function embed(values, abortSignal, what) {
+    const max = await embeddingModel.maxEmbeddingsPerCall;
+    abortSignal?.throwIfAborted();
+    const size = max == null || max === Infinity ? Math.max(values.length, 1) : max;
+    if (typeof size !== 'number' || !Number.isInteger(size) || size <= 0) {
+      throw argumentError(`${OWNER}: the embedding model's maxEmbeddingsPerCall must be a positive integer, got ${shown(max)}`);
+    }
+    const out = [];
+    for (let start = 0; start < values.length; start += size) {
+      const chunk = values.slice(start, start + size);
+      const { embeddings } = await embeddingModel.doEmbed({ values: chunk, abortSignal });
+      abortSignal?.throwIfAborted();
+      if (!Array.isArray(embeddings) || embeddings.length !== chunk.length) {
+        throw argumentError(
+          `${OWNER}: the embedding model returned ${Array.isArray(embeddings) ? embeddings.length : shown(embeddings)} embeddings for ${chunk.length} ${what}`,
+        );
+      }
+      // By position: the embedding of values[start + j] is embeddings[j], never looked up by text.
+      out.push(...embeddings);
+    }
+    return out;
   }
 
   return {
@@ -50,7 +87,9 @@ export function mempursuitReranker(settings = {}) {
     modelId: typeof options.method === 'string' ? options.method : 'default',
 
     async doRerank({ documents, query, topN, providerOptions, abortSignal }) {
+      abortSignal?.throwIfAborted();
       await init();
+      abortSignal?.throwIfAborted();
       const { queryEmbedding, ...perCall } = providerOptions?.mempursuit ?? {};
       const values = documents?.values ?? [];
       // costBudget may come with the settings or per call; costs only from cost().
@@ -61,6 +100,8 @@ export function mempursuitReranker(settings = {}) {
       }
       // Document i in messages: its position, and its id when it is an object with one.
       const name = (i) => `document ${i}${idOf(values[i])}`;
+      // An embedding stored as text (pgvector's '[0.1,0.2]', a JSON array) is parsed; text that is not one is refused naming the document.
+      const vectorOf = (v, i) => (typeof v === 'string' ? parsed(v, `${name(i)}: its '${embeddingField}'`) : v);
       const costs = costsOf(cost, values, (i) => `${OWNER}: ${name(i)}`);
       let vectors;
       let relevance;
@@ -70,9 +111,9 @@ export function mempursuitReranker(settings = {}) {
             `mempursuit reranker: the documents are strings, which carry no embedding: pass objects with an '${embeddingField}' field, or an embeddingModel to embed them`,
           );
         }
-        vectors = await embed(values, abortSignal);
+        vectors = await embed(values, abortSignal, 'documents');
       } else {
-        vectors = values.map((doc) => doc?.[embeddingField]);
+        vectors = values.map((doc, i) => vectorOf(doc?.[embeddingField], i));
         if (scoreField !== undefined) {
           relevance = scoresOf(OWNER, values, (doc) => doc?.[scoreField], `'${scoreField}' (scoreField)`, name);
         }
@@ -85,13 +126,15 @@ export function mempursuitReranker(settings = {}) {
       let q = queryEmbedding;
       if (q === undefined) {
         if (embedQuery) q = await embedQuery(query);
-        else if (embeddingModel) [q] = await embed([query], abortSignal);
+        else if (embeddingModel) [q] = await embed([query], abortSignal, 'the query');
         else {
           throw argumentError(
             'mempursuit reranker: no query embedding: pass providerOptions: { mempursuit: { queryEmbedding } } to rerank(), or embedQuery / embeddingModel to mempursuitReranker()',
           );
         }
       }
+      abortSignal?.throwIfAborted();
+      if (typeof q === 'string') q = parsed(q, 'the query embedding');
       if (!isVector(q)) throw argumentError('mempursuit reranker: the query embedding must be an array of numbers');
       checkVectors(OWNER, vectors, q.length, name);
       const k = topN ?? values.length;

@@ -764,6 +764,195 @@ pub extern "C" fn mp_fixed_workspace_size(row: u32) -> usize {
     }
 }
 
+/// The document layer's result ([`mempursuit::documents::prepare`]) for
+/// JavaScript: made by [`mp_docs_prepare`], read by [`mp_docs_info`],
+/// released by [`mp_docs_free`].
+pub struct MpDocs {
+    info: [usize; 13],
+    text: Vec<u8>,
+    kept: Vec<u32>,
+    dups: Vec<u32>,
+    prepared: Option<mempursuit::Prepared>,
+}
+
+/// Reads `n` values at `ptr` (none when `n` is 0, whatever `ptr` is).
+///
+/// # Safety
+/// When `n > 0`, `ptr` must point at `n` readable, aligned values.
+unsafe fn slice_of<'a, T>(ptr: *const T, n: usize) -> &'a [T] {
+    if n == 0 || ptr.is_null() {
+        &[]
+    } else {
+        // SAFETY: caller contract.
+        unsafe { std::slice::from_raw_parts(ptr, n) }
+    }
+}
+
+/// Prepares `n` documents against a query of `d` values, by the one
+/// document layer of `mempursuit::documents` (duplicate ids, score
+/// orientation, missing embeddings, costs; 2026-12-05). Document i:
+/// embedding `emb_lens[i]` f32 values (the next ones in `emb`;
+/// `u32::MAX`: none), score `scores[i]` and cost `costs[i]` (f64) when bit 0
+/// resp. bit 1 of `flags[i]` is set, score kind `kinds[i]` (0 none, 1
+/// similarity, 2 distance), id `id_lens[i]` UTF-8 bytes (the next ones in
+/// `ids`; `u32::MAX`: none). Bit 2 of `flags[i]`: the embedding is text
+/// (pgvector's `"[0.1,...]"`), `emb_lens[i]` UTF-8 bytes, the next ones in
+/// `texts`, parsed by `mempursuit::parse_embedding`. Never null; read with [`mp_docs_info`], release
+/// with [`mp_docs_free`].
+///
+/// # Safety
+/// Every pointer must hold the values its lengths say (`n` for the
+/// per-document arrays, their sums for `emb` and `ids`).
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mp_docs_prepare(
+    query: *const f32,
+    d: usize,
+    n: usize,
+    emb: *const f32,
+    emb_lens: *const u32,
+    scores: *const f64,
+    costs: *const f64,
+    flags: *const u8,
+    kinds: *const u8,
+    ids: *const u8,
+    id_lens: *const u32,
+    texts: *const u8,
+) -> *mut MpDocs {
+    use mempursuit::{DocumentSpec, ScoreKind};
+    // SAFETY: caller contract for every slice.
+    let (q, emb_lens, scores, costs, flags, kinds, id_lens) = unsafe {
+        (
+            slice_of(query, d),
+            slice_of(emb_lens, n),
+            slice_of(scores, n),
+            slice_of(costs, n),
+            slice_of(flags, n),
+            slice_of(kinds, n),
+            slice_of(id_lens, n),
+        )
+    };
+    let sum = |text: bool| -> usize {
+        (0..n)
+            .filter(|&i| emb_lens[i] != u32::MAX && (flags[i] & 4 != 0) == text)
+            .map(|i| emb_lens[i] as usize)
+            .sum()
+    };
+    let (emb_total, text_total) = (sum(false), sum(true));
+    let id_total: usize = id_lens
+        .iter()
+        .filter(|&&l| l != u32::MAX)
+        .map(|&l| l as usize)
+        .sum();
+    // SAFETY: caller contract.
+    let (emb, ids, texts) = unsafe {
+        (
+            slice_of(emb, emb_total),
+            slice_of(ids, id_total),
+            slice_of(texts, text_total),
+        )
+    };
+    let (mut e_at, mut i_at, mut t_at) = (0usize, 0usize, 0usize);
+    let docs: Result<Vec<DocumentSpec>, mempursuit::DocumentError> = (0..n)
+        .map(|i| {
+            let id = (id_lens[i] != u32::MAX).then(|| {
+                let l = id_lens[i] as usize;
+                i_at += l;
+                String::from_utf8_lossy(&ids[i_at - l..i_at]).into_owned()
+            });
+            let l = emb_lens[i] as usize;
+            let embedding = if emb_lens[i] == u32::MAX {
+                None
+            } else if flags[i] & 4 != 0 {
+                t_at += l;
+                let text = String::from_utf8_lossy(&texts[t_at - l..t_at]);
+                Some(mempursuit::parse_embedding(&text, i, id.as_deref())?)
+            } else {
+                e_at += l;
+                Some(emb[e_at - l..e_at].to_vec())
+            };
+            Ok(DocumentSpec {
+                id,
+                embedding,
+                score: (flags[i] & 1 != 0).then_some(scores[i]),
+                score_kind: match kinds[i] {
+                    1 => ScoreKind::Similarity,
+                    2 => ScoreKind::Distance,
+                    _ => ScoreKind::None,
+                },
+                cost: (flags[i] & 2 != 0).then_some(costs[i]),
+            })
+        })
+        .collect();
+    let mut out = Box::new(MpDocs {
+        info: [0; 13],
+        text: Vec::new(),
+        kept: Vec::new(),
+        dups: Vec::new(),
+        prepared: None,
+    });
+    match docs.and_then(|docs| mempursuit::documents::prepare(q, &docs)) {
+        Err(err) => {
+            let kinds = [ErrorKind::Input, ErrorKind::Option, ErrorKind::Capacity];
+            out.info[0] = 1 + kinds.iter().position(|&k| k == err.kind).unwrap_or(0);
+            out.info[1] = err.index.unwrap_or(usize::MAX);
+            out.text = format!("{}\n{}", err.argument, err.message).into_bytes();
+        }
+        Ok(p) => {
+            out.kept = p.kept.iter().map(|&i| i as u32).collect();
+            out.dups = p
+                .duplicates
+                .iter()
+                .flat_map(|&(a, b)| [a as u32, b as u32])
+                .collect();
+            out.text = p.relevance_source.as_bytes().to_vec();
+            out.prepared = Some(p);
+        }
+    }
+    let o = &mut *out;
+    o.info[2] = o.text.as_ptr() as usize;
+    o.info[3] = o.text.len();
+    o.info[4] = o.kept.as_ptr() as usize;
+    o.info[5] = o.kept.len();
+    o.info[6] = o.dups.as_ptr() as usize;
+    o.info[7] = o.dups.len();
+    if let Some(p) = &o.prepared {
+        o.info[8] = p.relevance.as_ptr() as usize;
+        o.info[9] = p.candidates.as_ptr() as usize;
+        o.info[10] = p.costs.as_ref().map_or(0, |c| c.as_ptr() as usize);
+        o.info[11] = p.dim;
+    }
+    Box::into_raw(out)
+}
+
+/// The result of [`mp_docs_prepare`] as 13 words: status (0 ok, else 1 +
+/// the error kind's position in input, option, capacity), the faulty
+/// document's index (`usize::MAX`: none), text pointer and length (ok: the
+/// relevance source, `score` or `cosine`; error: `argument\nmessage`), kept
+/// indices (u32) pointer and count, duplicates (u32 pairs index, first)
+/// pointer and count of values, relevance (f64, one per kept) pointer,
+/// candidates (f32, kept × dim) pointer, costs (f64; 0: none) pointer, dim.
+///
+/// # Safety
+/// `docs` from [`mp_docs_prepare`], not freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_docs_info(docs: *const MpDocs) -> *const usize {
+    // SAFETY: caller contract.
+    unsafe { (*docs).info.as_ptr() }
+}
+
+/// Releases a result of [`mp_docs_prepare`]; null is ignored.
+///
+/// # Safety
+/// `docs` from [`mp_docs_prepare`], not freed already.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_docs_free(docs: *mut MpDocs) {
+    if !docs.is_null() {
+        // SAFETY: made by Box::into_raw in mp_docs_prepare.
+        drop(unsafe { Box::from_raw(docs) });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

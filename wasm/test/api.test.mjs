@@ -37,7 +37,7 @@ function throwsCode(fn, code, message) {
 }
 
 test('the exports', () => {
-  assert.deepEqual(Object.keys(mempursuit).sort(), ['MemPursuitError', 'Selector', 'init', 'initSync', 'select']);
+  assert.deepEqual(Object.keys(mempursuit).sort(), ['MemPursuitError', 'Selector', 'init', 'initSync', 'prepareDocuments', 'select']);
 });
 
 test('select() and new Selector() before init() throw', () => {

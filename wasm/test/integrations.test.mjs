@@ -116,6 +116,7 @@ test('AI SDK: options at construction and per call, retriever scores by rank, ba
 
 test('AI SDK: the query embedded by the embedding model, the documents never (doEmbed calls counted)', { skip: skipAi }, async () => {
   const embeddingModel = new aiTest.MockEmbeddingModelV3({
+    maxEmbeddingsPerCall: 5,
     doEmbed: async ({ values }) => ({ embeddings: values.map((v) => (v === 'a question' ? query : candidates[texts.indexOf(v)])) }),
   });
   const model = mempursuitReranker({ embeddingModel });
@@ -125,7 +126,8 @@ test('AI SDK: the query embedded by the embedding model, the documents never (do
   // Texts carry no embedding: then (and only then) the model embeds them.
   const fromTexts = await ai.rerank({ model, documents: texts, query: 'a question', topN: K });
   assert.deepEqual(fromTexts.ranking.map((r) => r.originalIndex), RECOMMENDED);
-  assert.deepEqual(embeddingModel.doEmbedCalls.slice(1).map((c) => c.values.length), [candidates.length, 1]);
+  // In calls of at most the model's maxEmbeddingsPerCall (5), as embedMany splits them; then the query.
+  assert.deepEqual(embeddingModel.doEmbedCalls.slice(1).map((c) => c.values.length), [5, 5, 4, 1]);
   // embedQuery instead of a model.
   let asked = 0;
   const viaFunction = mempursuitReranker({ embedQuery: async () => (asked++, query) });
@@ -145,6 +147,77 @@ test('AI SDK: documents without an embedding or of the wrong dimension, no query
   await rejectsWith(call(documents, {}), /^mempursuit reranker: no query embedding: pass providerOptions: \{ mempursuit: \{ queryEmbedding \} \}/);
   await rejectsWith(call(texts), /^mempursuit reranker: the documents are strings, which carry no embedding/);
   assert.throws(() => mempursuitReranker({ embeddingModel: {} }), (err) => err instanceof MemPursuitError && err.code === 'argument');
+});
+
+/** An embedding model that throws, as real providers do, when a call has more values than its maxEmbeddingsPerCall; each text's vector is given by `vectorOf`. */
+function limitedModel(limit, vectorOf) {
+  const calls = [];
+  return {
+    specificationVersion: 'v3',
+    provider: 'fake',
+    modelId: 'limited',
+    maxEmbeddingsPerCall: limit,
+    supportsParallelCalls: false,
+    calls,
+    async doEmbed({ values }) {
+      calls.push(values.length);
+      if (values.length > limit) throw new Error(`Too many values for a single embedding call: ${values.length} > ${limit}`);
+      return { embeddings: values.map(vectorOf), warnings: [] };
+    },
+  };
+}
+
+test('AI SDK: texts embedded in calls of at most the model\'s maxEmbeddingsPerCall (a model that throws above it)', { skip: skipAi }, async () => {
+  const byText = (v) => (v === 'a question' ? query : candidates[texts.indexOf(v)]);
+  for (const limit of [1, 3, 2048]) {
+    const embeddingModel = limitedModel(limit, byText);
+    const result = await ai.rerank({ model: mempursuitReranker({ embeddingModel }), documents: texts, query: 'a question', topN: K, maxRetries: 0 });
+    assert.deepEqual(result.ranking.map((r) => r.originalIndex), RECOMMENDED, `limit ${limit}`);
+    const expected = limit === 1 ? Array(14).fill(1) : limit === 3 ? [3, 3, 3, 3, 2] : [14];
+    assert.deepEqual(embeddingModel.calls, [...expected, 1], `limit ${limit}`);
+  }
+  // A promised limit, as the specification allows.
+  const promised = limitedModel(4, byText);
+  promised.maxEmbeddingsPerCall = Promise.resolve(4);
+  await ai.rerank({ model: mempursuitReranker({ embeddingModel: promised }), documents: texts, query: 'a question', topN: K, maxRetries: 0 });
+  assert.deepEqual(promised.calls, [4, 4, 4, 2, 1]);
+});
+
+test('AI SDK: abortSignal is honoured when the documents carry their embeddings, and between embedding calls', { skip: skipAi }, async () => {
+  const aborted = AbortSignal.abort(new Error('stopped by the caller'));
+  let asked = 0;
+  const model = mempursuitReranker({ embedQuery: async () => (asked++, query) });
+  await assert.rejects(model.doRerank({ documents: { type: 'object', values: documents }, query: 'q', topN: K, abortSignal: aborted }), /stopped by the caller/);
+  assert.equal(asked, 0, 'no query embedding after the abort');
+  // Aborted during the first of several embedding calls: no second call.
+  const controller = new AbortController();
+  const embeddingModel = limitedModel(5, (v) => {
+    controller.abort(new Error('aborted mid-way'));
+    return v === 'a question' ? query : candidates[texts.indexOf(v)];
+  });
+  await assert.rejects(mempursuitReranker({ embeddingModel }).doRerank({ documents: { type: 'text', values: texts }, query: 'a question', topN: K, abortSignal: controller.signal }), /aborted mid-way/);
+  assert.deepEqual(embeddingModel.calls, [5]);
+});
+
+test('AI SDK: embeddings stored as strings (pgvector\'s "[0.1,...]") are parsed, other text refused naming the document', { skip: skipAi }, async () => {
+  const asText = documents.map((d) => ({ ...d, embedding: `[${d.embedding.join(',')}]` }));
+  const got = await ai.rerank({ model: mempursuitReranker(), documents: asText, query: 'q', topN: K, providerOptions: { mempursuit: { queryEmbedding: query } } });
+  assert.deepEqual(got.ranking.map((r) => r.originalIndex), RECOMMENDED);
+  const bad = asText.map((d, i) => (i === 4 ? { ...d, embedding: 'not a vector' } : d));
+  await rejectsWith(
+    ai.rerank({ model: mempursuitReranker(), documents: bad, query: 'q', topN: K, providerOptions: { mempursuit: { queryEmbedding: query } }, maxRetries: 0 }),
+    `mempursuit reranker: document 4 (id 'm4'): its 'embedding' is a string that is not an array of numbers ('[0.1,0.2,...]', as pgvector writes it): got "not a vector"`,
+  );
+});
+
+test('AI SDK: texts without ids matched to their vectors by position, never by text (two documents of the same text)', { skip: skipAi }, async () => {
+  // Two equal texts with different vectors: by text, one of them would get the other's vector.
+  const same = ['same text', 'same text', 'other'];
+  const vecs = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+  let next = 0;
+  const embeddingModel = limitedModel(2, (v) => (v === 'q' ? [0, 1, 0] : vecs[next++]));
+  const result = await ai.rerank({ model: mempursuitReranker({ embeddingModel, method: 'topk' }), documents: same, query: 'q', topN: 1, maxRetries: 0 });
+  assert.deepEqual(result.ranking.map((r) => r.originalIndex), [1], 'the second copy is the one along the query');
 });
 
 const RERANKER_OWN = 'embeddingField, scoreField, embedQuery, embeddingModel, cost';
