@@ -426,3 +426,18 @@ def test_distance_scores_are_never_relevance(data, store, cls):
     ours = mempursuit_search_by_vector(l2, q, K, FETCH)
     cosine = mempursuit_search_by_vector(store, q, K, FETCH, use_scores=False)
     assert [d.id for d in ours] == [d.id for d in cosine]
+
+
+def test_numpy_scalar_options_become_plain_values(store):
+    import json
+
+    comp = MemPursuitCompressor(
+        vector_store=store,
+        k=2,
+        cost=lambda doc: 1,
+        method_options={"method": "centroid", "gamma": np.float32(0.5), "cost_budget": np.int64(6)},
+    )
+    got = comp.method_options
+    assert got == {"method": "centroid", "gamma": 0.5, "cost_budget": 6}
+    assert type(got["gamma"]) is float and type(got["cost_budget"]) is int
+    assert json.loads(json.dumps(got)) == got
