@@ -15,7 +15,11 @@ fuzz_target!(|bytes: &[u8]| {
         Err(e) => {
             assert_eq!((e.index, e.id.as_deref()), (Some(7), Some("f")));
             assert_eq!(e.argument, "embedding");
-            assert!(e.message.starts_with("document 7 (id \"f\")"), "{}", e.message);
+            assert!(
+                e.message.starts_with("document 7 (id \"f\")"),
+                "{}",
+                e.message
+            );
         }
     }
 });

@@ -23,6 +23,7 @@ __all__ = [
     "Selection",
     "Selector",
     "__version__",
+    "prepare_documents",
     "select",
     "select_batch",
 ]
@@ -196,3 +197,13 @@ class Selector:
         storage: Optional[_StorageName] = None,
     ) -> Selection:
         """Same as ``mempursuit.select``, reusing this selector's buffers."""
+
+def prepare_documents(query: Sequence[float], documents: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The document layer (docs/DOCUMENTS.md): documents are dicts with
+    optional ``id``, ``embedding`` (floats or pgvector text ``"[0.1,...]"``),
+    ``score``, ``score_kind`` (``"similarity"``, ``"distance"``, ``"none"``)
+    and ``cost``. Returns ``kept``, ``duplicates`` (``[index, first_index]``),
+    ``candidates`` (kept rows), ``relevance``, ``relevance_source``
+    (``"score"`` or ``"cosine"``: a distance is never relevance) and
+    ``costs``. Raises ``MemPursuitError`` with ``kind``, ``index``, ``id``
+    and ``argument``."""

@@ -94,7 +94,10 @@ def select_options(owner: str, options: Mapping[str, Any], own: Sequence[str] = 
         if name not in accepted:
             theirs = f"; {owner}'s own: {', '.join(own)}" if own else ""
             raise OptionError(f"{owner}: unknown option '{name}' (options: {', '.join(accepted)}{theirs})")
-    return options
+    # NumPy scalars (np.float32(0.7), np.int64(6)) become plain Python
+    # values here, at construction: a component's settings serialize
+    # (Haystack Pipeline.dumps, LlamaIndex to_json, pydantic JSON).
+    return {name: value.item() if isinstance(value, np.generic) else value for name, value in options.items()}
 
 
 def method_options(owner: str, given: Any) -> Dict[str, Any]:

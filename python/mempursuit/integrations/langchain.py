@@ -151,6 +151,19 @@ def _select(
     ]
 
 
+def _relevance_fn(store: Any) -> Optional[Callable[[float], float]]:
+    """The store's function from its raw score to a relevance (higher is
+    better), or None where the store has none (then the vectors' cosine)."""
+    select = getattr(store, "_select_relevance_score_fn", None)
+    if not callable(select):
+        return None
+    try:
+        fn = select()
+    except NotImplementedError:
+        return None
+    return fn if callable(fn) else None
+
+
 def mempursuit_search_by_vector(
     store: VectorStore,
     embedding: List[float],
@@ -169,7 +182,11 @@ def mempursuit_search_by_vector(
     k, fetch_k)``.
 
     The pool is fetched with ``store.similarity_search_with_score_by_vector``
-    (its scores passed as ``relevance`` unless ``use_scores=False``) or,
+    (its scores, through the store's own relevance function, the one
+    ``similarity_search_with_relevance_scores`` applies, passed as
+    ``relevance`` unless ``use_scores=False``; a raw score, which may be a
+    distance as FAISS's L2, is never relevance: a store without a relevance
+    function gets the vectors' cosine with the query) or,
     where the store lacks it, ``store.similarity_search_by_vector``;
     ``search_kwargs`` (e.g. ``{"filter": ...}``) go to that call. The
     documents' vectors are read from the store, or embedded again with
@@ -223,10 +240,15 @@ def mempursuit_search_by_vector(
     if callable(with_scores):
         hits = with_scores(embedding, k=fetch_k, **search_kwargs)
         documents = [doc for doc, _ in hits]
-        if use_scores:
+        # A store's raw score may be a distance (FAISS: L2; Chroma, PGVector):
+        # never relevance as given. The store's own relevance function
+        # (the one `similarity_search_with_relevance_scores` applies) turns
+        # it into higher-is-better; a store without one: the vectors' cosine.
+        to_relevance = _relevance_fn(store) if use_scores else None
+        if to_relevance is not None:
             hint = "the store gave it no usable score; pass use_scores=False"
             relevance = [
-                _common.score(owner, _common.document_name(i, doc.id), s, "its score", hint)
+                _common.score(owner, _common.document_name(i, doc.id), to_relevance(s), "its score", hint)
                 for i, (doc, s) in enumerate(hits)
             ]
     else:

@@ -394,3 +394,50 @@ def test_compressor_reads_metadata_embedding_first(data, store):
     with pytest.raises(DocumentError, match=r"^MemPursuitCompressor: document 2 \(id None\) has no embedding; it has no metadata\['vec'\]") as e:
         MemPursuitCompressor(vector_store=store, k=K, embedding_key="vec").compress_documents(mixed, data.question)
     assert e.value.kind == "input"
+
+
+class _L2Store(InMemoryVectorStore):
+    """A store that reports L2 distances (lower is better), as FAISS does."""
+
+    def similarity_search_with_score_by_vector(self, embedding, k=4, **kwargs):
+        q = np.asarray(embedding, dtype=np.float64)
+        out = []
+        for doc, _ in super().similarity_search_with_score_by_vector(embedding, k=k, **kwargs):
+            v = np.asarray(self.store[doc.id]["vector"], dtype=np.float64)
+            out.append((doc, float(np.linalg.norm(q - v))))
+        return out
+
+
+class _L2StoreWithRelevance(_L2Store):
+    def _select_relevance_score_fn(self):
+        return self._euclidean_relevance_score_fn
+
+
+@pytest.mark.parametrize("cls", [_L2Store, _L2StoreWithRelevance])
+def test_distance_scores_are_never_relevance(data, store, cls):
+    l2 = cls(embedding=store.embeddings)
+    l2.store = dict(store.store)
+    q = [float(x) for x in data.query]
+    docs = [d for d, _ in InMemoryVectorStore.similarity_search_with_score_by_vector(l2, q, k=FETCH)]
+    # Top-K on relevance: the K nearest, never the K farthest.
+    out = mempursuit_search_by_vector(l2, q, K, FETCH, method="topk")
+    assert [d.id for d in out] == [d.id for d in docs[:K]]
+    # The default method: the same picks as cosine relevance over the same vectors.
+    ours = mempursuit_search_by_vector(l2, q, K, FETCH)
+    cosine = mempursuit_search_by_vector(store, q, K, FETCH, use_scores=False)
+    assert [d.id for d in ours] == [d.id for d in cosine]
+
+
+def test_numpy_scalar_options_become_plain_values(store):
+    import json
+
+    comp = MemPursuitCompressor(
+        vector_store=store,
+        k=2,
+        cost=lambda doc: 1,
+        method_options={"method": "centroid", "gamma": np.float32(0.5), "cost_budget": np.int64(6)},
+    )
+    got = comp.method_options
+    assert got == {"method": "centroid", "gamma": 0.5, "cost_budget": 6}
+    assert type(got["gamma"]) is float and type(got["cost_budget"]) is int
+    assert json.loads(json.dumps(got)) == got
