@@ -22,7 +22,7 @@
 //! - **Costs**: either every document has a finite cost ≥ 0 or none has one.
 //!
 //! Errors are [`DocumentError`] values: a kind from the one
-//! [`ErrorKind`](crate::ErrorKind) set, the document's index and id, the
+//! [`ErrorKind`] set, the document's index and id, the
 //! argument, and a message.
 
 use crate::ErrorKind;
