@@ -47,8 +47,15 @@ class DocumentError(mempursuit.MemPursuitError):
 
     __module__ = "mempursuit.integrations"
 
-    def __init__(self, message: str, kind: Kind = "input") -> None:
-        super().__init__(message, kind)
+    def __init__(
+        self,
+        message: str,
+        kind: Kind = "input",
+        index: Optional[int] = None,
+        id: Optional[str] = None,
+        argument: Optional[str] = None,
+    ) -> None:
+        super().__init__(message, kind, index, id, argument)
 
 
 class OptionError(mempursuit.MemPursuitError, TypeError):
@@ -66,8 +73,15 @@ class OptionError(mempursuit.MemPursuitError, TypeError):
 
     __module__ = "mempursuit.integrations"
 
-    def __init__(self, message: str, kind: Kind = "option") -> None:
-        super().__init__(message, kind)
+    def __init__(
+        self,
+        message: str,
+        kind: Kind = "option",
+        index: Optional[int] = None,
+        id: Optional[str] = None,
+        argument: Optional[str] = None,
+    ) -> None:
+        super().__init__(message, kind, index, id, argument)
 
 
 def select_options(owner: str, options: Mapping[str, Any], own: Sequence[str] = ()) -> Dict[str, Any]:

@@ -104,6 +104,12 @@ def test_integration_errors_are_mempursuit_errors_and_pickle_with_their_kind():
     assert issubclass(DocumentError, mempursuit.MemPursuitError) and issubclass(DocumentError, ValueError)
     assert issubclass(OptionError, mempursuit.MemPursuitError) and issubclass(OptionError, TypeError)
     assert DocumentError("x").kind == "input" and OptionError("x").kind == "option"
-    for error in (DocumentError("document 1 (id 'a'): bad", "input"), OptionError("R: unknown option 'x'")):
+    for error in (
+        DocumentError("document 1 (id 'a'): bad", "input", 1, "a", "embedding"),
+        OptionError("R: unknown option 'x'"),
+    ):
         again = pickle.loads(pickle.dumps(error))
-        assert type(again) is type(error) and (str(again), again.kind) == (str(error), error.kind)
+        assert type(again) is type(error)
+        fields = ("kind", "index", "id", "argument")
+        assert (str(again), *map(again.__getattribute__, fields)) == (str(error), *map(error.__getattribute__, fields))
+    assert (DocumentError("d", "input", 1, "a", "embedding").index, OptionError("o").argument) == (1, None)
