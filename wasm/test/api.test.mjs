@@ -324,7 +324,7 @@ test('options are the library\'s: its messages for unknown, bad and misapplied o
   throwsCode(() => select(query, 7, 2), 'argument', 'candidates must be a Float32Array (P x d, row-major), an array of numbers or an array of rows, got number 7');
 });
 
-// Trial 26, item 5: the option names of this package are camelCase.
+// New-user trial of 2026-12-02, item 5: the option names of this package are camelCase.
 const CAMEL_OPTIONS =
   'method, gamma, ridge, mmrLambda, rawRelevance, poolOrder, costBudget, adaptive, atPoolOptimum, optimumTolerance, dependentPicks, normalization, invalid, storage';
 
@@ -353,7 +353,7 @@ test('one option in two spellings is an error naming both, in either order; one 
   assert.notDeepEqual(Array.from(snake.picks), Array.from(select(query, flat, 2, { method: 'mmr', mmrLambda: 1 }).picks), 'the value is used');
 });
 
-test('a query whose length differs from every candidate row names the query (trial 26, item 3)', async () => {
+test('a query whose length differs from every candidate row names the query (new-user trial of 2026-12-02, item 3)', async () => {
   await init();
   const wide = rows.map((r) => [...r, 0]);
   throwsCode(() => select(query, wide, 2), 'argument', 'query has 2 values but all 3 candidate rows have 3: the query and the candidates need the same dimension d (embed both with the same model)');
@@ -364,7 +364,7 @@ test('a query whose length differs from every candidate row names the query (tri
   throwsCode(() => select(query, [[1, 0, 0], [1, 0, 0, 0]], 2), 'argument', 'candidates[0] has 3 values but the query has 2: every row needs d = 2 values');
 });
 
-test('the default never picks an exact copy (fewer than k picks, pool_exhausted) and takes near-copies last, as the README says (trial 26, item 7)', async () => {
+test('the default never picks an exact copy (fewer than k picks, pool_exhausted) and takes near-copies last, as the README says (new-user trial of 2026-12-02, item 7)', async () => {
   await init();
   const q = [0.8, 0.6];
   const exact = select(q, [[1, 0], [0, 1], [1, 0]], 3);

@@ -222,7 +222,7 @@ test('AI SDK: texts without ids matched to their vectors by position, never by t
 
 const RERANKER_OWN = 'embeddingField, scoreField, embedQuery, embeddingModel, cost';
 
-test('AI SDK: bad settings throw a MemPursuitError at construction (trial 26, item 4)', { skip: skipAi }, () => {
+test('AI SDK: bad settings throw a MemPursuitError at construction (new-user trial of 2026-12-02, item 4)', { skip: skipAi }, () => {
   throwsWith(() => mempursuitReranker({ foo: 1 }), 'option', `mempursuitReranker: unknown option 'foo' (options: ${OPTIONS_LIST}); its own settings: ${RERANKER_OWN}`);
   throwsWith(() => mempursuitReranker({ mmrlambda: 0.3 }), 'option', `mempursuitReranker: unknown option 'mmrlambda' (options: ${OPTIONS_LIST}); its own settings: ${RERANKER_OWN}`);
   throwsWith(() => mempursuitReranker({ method: 'bogus' }), 'option', "mempursuitReranker: unknown method 'bogus' (methods: recommended, pursuit, centroid, topk, mmr)");
@@ -242,7 +242,7 @@ test('AI SDK: bad settings throw a MemPursuitError at construction (trial 26, it
   assert.equal(mempursuitReranker({ method: 'mmr', mmr_lambda: 0.3 }).modelId, 'mmr', 'snake_case alone is accepted');
 });
 
-test('AI SDK: a query of another dimension, topN, NaN in a document, the query or a score (trial 26, items 3 and 10)', { skip: skipAi }, async () => {
+test('AI SDK: a query of another dimension, topN, NaN in a document, the query or a score (new-user trial of 2026-12-02, items 3 and 10)', { skip: skipAi }, async () => {
   const rerank = (settings, docs, topN, queryEmbedding = query) =>
     ai.rerank({ model: mempursuitReranker(settings), documents: docs, query: 'q', topN, providerOptions: { mempursuit: { queryEmbedding } }, maxRetries: 0 });
   await rejectsWith(rerank({}, documents, 2, query.slice(0, 2)), "mempursuit reranker: the query embedding has 2 values but the documents' embeddings have 8; embed documents and queries with the same model");
@@ -259,7 +259,7 @@ test('AI SDK: a query of another dimension, topN, NaN in a document, the query o
   await rejectsWith(rerank({ poolOrder: true, scoreField: 'score' }, scored(1), 2), 'mempursuit reranker: relevance scores and pool order exclude each other: pass one of them', 'option');
 });
 
-test('AI SDK: prefixes nest for pursuit, centroid, topk and mmr, not for the default (what ai-sdk.d.ts says; trial 26, item 6)', { skip: skipAi }, async () => {
+test('AI SDK: prefixes nest for pursuit, centroid, topk and mmr, not for the default (what ai-sdk.d.ts says; new-user trial of 2026-12-02, item 6)', { skip: skipAi }, async () => {
   const ranking = async (settings, topN) =>
     (await ai.rerank({ model: mempursuitReranker(settings), documents, query: 'q', topN, providerOptions: { mempursuit: { queryEmbedding: query } } })).ranking.map((r) => r.originalIndex);
   for (const settings of [{ method: 'pursuit' }, { method: 'centroid', gamma: 0.5 }, { method: 'topk' }, { method: 'mmr', mmrLambda: 0.3 }]) {
@@ -374,7 +374,7 @@ test('LangChain: documents without vectors (and no embeddings), of the wrong dim
 
 const COMPRESSOR_OWN = 'k, embeddings, vectorStore, embeddingKey, scoreKey, cost';
 
-test('LangChain: bad fields throw a MemPursuitError at construction (trial 26, items 4 and 10)', { skip: skipLc }, () => {
+test('LangChain: bad fields throw a MemPursuitError at construction (new-user trial of 2026-12-02, items 4 and 10)', { skip: skipLc }, () => {
   const { embeddings } = countingEmbeddings();
   const make = (fields) => () => new lc.MemPursuitCompressor({ embeddings, ...fields });
   throwsWith(make({ method: 'bogus' }), 'option', "MemPursuitCompressor: unknown method 'bogus' (methods: recommended, pursuit, centroid, topk, mmr)");
@@ -391,7 +391,7 @@ test('LangChain: bad fields throw a MemPursuitError at construction (trial 26, i
   throwsWith(make({ scoreKey: 3 }), 'argument', 'MemPursuitCompressor: scoreKey must be a string, got 3');
 });
 
-test('LangChain: a query of another dimension, NaN in a document or a score (trial 26, items 3 and 10)', { skip: skipLc }, async () => {
+test('LangChain: a query of another dimension, NaN in a document or a score (new-user trial of 2026-12-02, items 3 and 10)', { skip: skipLc }, async () => {
   const { embeddings } = countingEmbeddings();
   const docsOf = (vectorOf, metadata = () => ({})) =>
     candidates.map((embedding, i) => new lc.Document({ pageContent: texts[i], metadata: { embedding: vectorOf(embedding, i), ...metadata(i) }, id: `m${i}` }));

@@ -114,7 +114,7 @@ test(
     // The README's framework examples, pasted into TypeScript files (.mts:
     // ES modules with top-level await), type-check with that tsconfig and
     // `skipLibCheck`, the README's advice: no implicit any, and the
-    // embeddings stand-in is an EmbeddingsInterface (trial 26, item 11).
+    // embeddings stand-in is an EmbeddingsInterface (new-user trial of 2026-12-02, item 11).
     const examples = blocks(join(wasmDir, 'README.md'), 'js').filter((b) => /from 'mempursuit\/(ai-sdk|langchain)'/.test(b.code));
     assert.ok(examples.length >= 3, `${examples.length} framework examples`);
     config.files = examples.map((b) => `readme-${b.line}.mts`);

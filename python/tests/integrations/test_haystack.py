@@ -348,7 +348,7 @@ def test_bad_costs_name_the_document():
         MemPursuitRanker(cost=word_count, cost_budget=-1)
 
 
-# Errors are MemPursuitErrors with select's kinds (trial 26, items 1-3, 10).
+# Errors are MemPursuitErrors with select's kinds (new-user trial of 2026-12-02, items 1-3, 10).
 
 
 def test_document_errors_are_mempursuit_errors_of_kind_input():

@@ -296,7 +296,7 @@ def test_bad_costs_name_the_document(data, store):
         mempursuit_search_by_vector(store, q, costs=[1.0], cost_budget=3)
 
 
-# Errors are MemPursuitErrors with select's kinds (trial 26, items 1-3, 12).
+# Errors are MemPursuitErrors with select's kinds (new-user trial of 2026-12-02, items 1-3, 12).
 
 
 def test_scores_from_score_key_must_be_finite_numbers(data, store):

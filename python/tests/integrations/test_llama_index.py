@@ -289,7 +289,7 @@ def test_bad_costs_name_the_node(data, setup):
         MemPursuitPostprocessor(costs=[1.0], cost_budget=3)
 
 
-# Errors are MemPursuitErrors with select's kinds (trial 26, items 1-3, 7).
+# Errors are MemPursuitErrors with select's kinds (new-user trial of 2026-12-02, items 1-3, 7).
 
 
 def test_errors_are_mempursuit_errors_with_their_kind():
