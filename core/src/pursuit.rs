@@ -1652,9 +1652,25 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         }
         #[cfg(feature = "check-bounds")]
         self.check_anchored(ws, n, &sb, &reads);
-        // The finalists: anchored at n with A_j + E_j(n) ≥ L, verified best
-        // bound first until the next bound is below the best exact score.
-        let lower = reads.lower;
+        let (best, verified) = self.verify_finalists(ws, n, &sb, reads.lower);
+        #[cfg(feature = "check-bounds")]
+        self.check_pick(ws, best.map(|(j, _)| j));
+        self.choice(best.map(|(j, _)| j), verified)
+    }
+
+    /// The finalists of the screened choose of step n: the candidates
+    /// anchored at n with A_j + E_j(n) ≥ L (`lower`), verified best bound
+    /// first until the next bound is below the best exact score. Returns
+    /// the best (ties: lowest index) with its score, and the number
+    /// verified.
+    fn verify_finalists(
+        &mut self,
+        ws: &mut Workspace<'_>,
+        n: usize,
+        sb: &StepBounds,
+        lower: f64,
+    ) -> (Option<(usize, f32)>, u32) {
+        let p = ws.pool;
         let mut fin = [(f64::NEG_INFINITY, usize::MAX); FINALISTS];
         let mut nfin = 0usize;
         for j in 0..p {
@@ -1706,9 +1722,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 }
             }
         }
-        #[cfg(feature = "check-bounds")]
-        self.check_pick(ws, best.map(|(j, _)| j));
-        self.choice(best.map(|(j, _)| j), verified)
+        (best, verified)
     }
 
     /// Feature `check-bounds`: panics unless candidate j's exact score
