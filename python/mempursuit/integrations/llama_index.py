@@ -188,12 +188,53 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
         vector: List[float] = self.embed_model.get_agg_embedding_from_queries(query_bundle.embedding_strs)
         return vector, "the query's embedding (embed_model)"
 
+    async def _aquery_embedding(self, query_bundle: Optional[QueryBundle]) -> Tuple[List[float], str]:
+        """:meth:`_query_embedding` with the embedding call awaited."""
+        if query_bundle is None or query_bundle.embedding is not None or self.embed_model is None:
+            return self._query_embedding(query_bundle)
+        strs = query_bundle.embedding_strs
+        vector: List[float] = await self.embed_model.aget_agg_embedding_from_queries(strs)
+        return vector, "the query's embedding (embed_model)"
+
     def _postprocess_nodes(
         self,
         nodes: List[NodeWithScore],
         query_bundle: Optional[QueryBundle] = None,
     ) -> List[NodeWithScore]:
         query, query_name = self._query_embedding(query_bundle)
+        names, costs, vectors, missing = self._known(nodes)
+        if missing and self.embed_model is not None:
+            texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in missing]
+            for i, v in zip(missing, self.embed_model.get_text_embedding_batch(texts)):
+                vectors[i] = v
+        return self._select(nodes, query, query_name, names, costs, vectors)
+
+    async def _apostprocess_nodes(
+        self,
+        nodes: List[NodeWithScore],
+        query_bundle: Optional[QueryBundle] = None,
+    ) -> List[NodeWithScore]:
+        """:meth:`_postprocess_nodes` for an event loop
+        (``apostprocess_nodes``): the embedding calls are awaited
+        (``aget_agg_embedding_from_queries`` for a query bundle without an
+        embedding, one ``aget_text_embedding_batch`` for nodes whose
+        vectors cannot be found), never the blocking ones; the selection
+        itself runs inline (milliseconds: P = 200, d = 1536). Same result
+        and errors."""
+        query, query_name = await self._aquery_embedding(query_bundle)
+        names, costs, vectors, missing = self._known(nodes)
+        if missing and self.embed_model is not None:
+            texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in missing]
+            for i, v in zip(missing, await self.embed_model.aget_text_embedding_batch(texts)):
+                vectors[i] = v
+        return self._select(nodes, query, query_name, names, costs, vectors)
+
+    def _known(
+        self, nodes: List[NodeWithScore]
+    ) -> Tuple[List[str], Optional[List[float]], List[Optional[List[float]]], List[int]]:
+        """The nodes' names, costs (before any embedding call), vectors as
+        far as the nodes and the vector store hold them, and the positions
+        still without one."""
         names = [_common.document_name(i, n.node.node_id, "node") for i, n in enumerate(nodes)]
         _common.check_cost(_OWNER, self.cost, self.method_options)
         costs = _common.costs_of(_OWNER, self.cost, nodes, names)
@@ -203,10 +244,17 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
         for i in missing:
             vectors[i] = held.get(nodes[i].node.node_id)
         missing = [i for i, v in enumerate(vectors) if v is None]
-        if missing and self.embed_model is not None:
-            texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in missing]
-            for i, v in zip(missing, self.embed_model.get_text_embedding_batch(texts)):
-                vectors[i] = v
+        return names, costs, vectors, missing
+
+    def _select(
+        self,
+        nodes: List[NodeWithScore],
+        query: List[float],
+        query_name: str,
+        names: List[str],
+        costs: Optional[List[float]],
+        vectors: List[Optional[List[float]]],
+    ) -> List[NodeWithScore]:
         relevance = None
         if self.use_scores:
             relevance = _common.scores_as_relevance(_OWNER, [n.score for n in nodes], names)
