@@ -13,8 +13,9 @@ Needs ``langchain-core`` (``pip install "mempursuit[langchain]"``;
     compressor = MemPursuitCompressor(vector_store=store, k=4)
 
 Where the vectors come from: a store that keeps them where they can be read
-by document id -- ``InMemoryVectorStore`` (``store.store[id]["vector"]``) --
-is read, and nothing is embedded again. :class:`MemPursuitCompressor` first
+by document id -- ``InMemoryVectorStore`` (``store.store[id]["vector"]``),
+``FAISS`` (langchain-community; its index) and ``Chroma`` (langchain-chroma)
+-- is read, and nothing is embedded again. :class:`MemPursuitCompressor` first
 reads a vector the document carries in ``metadata["embedding"]`` (the key
 ``embedding_key``; the same key and rule as LangChain.js's
 ``MemPursuitCompressor``). For any other store, pass ``embeddings=`` (the
@@ -49,7 +50,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
         'mempursuit.integrations.langchain needs langchain-core: pip install "mempursuit[langchain]"'
     ) from e
 
-from . import _common
+from . import _common, _stores
 
 __all__ = ["MemPursuitCompressor", "mempursuit_search_by_vector"]
 
@@ -89,20 +90,6 @@ def _store_dimension(store: Any) -> Optional[int]:
         return None
 
 
-def _held_vector(store: Any, doc_id: Optional[str]) -> Optional[Any]:
-    """The vector ``store`` holds for ``doc_id``, or None: the
-    ``InMemoryVectorStore`` layout ``store.store[id]["vector"]``."""
-    if store is None or doc_id is None:
-        return None
-    table = getattr(store, "store", None)
-    if not isinstance(table, Mapping):
-        return None
-    entry = table.get(doc_id)
-    if isinstance(entry, Mapping):
-        return entry.get("vector")
-    return None
-
-
 def _known_vectors(
     store: Any, documents: Sequence[Document], embedding_key: Optional[str]
 ) -> List[Optional[Any]]:
@@ -112,7 +99,11 @@ def _known_vectors(
     vectors: List[Optional[Any]] = []
     for d in documents:
         carried = d.metadata.get(embedding_key) if embedding_key is not None else None
-        vectors.append(carried if _is_vector(carried) else _held_vector(store, d.id))
+        vectors.append(carried if _is_vector(carried) else None)
+    missing = [i for i, v in enumerate(vectors) if v is None]
+    # The store's vectors by id (InMemoryVectorStore, FAISS, Chroma: _stores.py).
+    for i, v in zip(missing, _stores.held_vectors(store, [documents[i].id for i in missing])):
+        vectors[i] = v
     return vectors
 
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
-FRAMEWORKS = ("haystack", "llama_index", "langchain_core", "langchain_classic", "langchain")
+FRAMEWORKS = ("haystack", "llama_index", "langchain_core", "langchain_classic", "langchain", "mem0")
 
 
 def test_base_depends_on_numpy_only_and_extras_exist():
@@ -30,6 +30,7 @@ def test_base_depends_on_numpy_only_and_extras_exist():
     assert extras["haystack"] == ["haystack-ai"]
     assert extras["llama-index"] == ["llama-index-core"]
     assert extras["langchain"] == ["langchain-core"]
+    assert extras["mem0"] == ["mem0ai"]
 
 
 def test_importing_mempursuit_imports_no_framework():
@@ -63,7 +64,8 @@ sys.exit(pytest.main({args!r}))
 
 def test_without_frameworks_the_tests_skip_with_a_reason():
     files = [
-        str(HERE / f"test_{n}.py") for n in ("haystack", "llama_index", "langchain", "readme_integrations")
+        str(HERE / f"test_{n}.py")
+        for n in ("haystack", "llama_index", "langchain", "readme_integrations", "mem0", "async", "stores")
     ]
     args = [*files, "-q", "-rs", "-p", "no:cacheprovider"]
     env = {k: v for k, v in os.environ.items() if k != "MEMPURSUIT_REQUIRE_INTEGRATIONS"}
@@ -81,6 +83,7 @@ def test_without_frameworks_the_tests_skip_with_a_reason():
         "haystack is not installed (pip install './python[haystack]')",
         "llama_index.core is not installed (pip install './python[llama-index]')",
         "langchain_core is not installed (pip install './python[langchain]')",
+        "mem0 is not installed (pip install './python[mem0]')",
     ):
         assert reason in text, text
     # Under MEMPURSUIT_REQUIRE_INTEGRATIONS=1 (CI) a missing framework fails instead.
