@@ -105,7 +105,11 @@ class MemPursuitRanker:
 
     def to_dict(self) -> Dict[str, Any]:
         """Serializes the component (``top_k``, ``use_scores``, ``cost`` by
-        import path when given, and the options as given)."""
+        import path when given, and the options as given: plain Python
+        values, NumPy scalars having been converted at construction).
+        Haystack 3 loads a saved pipeline only from allowed modules:
+        ``Pipeline.loads(text, allowed_modules=["mempursuit.integrations.haystack",
+        "<the module of cost>"])``."""
         extra = {} if self.cost is None else {"cost": serialize_callable(self.cost)}
         return default_to_dict(self, top_k=self.top_k, use_scores=self.use_scores, **extra, **self.options)
 

@@ -107,7 +107,11 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
     ``top_n`` still caps the count. A cost function that raises or returns
     a negative, NaN or non-number value is a
     :class:`~mempursuit.integrations.DocumentError` naming the node. Like
-    ``vector_store``, ``cost`` is not serialized (``to_dict``).
+    ``vector_store`` and ``embed_model``, ``cost`` is not serialized
+    (``to_dict``, ``to_json``): give it back when loading,
+    ``MemPursuitPostprocessor.from_json(text, cost=count_tokens,
+    vector_store=index)`` (a saved ``cost_budget`` without ``cost`` is an
+    ``OptionError``, never dropped).
 
     Settings are checked at construction, as ``select`` checks them: an
     unknown option name, a ``top_n`` that is not an int >= 0, a

@@ -117,3 +117,31 @@ def test_token_budget_snippet():
     assert out == "['Ed Wood was American.', 'Scott Derrickson is American.']\n"
     plain = env["MemPursuitRanker"](top_k=2).run(documents=docs, query_embedding=[0.7, 0.1, 0.7])
     assert [d.content for d in plain["documents"]] == [docs[1].content, docs[2].content]
+
+
+def test_mem0_snippet(monkeypatch, tmp_path):
+    import sys
+
+    if sys.version_info < (3, 10):
+        import pytest
+
+        pytest.skip("mem0ai needs Python >= 3.10")
+    # Mem0 writes ~/.mem0 at import and sends telemetry unless told not to.
+    monkeypatch.setenv("MEM0_DIR", str(tmp_path))
+    monkeypatch.setenv("MEM0_TELEMETRY", "False")
+    framework("mem0", "'./python[mem0]'")
+    assert len(snippet("Mem0").strip().splitlines()) <= 12
+    env, out = run_printing("Mem0")
+    memory, toy = env["memory"], env["toy"]
+    try:
+        question = list(toy)[3]
+        hits = memory.search(question, filters={"user_id": "ed"}, top_k=30)["results"]
+        # Mem0's own top 2: both paraphrases of Ed Wood's nationality (fact A).
+        assert all("Ed Wood" in h["memory"] for h in hits[:2])
+        picks, weights = default_picks(toy[question], [toy[h["memory"]] for h in hits], [h["score"] for h in hits], 2)
+        picked = [hits[i]["memory"] for i in picks]
+        # The textbook case: one paraphrase of fact A, and fact B.
+        assert sum("Ed Wood" in t for t in picked) == 1 and "Scott Derrickson is American." in picked
+        assert out == f"{picked}\n"
+    finally:
+        memory.vector_store.client.close()
