@@ -18,14 +18,14 @@ back, in pick order, at most ``min(k, top_k)`` of them).
 
 Where the vectors come from: Mem0's own vector store, read by memory id,
 for the stores that can give them back (Qdrant, Mem0's default, local or
-server; Chroma; the ``langchain`` provider over a store that keeps its
-vectors, e.g. ``InMemoryVectorStore``); nothing is embedded again there.
-For any other store, or memories the store no longer holds, the memories'
-texts are embedded with Mem0's embedder (``memory.embedding_model``), one
-``embed_batch(texts, "add")`` call per search (Mem0's FAISS store is read
-from its index, ``index.reconstruct``); ``fetch_vectors=`` (a
+server: ``client.retrieve(..., with_vectors=True)``; Chroma:
+``collection.get(..., include=["embeddings"])``; FAISS:
+``index.reconstruct``); nothing is embedded again there. For any other
+store, or memories the store no longer holds, the memories' texts are
+embedded with Mem0's embedder (``memory.embedding_model``), one
+``embed_batch(texts, "add")`` call per search; ``fetch_vectors=`` (a
 function of a list of ids returning one vector or None per id) reads
-another store. The query is embedded with Mem0's embedder
+another store first. The query is embedded with Mem0's embedder
 (``embed(query, "search")``, as Mem0's own search does: one call more per
 search, since Mem0 hands a reranker the query's text, not its vector).
 
@@ -125,8 +125,7 @@ def _store_vectors(store: Any, ids: List[str]) -> List[Optional[Any]]:
     """The vectors Mem0's vector store ``store`` holds for ``ids`` (None
     where it gives none back): Qdrant (``client.retrieve(...,
     with_vectors=True)``), Chroma (``collection.get(ids,
-    include=["embeddings"])``), the ``langchain`` provider over a store
-    with ``store[id]["vector"]`` (``InMemoryVectorStore``)."""
+    include=["embeddings"])``), FAISS (``index.reconstruct``)."""
     found: Dict[str, Any] = {}
     if store is None or not ids:
         return [None] * len(ids)
@@ -149,11 +148,6 @@ def _store_vectors(store: Any, ids: List[str]) -> List[Optional[Any]]:
         for i in ids:
             if i in position:
                 found[i] = store.index.reconstruct(int(position[i]))
-    elif client is not None and isinstance(getattr(client, "store", None), Mapping):
-        for i in ids:
-            entry = client.store.get(i)
-            if isinstance(entry, Mapping):
-                found[i] = _vector_list(entry.get("vector"))
     return [found.get(i) for i in ids]
 
 

@@ -87,11 +87,20 @@ def filled(data, tmp, **kwargs):
     return memory, embedder
 
 
-@pytest.fixture
-def qdrant(data, tmp_path):
-    memory, embedder = filled(data, tmp_path)
+@pytest.fixture(scope="module")
+def qdrant_memory(data, tmp_path_factory):
+    """One filled Memory for the tests that only search it (80 adds: 2 s)."""
+    memory, embedder = filled(data, tmp_path_factory.mktemp("qdrant"))
     yield memory, embedder
     memory.vector_store.client.close()
+
+
+@pytest.fixture
+def qdrant(qdrant_memory):
+    memory, embedder = qdrant_memory
+    memory.reranker = None
+    embedder.reset()
+    return memory, embedder
 
 
 def pool(memory, question, top_k=FETCH):
@@ -283,3 +292,53 @@ def test_textbook_case_picks_fact_b(tmp_path):
         assert sum("Ed Wood" in t for t in texts) == 1
     finally:
         memory.vector_store.client.close()
+
+
+def test_chroma_store_vectors(data, tmp_path):
+    """Mem0's Chroma store (in process, on disk under tmp_path): vectors read
+    by id. Chroma is large; required only with MEMPURSUIT_CI_CHROMA=1 (see
+    test_stores.py)."""
+    if os.environ.get("MEMPURSUIT_REQUIRE_CHROMA") == "1":
+        import chromadb  # noqa: F401
+    else:
+        pytest.importorskip(
+            "chromadb",
+            reason="chromadb is not installed (about 2 minutes and 560 MB: MEMPURSUIT_CI_CHROMA=1 bash "
+            ".ci/python.sh installs it from python/tests/integrations/requirements-chroma.txt)",
+        )
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    store = {
+        "provider": "chroma",
+        "config": {"collection_name": "memories", "path": str(tmp_path / "chroma")},
+    }
+    memory, embedder = filled(data, tmp_path, vector_store=store)
+    hits = pool(memory, data.question)
+    embedder.reset()
+    out = MemPursuitReranker(memory, k=K).rerank(data.question, hits, FETCH)
+    assert embedder.batches == [] and embedder.embeds == {"search": 1}
+    check(out, hits, expected(data, hits, K))
+
+
+def test_async_memory_search_reranks(data, tmp_path):
+    """Mem0's AsyncMemory runs a reranker in a thread
+    (``asyncio.to_thread(reranker.rerank, ...)``): the same picks."""
+    import asyncio
+
+    from mem0 import AsyncMemory
+
+    async def main():
+        memory = AsyncMemory.from_config(config(str(tmp_path)))
+        embedder = LookupEmbedder(data)
+        memory.embedding_model = embedder
+        for i in data.store_ids[:40]:
+            await memory.add(data.texts[i], user_id="u1", infer=False)
+        hits = (await memory.search(data.question, filters=USER, top_k=FETCH))["results"]
+        memory.reranker = MemPursuitReranker(memory, k=K)
+        embedder.reset()
+        out = (await memory.search(data.question, filters=USER, top_k=FETCH, rerank=True))["results"]
+        memory.vector_store.client.close()
+        return hits, out, embedder
+
+    hits, out, embedder = asyncio.run(main())
+    check(out, hits, expected(data, hits, K))
+    assert embedder.batches == [] and embedder.embeds == {"search": 2}
