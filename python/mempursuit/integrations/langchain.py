@@ -43,6 +43,7 @@ try:
     from langchain_core.callbacks import Callbacks
     from langchain_core.documents import BaseDocumentCompressor, Document
     from langchain_core.embeddings import Embeddings
+    from langchain_core.runnables.config import run_in_executor
     from langchain_core.vectorstores import VectorStore
     from pydantic import ConfigDict, ValidationError
 except ImportError as e:  # pragma: no cover - exercised only without the extra
@@ -52,7 +53,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from . import _common, _stores
 
-__all__ = ["MemPursuitCompressor", "mempursuit_search_by_vector"]
+__all__ = ["MemPursuitCompressor", "amempursuit_search_by_vector", "mempursuit_search_by_vector"]
 
 _MISSING = (
     "the vector store holds no vector that can be read for its id: pass embeddings=... "
@@ -272,6 +273,22 @@ def mempursuit_search_by_vector(
         documents = store.similarity_search_by_vector(embedding, k=fetch_k, **search_kwargs)
     costs = _costs(owner, cost, documents)  # before any embedding call
     return _select(owner, store, embeddings, embedding, documents, k, relevance, options, costs, "embedding")
+
+
+async def amempursuit_search_by_vector(
+    store: VectorStore,
+    embedding: List[float],
+    k: int = 4,
+    fetch_k: int = 20,
+    **kwargs: Any,
+) -> List[Document]:
+    """:func:`mempursuit_search_by_vector` for an event loop (the
+    counterpart of ``amax_marginal_relevance_search_by_vector``): LangChain
+    stores have no async search by vector with scores, so the whole call
+    (the store's search, any embedding call, the selection) runs in
+    LangChain's executor (``run_in_executor``, as the stores' own async
+    defaults do), off the event loop. Same parameters, result and errors."""
+    return await run_in_executor(None, mempursuit_search_by_vector, store, embedding, k, fetch_k, **kwargs)
 
 
 class MemPursuitCompressor(BaseDocumentCompressor):

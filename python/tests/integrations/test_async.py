@@ -95,6 +95,45 @@ def test_langchain_acompress_documents_awaits_the_embeddings(data):
     assert asyncio.run(comp.acompress_documents([], data.question)) == []
 
 
+def test_langchain_amempursuit_search_by_vector_runs_off_the_loop(data):
+    framework("langchain_core", "'./python[langchain]'")
+    import threading
+
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    from mempursuit.integrations.langchain import amempursuit_search_by_vector, mempursuit_search_by_vector
+
+    threads = []
+
+    class Store(InMemoryVectorStore):
+        def similarity_search_with_score_by_vector(self, embedding, k=4, **kwargs):
+            threads.append(threading.get_ident())
+            return super().similarity_search_with_score_by_vector(embedding, k=k, **kwargs)
+
+    class Lookup(Embeddings):
+        def embed_documents(self, texts):
+            return [data.embed(t) for t in texts]
+
+        def embed_query(self, text):
+            return data.embed(text)
+
+    store = Store(Lookup())
+    store.add_texts([data.texts[i] for i in data.store_ids], ids=[f"m{i}" for i in data.store_ids])
+    q = data.embed(data.question)
+
+    async def main():
+        loop_thread = threading.get_ident()
+        out = await amempursuit_search_by_vector(store, q, K, FETCH, method="mmr", mmr_lambda=0.5)
+        return loop_thread, out
+
+    loop_thread, out = asyncio.run(main())
+    sync = mempursuit_search_by_vector(store, q, K, FETCH, method="mmr", mmr_lambda=0.5)
+    assert [d.id for d in out] == [d.id for d in sync] and len(out) == K
+    # The store's search ran in the executor, not on the event loop's thread.
+    assert len(threads) == 2 and threads[0] != loop_thread
+
+
 # --- LlamaIndex --------------------------------------------------------------
 
 
