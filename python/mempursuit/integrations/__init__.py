@@ -2,7 +2,7 @@
 
 Each submodule imports its framework, so import only the one you use; each
 needs its extra (``pip install "mempursuit[haystack]"``, ``[llama-index]``,
-``[langchain]``, or from a clone ``pip install "./python[haystack]"``):
+``[langchain]``, ``[mem0]``, or from a clone ``pip install "./python[haystack]"``):
 
 * :mod:`mempursuit.integrations.haystack` -- ``MemPursuitRanker``, a Haystack
   2.x component to put after an embedding retriever;
@@ -10,7 +10,9 @@ needs its extra (``pip install "mempursuit[haystack]"``, ``[llama-index]``,
   LlamaIndex node postprocessor;
 * :mod:`mempursuit.integrations.langchain` -- ``MemPursuitCompressor`` (for a
   ``ContextualCompressionRetriever``) and ``mempursuit_search_by_vector``
-  (beside ``max_marginal_relevance_search_by_vector``).
+  (beside ``max_marginal_relevance_search_by_vector``);
+* :mod:`mempursuit.integrations.mem0` -- ``MemPursuitReranker``, a reranker
+  for Mem0's ``Memory.search(..., rerank=True)`` (extra ``[mem0]``).
 
 What they share:
 

@@ -56,7 +56,7 @@ the error (a :class:`mempursuit.MemPursuitError` with its ``kind``).
 """
 
 import collections.abc
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -244,18 +244,27 @@ class MemPursuitReranker(BaseReranker):
     def _embedder(self) -> Any:
         return getattr(self.memory, "embedding_model", None)
 
-    def _prepare(self, documents: Sequence[Mapping[str, Any]]) -> Any:
+    def _prepare(
+        self, documents: Sequence[Mapping[str, Any]]
+    ) -> Tuple[List[str], Optional[List[float]], List[Optional[Any]]]:
         names = [_common.document_name(i, d.get("id"), "memory") for i, d in enumerate(documents)]
         costs = _common.costs_of(_OWNER, self.cost, documents, names)
         vectors: List[Optional[Any]] = [None] * len(documents)
         ids = [str(d.get("id")) if d.get("id") is not None else None for d in documents]
         if self.fetch_vectors is not None:
-            fetched = list(self.fetch_vectors([i for i in ids if i is not None]))
+            asked = [i for i in ids if i is not None]
+            fetched = list(self.fetch_vectors(asked))
+            if len(fetched) != len(asked):
+                raise mempursuit.MemPursuitError(
+                    f"{_OWNER}: fetch_vectors returned {len(fetched)} vectors for {len(asked)} ids "
+                    "(one vector, or None, per id, in order)",
+                    "input",
+                )
             known = iter(fetched)
-            vectors = [next(known, None) if i is not None else None for i in ids]
+            vectors = [next(known) if i is not None else None for i in ids]
         missing = [j for j, v in enumerate(vectors) if v is None and ids[j] is not None]
         store = getattr(self.memory, "vector_store", None)
-        for j, v in zip(missing, _store_vectors(store, [ids[j] for j in missing])):  # type: ignore[misc]
+        for j, v in zip(missing, _store_vectors(store, [ids[j] for j in missing])):
             vectors[j] = v
         return names, costs, vectors
 

@@ -155,6 +155,10 @@ def test_without_store_vectors_mem0s_embedder_embeds_them_once(data, qdrant):
     reader = MemPursuitReranker(blind, k=K, fetch_vectors=lambda ids: [data.embed(h["memory"]) for h in hits])
     check(reader.rerank(data.question, hits, FETCH), hits, expected(data, hits, K))
     assert embedder.batches == []
+    short = MemPursuitReranker(blind, fetch_vectors=lambda ids: [None])
+    with pytest.raises(mempursuit.MemPursuitError, match="fetch_vectors returned 1 vectors for 20 ids") as e:
+        short.rerank(data.question, hits, FETCH)
+    assert e.value.kind == "input"
 
 
 def test_budget_is_min_of_k_and_top_k_and_options_pass_through(data, qdrant):
