@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import mempursuit
 
 try:
-    from llama_index.core.bridge.pydantic import Field
+    from llama_index.core.bridge.pydantic import Field, PrivateAttr
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 except ImportError as e:  # pragma: no cover - exercised only without the extra
@@ -77,7 +77,10 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
     ``embed_model`` is given, is the node embedded again, at the cost of one
     batched ``get_text_embedding_batch`` call over the missing nodes' text
     (``MetadataMode.EMBED``, as the index embedded it); ``embed_model``
-    also embeds a query bundle that has no embedding. Node scores, when
+    (else, when ``vector_store`` is a ``VectorStoreIndex``, the index's
+    embed model) also embeds a query bundle that has no embedding: one more
+    query embedding call, in ``aquery`` and ``apostprocess_nodes``, whose
+    retrievers do not set the bundle's embedding. Node scores, when
     every node has one, are passed as ``relevance`` (by rank, any scale;
     ``use_scores=False`` turns that off).
 
@@ -147,6 +150,12 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
         description="Each node's cost (e.g. its token count), for the cost_budget option.",
     )
 
+    # The embed model of the VectorStoreIndex given as vector_store: embeds
+    # the query when the bundle has none and embed_model is not given
+    # (LlamaIndex's async retrievers do not set the caller's bundle's
+    # embedding); never the nodes.
+    _index_embed_model: Any = PrivateAttr(default=None)
+
     def __init__(self, **data: Any) -> None:
         fields = type(self).model_fields
         options = {name: data.pop(name) for name in list(data) if name not in fields}
@@ -167,9 +176,12 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
             data.get("cost") is not None,
         )
         store = data.get("vector_store")
+        query_model = None
         if store is not None and hasattr(store, "vector_store"):
             data["vector_store"] = store.vector_store  # a VectorStoreIndex
+            query_model = getattr(store, "_embed_model", None)
         super().__init__(**data)
+        self._index_embed_model = query_model
 
     @classmethod
     def class_name(cls) -> str:
@@ -183,22 +195,29 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
             )
         if query_bundle.embedding is not None:
             return query_bundle.embedding, "query_bundle.embedding"
-        if self.embed_model is None:
-            raise mempursuit.MemPursuitError(
-                f"{_OWNER}: the query bundle has no embedding (retrievers set it); pass "
-                "embed_model=... to embed the query here",
-                "input",
-            )
-        vector: List[float] = self.embed_model.get_agg_embedding_from_queries(query_bundle.embedding_strs)
+        model = self._query_model()
+        vector: List[float] = model.get_agg_embedding_from_queries(query_bundle.embedding_strs)
         return vector, "the query's embedding (embed_model)"
 
     async def _aquery_embedding(self, query_bundle: Optional[QueryBundle]) -> Tuple[List[float], str]:
         """:meth:`_query_embedding` with the embedding call awaited."""
-        if query_bundle is None or query_bundle.embedding is not None or self.embed_model is None:
+        if query_bundle is None or query_bundle.embedding is not None:
             return self._query_embedding(query_bundle)
-        strs = query_bundle.embedding_strs
-        vector: List[float] = await self.embed_model.aget_agg_embedding_from_queries(strs)
+        model = self._query_model()
+        vector: List[float] = await model.aget_agg_embedding_from_queries(query_bundle.embedding_strs)
         return vector, "the query's embedding (embed_model)"
+
+    def _query_model(self) -> Any:
+        """What embeds a query bundle without an embedding: ``embed_model``,
+        else the embed model of the index given as ``vector_store``."""
+        model = self.embed_model if self.embed_model is not None else self._index_embed_model
+        if model is None:
+            raise mempursuit.MemPursuitError(
+                f"{_OWNER}: the query bundle has no embedding (sync retrievers set it); pass "
+                "embed_model=... (or vector_store=index) to embed the query here",
+                "input",
+            )
+        return model
 
     def _postprocess_nodes(
         self,

@@ -217,6 +217,34 @@ def test_llama_index_apostprocess_nodes_awaits_the_embeddings(data):
     assert embed._counter.texts["documents"] == FETCH
     assert [n.node.get_content() for n in out] == [n.node.get_content() for n in sync]
 
+    # In a query engine's aquery (a MockLLM; the engine built from its parts,
+    # as in test_llama_index.py): LlamaIndex's async retriever does not set
+    # the bundle's embedding, so the postprocessor embeds the query again
+    # with the index's embed model (vector_store=index), awaited; nothing is
+    # embedded synchronously, no node embedded again.
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from llama_index.core.response_synthesizers import get_response_synthesizer
+
+    engine = RetrieverQueryEngine(
+        retriever=index.as_retriever(similarity_top_k=FETCH),
+        response_synthesizer=get_response_synthesizer(llm=MockLLM(), response_mode="compact"),
+        node_postprocessors=[MemPursuitPostprocessor(top_n=K, vector_store=index)],
+    )
+    # Without embed_model and without an index, such a bundle is an error
+    # that says what to pass.
+    import mempursuit
+
+    with pytest.raises(
+        mempursuit.MemPursuitError, match=r"pass embed_model=\.\.\. \(or vector_store=index\)"
+    ) as e:
+        asyncio.run(MemPursuitPostprocessor(top_n=K).apostprocess_nodes(hits, QueryBundle(data.question)))
+    assert e.value.kind == "input"
+    embed._counter = Counter()
+    source = asyncio.run(engine.aquery(data.question)).source_nodes
+    assert embed._counter.calls == {"query": 2, "documents": 0}
+    assert [n.node.node_id for n in source] == [n.node.node_id for n in sync]
+
 
 # --- Haystack ----------------------------------------------------------------
 
