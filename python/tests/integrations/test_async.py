@@ -89,6 +89,20 @@ def test_langchain_acompress_documents_awaits_the_embeddings(data):
     # The same errors: a document with no vector anywhere (no embeddings= given).
     from mempursuit.integrations import DocumentError
 
+    # End to end: ContextualCompressionRetriever.ainvoke (langchain-classic)
+    # awaits the store's search and the compressor, all embeddings async.
+    framework("langchain_classic", "langchain-classic")
+    from langchain_classic.retrievers import ContextualCompressionRetriever
+
+    retriever = ContextualCompressionRetriever(
+        base_retriever=store.as_retriever(search_kwargs={"k": FETCH}),
+        base_compressor=MemPursuitCompressor(vector_store=store, k=K),
+    )
+    emb.counter = Counter()
+    got = asyncio.run(retriever.ainvoke(data.question))
+    assert [d.id for d in got] == [d.id for d in sync]
+    assert emb.counter.calls == {"query": 2, "documents": 0}  # the store's search, the compressor
+
     comp = MemPursuitCompressor(vector_store=store, k=K)
     with pytest.raises(DocumentError, match=r"document 0 \(id 'x0'\)"):
         asyncio.run(comp.acompress_documents(bare, data.question))
