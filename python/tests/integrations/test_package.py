@@ -83,7 +83,10 @@ def test_without_frameworks_the_tests_skip_with_a_reason():
         "haystack is not installed (pip install './python[haystack]')",
         "llama_index.core is not installed (pip install './python[llama-index]')",
         "langchain_core is not installed (pip install './python[langchain]')",
-        "mem0 is not installed (pip install './python[mem0]')",
+        # mem0ai needs Python >= 3.10: test_mem0.py says so before importing it.
+        "mem0 is not installed (pip install './python[mem0]')"
+        if sys.version_info >= (3, 10)
+        else "mem0ai needs Python >= 3.10",
     ):
         assert reason in text, text
     # Under MEMPURSUIT_REQUIRE_INTEGRATIONS=1 (CI) a missing framework fails instead.
