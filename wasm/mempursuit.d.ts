@@ -7,7 +7,7 @@
 //
 // The option keys and values, the step fields and the stop reasons are the
 // library's one specification of a selector call (Rust: `SelectSpec`,
-// `STEP_FIELDS`, `StopReason`), keys in camelCase, values as in every
+// `Step::FIELDS`, `StopReason`), keys in camelCase, values as in every
 // binding; wasm/test/conformance.test.mjs checks these declarations against
 // the module's own list.
 

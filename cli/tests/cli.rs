@@ -840,7 +840,7 @@ fn select_json_is_the_library_serde_form() {
             .keys()
             .map(String::as_str)
             .collect();
-        let mut want = mempursuit::STEP_FIELDS.to_vec();
+        let mut want: Vec<&str> = mempursuit::Step::FIELDS.iter().map(|f| f.name).collect();
         keys.sort_unstable();
         want.sort_unstable();
         assert_eq!(keys, want, "{method}");

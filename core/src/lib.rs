@@ -150,7 +150,9 @@ pub use recommend::{
     RECOMMENDED_C_EXTERNAL, RECOMMENDED_THETA,
 };
 pub use scratch::{ScratchKind, ScratchSize};
-pub use selection::{RefitStatus, SelectionView, Step, StopReason};
+pub use selection::{
+    FieldType, FieldValue, RefitStatus, SelectionView, Step, StepField, StopReason,
+};
 pub use workspace::{
     CentroidWorkspace, FixedWorkspace, PursuitWorkspace, ScratchBuffers, TopKWorkspace, Workspace,
 };

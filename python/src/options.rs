@@ -9,7 +9,7 @@
 //! a `Selector`'s capacity) and the `OPTIONS` / `METHODS` exports.
 
 use mempursuit::spec::Value;
-use mempursuit::spec::{OptionType, OPTIONS};
+use mempursuit::spec::{option_info, OptionType, OPTIONS};
 use mempursuit::{MethodName, SelectSpec, SpecError};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -103,22 +103,27 @@ impl TypeMismatch {
     /// bool option, a number for a number option, else a name), or the
     /// specification's own error for a key that is no option.
     fn error(self, py: Python<'_>) -> PyErr {
-        let mut probe = SelectSpec::default();
-        let expected = if probe.set(&self.key, Value::Bool(true)).is_ok() {
-            "a bool"
-        } else if probe.set(&self.key, Value::Number(0.5)).is_ok() {
-            "a float"
-        } else {
-            match probe.set(&self.key, Value::Text("")) {
-                Err(e @ SpecError::UnknownOption { .. }) => return errors::spec(py, e),
-                _ => "a str",
-            }
+        let expected = match option_info(&self.key).map(|o| o.ty) {
+            None => return unknown(py, &self.key),
+            Some(OptionType::Bool) => "a bool",
+            Some(OptionType::Number) => "a float",
+            Some(_) => "a str",
         };
         PyTypeError::new_err(format!(
             "{} must be {expected} or None, not {}",
             self.key, self.type_name
         ))
     }
+}
+
+/// The specification's error for `key`, which is no option.
+fn unknown(py: Python<'_>, key: &str) -> PyErr {
+    errors::spec(
+        py,
+        SpecError::UnknownOption {
+            key: key.to_owned(),
+        },
+    )
 }
 
 /// The specification of a call from its keyword arguments (`None`: the
@@ -141,10 +146,8 @@ pub(crate) fn spec(
             let key = key.cast::<PyString>()?.to_string_lossy().into_owned();
             if value.is_none() {
                 // The default; an unknown key is still an error.
-                if let Err(e @ SpecError::UnknownOption { .. }) =
-                    SelectSpec::default().set(&key, Value::Text(""))
-                {
-                    return Err(errors::spec(py, e));
+                if option_info(&key).is_none() {
+                    return Err(unknown(py, &key));
                 }
                 continue;
             }
@@ -238,7 +241,7 @@ pub(crate) fn options_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
         };
         info.set_item("type", ty)?;
         info.set_item("values", values)?;
-        info.set_item("applies_to", o.applies_to)?;
+        info.set_item("applies_to", o.applies_to.describe())?;
         info.set_item("doc", o.doc)?;
         table.set_item(o.key, info)?;
     }

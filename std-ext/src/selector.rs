@@ -5,25 +5,6 @@ use mempursuit_core::{
     SelectionView, Serial, Step, StopReason, Workspace,
 };
 
-/// The fields of one step ([`Step`]) as every binding exposes them, in
-/// order: snake_case in Rust, Python and JSON, the same words in camelCase
-/// in JavaScript (`residualSq`). `refit` is the status's name
-/// ([`RefitStatus::as_str`](mempursuit_core::RefitStatus::as_str)).
-pub const STEP_FIELDS: [&str; 12] = [
-    "index",
-    "score",
-    "residual_sq",
-    "improvement",
-    "fw_gap",
-    "nu",
-    "free_size",
-    "solver_iterations",
-    "filled",
-    "dependent",
-    "refit",
-    "verified",
-];
-
 /// An owned selection: picks in entry order, weights (empty for the
 /// baselines), one [`Step`] per pick, the stop reason, excluded rows and
 /// skipped candidates.

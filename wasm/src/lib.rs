@@ -41,7 +41,7 @@
 //! * `result`: the fields of a selection in order, each of type `u32s`
 //!   (u32 array), `f64s` (f64 array), `steps` (f64 array, one record of
 //!   `step_fields.length` values per pick) or `name` (UTF-8 text);
-//! * `step_fields`: [`mempursuit::STEP_FIELDS`] with their types:
+//! * `step_fields`: [`Step::FIELDS`] with their types:
 //!   `integer`, `number`, `bool` (0 or 1) or `name` (an index into its
 //!   `names`);
 //! * `error_kinds`: the values [`mp_error_kind_ptr`] can take
@@ -69,8 +69,8 @@ use std::sync::OnceLock;
 
 use mempursuit::spec::{OptionType, Value, OPTIONS};
 use mempursuit::{
-    CallData, CallError, Error, ErrorKind, MethodName, Pool, RefitStatus, ScratchSize, SelectSpec,
-    Selection, Selector, Step, StopReason, STEP_FIELDS,
+    CallData, CallError, Error, ErrorKind, FieldType, MethodName, Pool, RefitStatus, ScratchSize,
+    SelectSpec, Selection, Selector, Step, StopReason,
 };
 
 /// Version of this C ABI; bumped on every incompatible change.
@@ -83,76 +83,13 @@ pub const ARGUMENT: &str = "argument";
 /// Alignment of every [`mp_alloc`] block (enough for f64).
 const ALLOC_ALIGN: usize = 8;
 
-/// How a step field is encoded in the f64 step records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FieldType {
-    /// An integer (exact in f64).
-    Integer,
-    /// A number.
-    Number,
-    /// 0 or 1.
-    Bool,
-    /// An index into [`REFIT_NAMES`].
-    Refit,
-}
-
-/// The type of each of [`STEP_FIELDS`], in its order ([`step_values`]
-/// writes them in this order; a unit test checks the pairing by name).
-const STEP_TYPES: [FieldType; STEP_FIELDS.len()] = [
-    FieldType::Integer, // index
-    FieldType::Number,  // score
-    FieldType::Number,  // residual_sq
-    FieldType::Number,  // improvement
-    FieldType::Number,  // fw_gap
-    FieldType::Number,  // nu
-    FieldType::Integer, // free_size
-    FieldType::Integer, // solver_iterations
-    FieldType::Bool,    // filled
-    FieldType::Bool,    // dependent
-    FieldType::Refit,   // refit
-    FieldType::Integer, // verified
-];
-
-/// Every refit status, in the order of their index in the step records.
-const REFITS: [RefitStatus; 4] = [
-    RefitStatus::Optimal,
-    RefitStatus::IterationCap { violation: 0.0 },
-    RefitStatus::Blocked {
-        index: 0,
-        violation: 0.0,
-    },
-    RefitStatus::NumericalFailure { violation: 0.0 },
-];
-
-/// The index of `status` in [`REFITS`] (by name; a status added to the
-/// core later than this list gets `REFITS.len()`, which the layout's names
-/// do not cover: the unit test `every_refit_status_has_a_name` and the
-/// conformance vectors catch it).
-fn refit_index(status: &RefitStatus) -> usize {
-    REFITS
-        .iter()
-        .position(|r| r.as_str() == status.as_str())
-        .unwrap_or(REFITS.len())
-}
+/// The number of f64 values of one step record: one per [`Step::FIELDS`].
+const STEP_LEN: usize = Step::FIELDS.len();
 
 /// One step as the f64 record of the layout (the order of
-/// [`STEP_FIELDS`]).
-fn step_values(st: &Step) -> [f64; STEP_FIELDS.len()] {
-    let flag = |b: bool| if b { 1.0 } else { 0.0 };
-    [
-        st.index as f64,
-        st.score,
-        st.residual_sq,
-        st.improvement,
-        st.fw_gap,
-        st.nu,
-        st.free_size as f64,
-        f64::from(st.solver_iterations),
-        flag(st.filled),
-        flag(st.dependent),
-        refit_index(&st.refit) as f64,
-        f64::from(st.verified),
-    ]
+/// [`Step::FIELDS`]; a refit status as its [`RefitStatus::index`]).
+fn step_values(st: &Step) -> [f64; STEP_LEN] {
+    Step::FIELDS.map(|f| f.value(st).as_f64())
 }
 
 /// The fields of a selection, in the order [`mp_result_ptr`] numbers them:
@@ -206,20 +143,20 @@ fn layout() -> String {
         out.push('}');
     }
     out.push_str("],\"step_fields\":[");
-    for (i, (name, ty)) in STEP_FIELDS.iter().zip(STEP_TYPES).enumerate() {
+    for (i, field) in Step::FIELDS.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         out.push_str("{\"name\":");
-        json_str(&mut out, name);
+        json_str(&mut out, field.name);
         out.push_str(",\"type\":");
-        match ty {
+        match field.ty {
             FieldType::Integer => out.push_str("\"integer\""),
             FieldType::Number => out.push_str("\"number\""),
-            FieldType::Bool => out.push_str("\"bool\""),
-            FieldType::Refit => {
+            FieldType::Flag => out.push_str("\"bool\""),
+            _ => {
                 out.push_str("\"name\",\"names\":");
-                json_strs(&mut out, REFITS.iter().map(RefitStatus::as_str));
+                json_strs(&mut out, RefitStatus::NAMES.iter().copied());
             }
         }
         out.push('}');
@@ -251,7 +188,7 @@ fn layout() -> String {
             _ => out.push_str("\"other\""),
         }
         out.push_str(",\"applies_to\":");
-        json_str(&mut out, o.applies_to);
+        json_str(&mut out, o.applies_to.describe());
         out.push('}');
     }
     out.push_str("]}");
@@ -611,7 +548,7 @@ unsafe fn select_inner(
     room(&mut sel.picks, n)?;
     room(&mut sel.excluded, s.excluded.len())?;
     room(&mut sel.skipped, s.skipped.len())?;
-    sel.steps.try_reserve(n * STEP_FIELDS.len()).map_err(|_| {
+    sel.steps.try_reserve(n * STEP_LEN).map_err(|_| {
         Failure(
             ErrorKind::Capacity.as_str(),
             "cannot allocate the result".into(),
@@ -1077,9 +1014,9 @@ mod tests {
             let native = expect(spec, 2);
             assert_eq!(f64s(sel, 1), native.weights, "{spec}");
             let steps = f64s(sel, 2);
-            assert_eq!(steps.len(), 2 * STEP_FIELDS.len());
+            assert_eq!(steps.len(), 2 * STEP_LEN);
             for (t, st) in native.steps.iter().enumerate() {
-                let record = &steps[t * STEP_FIELDS.len()..][..STEP_FIELDS.len()];
+                let record = &steps[t * STEP_LEN..][..STEP_LEN];
                 assert_eq!(record, step_values(st));
             }
             assert_eq!(stop(sel), "budget");
@@ -1291,7 +1228,8 @@ mod tests {
             .iter()
             .map(|f| f["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, STEP_FIELDS);
+        let want: Vec<&str> = Step::FIELDS.iter().map(|f| f.name).collect();
+        assert_eq!(names, want);
         assert_eq!(
             v["stop_reasons"],
             serde_json::json!([
@@ -1345,7 +1283,8 @@ mod tests {
             violation: 1.0,
         };
         st.verified = 12;
-        let by_name: Vec<(&str, f64)> = STEP_FIELDS.into_iter().zip(step_values(&st)).collect();
+        let names = Step::FIELDS.map(|f| f.name);
+        let by_name: Vec<(&str, f64)> = names.into_iter().zip(step_values(&st)).collect();
         assert_eq!(
             by_name,
             [
@@ -1362,18 +1301,6 @@ mod tests {
                 ("refit", 2.0),
                 ("verified", 12.0),
             ]
-        );
-    }
-
-    #[test]
-    fn every_refit_status_has_a_name() {
-        for (i, r) in REFITS.iter().enumerate() {
-            assert_eq!(refit_index(r), i);
-        }
-        let names: Vec<&str> = REFITS.iter().map(RefitStatus::as_str).collect();
-        assert_eq!(
-            names,
-            ["optimal", "iteration_cap", "blocked", "numerical_failure"]
         );
     }
 
