@@ -370,19 +370,31 @@ impl Selector {
         options: &mempursuit_core::PursuitOptions,
         passes: Int8Passes,
     ) -> Result<Selection, Error> {
+        self.select_int8_with(input, pool, budget, options, passes, &mut Serial)
+    }
+
+    /// [`Selector::select_int8_using`] with the query pass and the f32
+    /// verification run by `executor` (its parts and its instruction set,
+    /// [`Executor::isa`]).
+    ///
+    /// # Errors
+    /// As [`Selector::select_int8`].
+    pub fn select_int8_with(
+        &mut self,
+        input: &Input<'_>,
+        pool: &crate::Int8Candidates,
+        budget: usize,
+        options: &mempursuit_core::PursuitOptions,
+        passes: Int8Passes,
+        executor: &mut dyn Executor,
+    ) -> Result<Selection, Error> {
         let p = input.pool_size().unwrap_or(0);
         let mut ws = self.workspace(p, budget.min(p));
         let view = pool.view();
-        Ok(mempursuit_core::pursuit_int8_using(
-            input,
-            &view,
-            budget,
-            options,
-            passes,
-            &mut ws,
-            &mut mempursuit_core::Serial,
-        )?
-        .into())
+        let sel = mempursuit_core::pursuit_int8_using(
+            input, &view, budget, options, passes, &mut ws, executor,
+        )?;
+        Ok(sel.into())
     }
 }
 

@@ -27,7 +27,15 @@
 mod common;
 
 use mempursuit::spec::Value as SpecValue;
-use mempursuit::{npy, CallData, MethodName, Pool, SelectSpec, Selector};
+use mempursuit::{
+    npy, CallData, Executor, MethodName, Pool, SelectSpec, Selector, Serial, StrictOrder,
+};
+
+/// The executor of every call here: the unfused kernels, the same bits as
+/// the WebAssembly module and the firmware (the core's `kernels` docs).
+fn strict() -> StrictOrder<Serial> {
+    StrictOrder(Serial)
+}
 use serde_json::{json, Value};
 use std::error::Error;
 use std::path::PathBuf;
@@ -67,7 +75,12 @@ fn run_all(
     let mut out = serde_json::Map::new();
     for name in MethodName::ALL {
         let spec = SelectSpec::of(name);
-        let s = sel.select_spec(&spec, CallData::new(query, Pool::F32(pool)), k)?;
+        let s = sel.select_spec_with(
+            &spec,
+            CallData::new(query, Pool::F32(pool)),
+            k,
+            &mut strict(),
+        )?;
         out.insert(name.as_str().into(), json!(s.picks));
         if !s.weights.is_empty() {
             out.insert(format!("{name}_weights"), json!(s.weights));
@@ -274,10 +287,11 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
         let outcome = match spec_of(&options)? {
             Err(e) => Err((e.kind(), e.to_string())),
             Ok(spec) => sel
-                .select_spec(
+                .select_spec_with(
                     &spec,
                     CallData::new(&q, Pool::F32(&c)).with_relevance(rel.as_deref()),
                     1,
+                    &mut strict(),
                 )
                 .map_err(|e| (e.kind(), e.to_string())),
         };
@@ -342,8 +356,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut pool = vec![0.0f32; EMB_P * EMB_D];
     xorshift_fill(&mut seed, &mut query);
     xorshift_fill(&mut seed, &mut pool);
-    let mut run =
-        |spec: SelectSpec| sel.select_spec(&spec, CallData::new(&query, Pool::F32(&pool)), EMB_K);
+    let mut run = |spec: SelectSpec| {
+        let data = CallData::new(&query, Pool::F32(&pool));
+        sel.select_spec_with(&spec, data, EMB_K, &mut strict())
+    };
     let embedded = json!({
         "p": EMB_P, "d": EMB_D, "k": EMB_K,
         "pursuit": run(SelectSpec::paper())?.picks,
@@ -353,7 +369,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let out = json!({
         "generator": "wasm/examples/native_orders.rs",
         "target": std::env::consts::ARCH,
-        "isa": mempursuit::Isa::detect().name(),
+        "isa": strict().isa().name(),
         "fixture": {"dir": dir.display().to_string(), "k": K_FIXTURE, "queries": fixture},
         "synthetic": {
             "seed": SYN_SEED, "cases": SYN_CASES, "p": SYN_P, "d": SYN_D, "k": SYN_K,

@@ -117,6 +117,42 @@ pub trait Executor {
 
     /// Runs every job in `jobs` (see the trait docs).
     fn execute(&mut self, jobs: &mut [PassJob<'_>]);
+
+    /// The instruction set of every pass of the call, taken once at its
+    /// start (the [`kernels`](super) module docs: fused and unfused orders).
+    /// Default [`Isa::detect`], the fastest; [`StrictOrder`] gives the
+    /// unfused one. An instruction set this CPU lacks runs as
+    /// [`Isa::Portable`] ([`Isa::is_available`]).
+    fn isa(&self) -> Isa {
+        Isa::detect()
+    }
+}
+
+/// An executor whose calls use the unfused kernels ([`Isa::unfused`]): the
+/// same bits on every target (x86-64 with or without AVX2, Arm, WASM,
+/// microcontrollers), a few percent slower passes on x86-64 with FMA. The
+/// passes are cut and run as `E` cuts and runs them.
+///
+/// ```
+/// use mempursuit_core::{Isa, Executor, Serial, StrictOrder};
+/// assert!(!StrictOrder(Serial).isa().is_fused());
+/// assert_eq!(StrictOrder(Serial).isa(), Isa::detect().unfused());
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StrictOrder<E = Serial>(pub E);
+
+impl<E: Executor> Executor for StrictOrder<E> {
+    fn parts(&self) -> usize {
+        self.0.parts()
+    }
+
+    fn execute(&mut self, jobs: &mut [PassJob<'_>]) {
+        self.0.execute(jobs);
+    }
+
+    fn isa(&self) -> Isa {
+        self.0.isa().unfused()
+    }
 }
 
 /// The executor of the plain functions: one part, run on the calling thread.
@@ -170,7 +206,7 @@ pub(crate) fn query_pass(
 ) {
     let p = dots.len();
     let (parts, chunk) = plan(p, exec.parts());
-    let isa = Isa::detect();
+    let isa = exec.isa();
     if parts == 1 {
         return rows.dots_and_sumsq(isa, d, q, dots, sumsq);
     }
@@ -213,7 +249,7 @@ pub(crate) fn gram_row(
 ) {
     let p = out.len();
     let (parts, chunk) = plan(p, exec.parts());
-    let isa = Isa::detect();
+    let isa = exec.isa();
     let pick_scale = scale[pick];
     if parts == 1 {
         // One part: no job array to build (it is 16 jobs wide).
