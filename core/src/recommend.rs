@@ -95,7 +95,7 @@ use crate::error::Error;
 use crate::input::{first_stop, prepare, CostBudget, Input, Relevance, Spend};
 use crate::kernels::{self, Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
-use crate::pursuit::{gram_row_into, Passes};
+use crate::pursuit::scorer::{gram_row_into, Passes};
 use crate::scratch::ScratchKind;
 use crate::selection::{CandidateState, SelectionView};
 use crate::workspace::Workspace;
