@@ -259,7 +259,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
         }
     }
 
-    /// The screened choose of the centroid loop (module docs).
+    /// The screened choose of the centroid loop (type docs of `LazyCentroidScorer`).
     fn choose_centroid(&mut self, ws: &mut Workspace<'_>, c: f32, n: usize) -> Choice {
         let p = ws.pool;
         let eta = self.eta;

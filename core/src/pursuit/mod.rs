@@ -21,6 +21,7 @@ mod centroid;
 mod f32_scorer;
 mod norm_bound;
 mod qp_loop;
+mod represented;
 pub(crate) mod scorer;
 mod screened;
 mod step;
@@ -28,8 +29,8 @@ mod step;
 pub(crate) use centroid::centroid_loop;
 pub use centroid::DENSE_SHARE;
 pub(crate) use qp_loop::qp_loop;
+pub(crate) use represented::represented_loop;
 pub use screened::{Screening, AUTO_MIN_DIM, AUTO_SHARE};
-pub(crate) use step::centroid_step;
 
 use crate::error::Error;
 use crate::exact::ExactParts;

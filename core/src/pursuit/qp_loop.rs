@@ -23,6 +23,9 @@ struct QpState {
     /// Relevance fill after the pool optimum: picks by ρ, no refit.
     fill: bool,
     stop: AdaptiveStop,
+    /// The relative error bound of an f32 entry, with margin (the
+    /// residual's switch to exact values, [`residual_sq`]).
+    entry_error: f64,
     /// L_{t−1}.
     l_prev: f64,
     /// The last refit step's record (a fill step copies it).
@@ -61,7 +64,7 @@ pub(crate) fn qp_loop<S: Scorer>(
     spend: &mut Spend<'_>,
     ws: &mut Workspace<'_>,
 ) -> usize {
-    let (gamma, kappa) = (options.gamma, options.ridge);
+    let kappa = options.ridge;
     let skip_dependent = options.dependent_picks == DependentPicks::Skip;
     let entry_error = f32_entry_error(parts.d) * 1.01;
     let near_tol = (1e-4f64).max(100.0 * entry_error);
@@ -72,6 +75,7 @@ pub(crate) fn qp_loop<S: Scorer>(
         exact: false,
         fill: false,
         stop: AdaptiveStop::new(options),
+        entry_error,
         l_prev: parts.qq,
         last: Step::default(),
         next: choose(scorer, ws, ScoreForm::Relevance),
@@ -82,19 +86,8 @@ pub(crate) fn qp_loop<S: Scorer>(
             ws.stop = spend.stop_reason(ws);
             break;
         };
-        // 1. Admit: the pick's pass (no kept row for relevance-fill picks).
-        scorer.admit(ws, i, t, !st.fill);
-        let g_ii = scorer.diag(ws, i);
-        // 2. Row t of G_SS and the duplicate check on it.
-        set_gram_row(scorer, parts, ws, (t, i), g_ii, st.exact);
-        let (mut dependent, near) = represented(ws, t, kappa, near_tol);
-        if near && !st.exact && !st.fill {
-            st.exact = true;
-            switch_to_exact(parts, ws, t, kappa);
-            scorer.gram_changed(ws);
-            set_gram_row(scorer, parts, ws, (t, i), g_ii, st.exact);
-            dependent = represented(ws, t, kappa, near_tol).0;
-        }
+        // 1.–2. Admit, row t of G_SS and the duplicate check on it.
+        let dependent = admit(scorer, parts, ws, &mut st, (t, i), (kappa, near_tol));
         // 3. Skip (choose again among the same scores) or accept.
         if dependent && skip_dependent {
             skip(ws, i);
@@ -122,46 +115,14 @@ pub(crate) fn qp_loop<S: Scorer>(
             };
             continue;
         }
-        // 4. Refit (Eq. 6) on G_SS, b_S, ρ_S.
-        let score = if t == 0 {
-            ws.rho[i] as f64
-        } else {
-            score64(scorer, ws, i, gamma)
-        };
-        ws.solver.b_s[t] = ws.b[i] as f64;
-        ws.solver.rho_s[t] = ws.rho[i] as f64;
-        let r = refit(&mut ws.solver, t + 1, gamma, kappa);
-        // 5. Residual: L_t (Eq. 7).
-        let l_t = residual_sq(parts, ws, entry_error);
-        // 6. Choose the next pick (Eq. 9) and the certificate (Eq. 25).
-        set_coefficients(ws, gamma);
-        let next = choose(scorer, ws, ScoreForm::Refresh { picks: t + 1 });
-        let gap = match next.pick {
-            Some(n) => score64(scorer, ws, n, gamma) - r.nu,
-            None => 0.0,
-        }
-        .max(r.kkt_violation)
-        .max(0.0);
+        // 4.–6. Refit, residual, the next pick and the certificate.
+        let next = refit_step(scorer, parts, ws, &mut st, (t, i), dependent, options);
         // 7. Record and stop.
-        let improvement = relative_improvement(st.l_prev, l_t, st.stop.eps);
-        st.last = Step {
-            index: i,
-            score,
-            residual_sq: l_t,
-            improvement,
-            fw_gap: gap,
-            nu: r.nu,
-            free_size: ws.solver.nfree(),
-            solver_iterations: r.iterations,
-            filled: false,
-            dependent,
-            refit: pool_status(ws, &r),
-            verified: st.next.verified,
-        };
         ws.steps[t] = st.last;
         st.next = next;
         t += 1;
-        st.l_prev = l_t;
+        st.l_prev = st.last.residual_sq;
+        let (improvement, gap) = (st.last.improvement, st.last.fw_gap);
         match after_step(&mut st.stop, options, improvement, Some(gap), t, k_eff) {
             Control::Continue => {}
             Control::Stop(reason) => {
@@ -178,6 +139,83 @@ pub(crate) fn qp_loop<S: Scorer>(
         }
     }
     t
+}
+
+/// Phases 1–2 of [`qp_loop`] for candidate `i` as pick `t`: its admission
+/// ([`Scorer::admit`]; no kept row for a relevance-fill pick), row `t` of
+/// G_SS ([`set_gram_row`]) and the duplicate check ([`represented`]); near
+/// a dependency G_SS turns exact for the rest of the call (`st.exact`) and
+/// the row and the check are redone on it. Returns whether `i` is
+/// represented by the picks so far.
+fn admit<S: Scorer>(
+    scorer: &mut S,
+    parts: &ExactParts<'_>,
+    ws: &mut Workspace<'_>,
+    st: &mut QpState,
+    (t, i): (usize, usize),
+    (kappa, near_tol): (f64, f64),
+) -> bool {
+    scorer.admit(ws, i, t, !st.fill);
+    let g_ii = scorer.diag(ws, i);
+    set_gram_row(scorer, parts, ws, (t, i), g_ii, st.exact);
+    let (mut dependent, near) = represented(ws, t, kappa, near_tol);
+    if near && !st.exact && !st.fill {
+        st.exact = true;
+        switch_to_exact(parts, ws, t, kappa);
+        scorer.gram_changed(ws);
+        set_gram_row(scorer, parts, ws, (t, i), g_ii, st.exact);
+        dependent = represented(ws, t, kappa, near_tol).0;
+    }
+    dependent
+}
+
+/// Phases 4–6 of [`qp_loop`] for the accepted pick `i` at position `t`:
+/// the refit (Eq. 6) on G_SS, b_S, ρ_S ([`refit`]), the residual L_t
+/// (Eq. 7, [`residual_sq`]), the next pick from the refreshed scores
+/// (Eq. 9) and the Frank–Wolfe certificate (Eq. 25). The step's record
+/// goes to `st.last`; returns the next choice.
+fn refit_step<S: Scorer>(
+    scorer: &mut S,
+    parts: &ExactParts<'_>,
+    ws: &mut Workspace<'_>,
+    st: &mut QpState,
+    (t, i): (usize, usize),
+    dependent: bool,
+    options: &PursuitOptions,
+) -> Choice {
+    let (gamma, kappa) = (options.gamma, options.ridge);
+    let score = if t == 0 {
+        ws.rho[i] as f64
+    } else {
+        score64(scorer, ws, i, gamma)
+    };
+    ws.solver.b_s[t] = ws.b[i] as f64;
+    ws.solver.rho_s[t] = ws.rho[i] as f64;
+    let r = refit(&mut ws.solver, t + 1, gamma, kappa);
+    let l_t = residual_sq(parts, ws, st.entry_error);
+    set_coefficients(ws, gamma);
+    let next = choose(scorer, ws, ScoreForm::Refresh { picks: t + 1 });
+    let gap = match next.pick {
+        Some(n) => score64(scorer, ws, n, gamma) - r.nu,
+        None => 0.0,
+    }
+    .max(r.kkt_violation)
+    .max(0.0);
+    st.last = Step {
+        index: i,
+        score,
+        residual_sq: l_t,
+        improvement: relative_improvement(st.l_prev, l_t, st.stop.eps),
+        fw_gap: gap,
+        nu: r.nu,
+        free_size: ws.solver.nfree(),
+        solver_iterations: r.iterations,
+        filled: false,
+        dependent,
+        refit: pool_status(ws, &r),
+        verified: st.next.verified,
+    };
+    next
 }
 
 /// U_i in f64 from the f32 entries of the free set (the pick's score and

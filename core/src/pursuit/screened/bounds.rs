@@ -75,7 +75,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
 
     /// The drift tables of step n for the anchor steps `from..n`, as the
     /// coefficients of ub_j = A_j + c0 + cb b_j + ca |b_j| + cp p_j + e1 |ρ_j|
-    /// (section comment; `drift_c0` includes e0 and the slack). Returns
+    /// (module docs of `screened`; `drift_c0` includes e0 and the slack). Returns
     /// ‖Δw‖ of the anchor `from` (the dense phase's switch rule).
     pub(super) fn drift_tables(
         &self,
@@ -150,7 +150,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         }
     }
 
-    /// ub_j of candidate j anchored before step n (section comment).
+    /// ub_j of candidate j anchored before step n (module docs of `screened`).
     #[inline(always)]
     pub(super) fn bound(ws: &Workspace<'_>, j: usize, e1: f64) -> f64 {
         let n0 = ws.known[j];

@@ -112,8 +112,8 @@ use crate::pursuit::scorer::{
 use crate::workspace::Workspace;
 use bounds::{insert_top, round_up, Reads};
 
-/// Whether a pursuit screens (exact screening: the comment section "Exact
-/// screening" in `core/src/pursuit.rs` derives the bounds): the picks
+/// Whether a pursuit screens (exact screening: the module docs of
+/// `core/src/pursuit/screened/mod.rs` derive the bounds): the picks
 /// are the same either way, bit for bit; only the rows read (and so the
 /// time) differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -130,7 +130,7 @@ pub enum Screening {
     /// Always screen: the paper's pursuit and its family from the first
     /// pick on; centroid pursuit by its lazy argmax (each candidate's
     /// running Gram sum kept for a prefix of the picks, the rest bounded;
-    /// section "Exact screening" of `core/src/pursuit.rs`).
+    /// `core/src/pursuit/centroid.rs`).
     On,
     /// Never screen: every pick streams the pool (one Gram row per pick).
     Off,
@@ -180,8 +180,8 @@ pub const AUTO_SHARE: f64 = 0.6;
 /// every step; up to n = 20 there, under 1 %).
 const TRACK_RATIO: usize = 768;
 
-/// The screened source of the QP loop's entries and picks (section
-/// comment above).
+/// The screened source of the QP loop's entries and picks (module
+/// docs).
 pub(crate) struct ScreenedScorer<'p, 'a, 'x> {
     pass: &'p mut Passes<'a, 'x>,
     /// The f32 rows, for the batched kernels (`None` for f16/bf16
@@ -317,7 +317,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         self.choice(pick, 0)
     }
 
-    /// The screened choose of step n (section comment).
+    /// The screened choose of step n (module docs).
     fn choose_screened(&mut self, ws: &mut Workspace<'_>, n: usize) -> Choice {
         let p = ws.pool;
         let sb = self.record_step(ws, n);
