@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::input::{first_stop, prepare, Input, Spend};
 use crate::kernels::{Element, Executor, Serial};
 use crate::options::{InputPolicy, MmrOptions};
-use crate::pursuit::{argmax_available, gram_row_into, Passes};
+use crate::pursuit::scorer::{argmax_available, gram_row_into, Passes};
 use crate::scratch::ScratchKind;
 use crate::selection::{CandidateState, SelectionView, States, Step};
 use crate::workspace::Workspace;

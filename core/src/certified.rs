@@ -63,10 +63,10 @@ use crate::input::{first_stop, prepare, Input, Spend};
 use crate::int8::Int8Pool;
 use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
-use crate::pursuit::{
-    argmax_available, centroid_loop, centroid_scores, f32_entry_error, pursuit_with, qp_loop,
-    refresh_scores, Choice, ScoreForm, Scorer,
+use crate::pursuit::scorer::{
+    argmax_available, centroid_scores, f32_entry_error, refresh_scores, Choice, ScoreForm, Scorer,
 };
+use crate::pursuit::{centroid_loop, pursuit_with, qp_loop};
 use crate::scratch::ScratchKind;
 use crate::selection::{CandidateState, SelectionView};
 use crate::workspace::Workspace;
