@@ -280,7 +280,7 @@ pub fn pursuit_int8_using<'w>(
         rows: input.candidates,
         pool: *pool,
         eta: f32_entry_error(d),
-        isa: Isa::detect(),
+        isa: executor.isa(),
     };
     let spend = &mut Spend::new(input.cost_budget);
     let len = if options.is_centroid() {

@@ -341,7 +341,8 @@ fn classify_rows<E: Element>(
 ) -> Result<(), Error> {
     let b = &mut ws.b[..p];
     let nsq = &mut ws.nsq[..p];
-    kernels::query_pass(exec, E::view(input.candidates), d, input.query, b, nsq);
+    let isa = exec.isa();
+    kernels::query_pass(exec, isa, E::view(input.candidates), d, input.query, b, nsq);
     let mut excluded = 0;
     for i in 0..p {
         let row = &input.candidates[i * d..(i + 1) * d];

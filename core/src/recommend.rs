@@ -398,11 +398,7 @@ pub fn recommended_with<'w, E: Element>(
     let (rec, d) = prepare_recommended(input, budget, policy, ws, executor)?;
     let k_eff = budget.min(ws.pool);
     ws.stop = first_stop(budget, ws.pool);
-    let mut pass = Passes {
-        rows: E::view(input.candidates),
-        d,
-        exec: executor,
-    };
+    let mut pass = Passes::new(E::view(input.candidates), d, executor);
     let spend = &mut Spend::new(input.cost_budget);
     let len = represented_loop(&mut pass, k_eff, rec.gamma, RECOMMENDED_THETA, spend, ws);
     let ws: &'w Workspace<'_> = ws;

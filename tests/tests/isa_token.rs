@@ -84,3 +84,32 @@ fn strict_order_is_the_same_bits_whatever_the_split() {
         assert_eq!(split.isa(), Isa::detect().unfused());
     }
 }
+
+#[test]
+fn the_int8_pursuit_verifies_on_the_calls_instruction_set() {
+    // The certified int8 pursuit returns the f32 pursuit's selection bit for
+    // bit on the same instruction set: with StrictOrder on both, the unfused
+    // one (its f32 verification reads the executor's instruction set too).
+    let (p, d, k) = (200, 64, 10);
+    let (rows, q) = pool(p, d, 11);
+    let input = Input::new(&q, &rows);
+    let int8 = mempursuit::Int8Candidates::quantize(&rows, d).unwrap();
+    let mut selector = Selector::new();
+    for options in [PursuitOptions::PAPER, PursuitOptions::centroid(0.5)] {
+        let f32_sel = selector
+            .select_with(
+                &input,
+                k,
+                &Method::Pursuit(options),
+                &mut StrictOrder(Serial),
+            )
+            .unwrap();
+        let passes = mempursuit::Int8Passes::Int8;
+        let mut strict = StrictOrder(Serial);
+        let int8_sel = selector
+            .select_int8_with(&input, &int8, k, &options, passes, &mut strict)
+            .unwrap();
+        assert_eq!(int8_sel.picks, f32_sel.picks);
+        assert_eq!(int8_sel.weights, f32_sel.weights);
+    }
+}

@@ -118,11 +118,12 @@ pub trait Executor {
     /// Runs every job in `jobs` (see the trait docs).
     fn execute(&mut self, jobs: &mut [PassJob<'_>]);
 
-    /// The instruction set of every pass of the call, taken once at its
-    /// start (the [`kernels`](super) module docs: fused and unfused orders).
-    /// Default [`Isa::detect`], the fastest; [`StrictOrder`] gives the
-    /// unfused one. An instruction set this CPU lacks runs as
-    /// [`Isa::Portable`] ([`Isa::is_available`]).
+    /// The instruction set of every dot product of a call (the
+    /// [`kernels`](super) module docs: fused and unfused orders), asked when
+    /// the call starts and carried to its passes and single entries; it
+    /// must not change during a call. Default [`Isa::detect`], the fastest;
+    /// [`StrictOrder`] gives the unfused one. An instruction set this CPU
+    /// lacks runs as [`Isa::Portable`] ([`Isa::is_available`]).
     fn isa(&self) -> Isa {
         Isa::detect()
     }
@@ -198,6 +199,7 @@ fn finish(exec: &mut dyn Executor, jobs: &mut [PassJob<'_>]) {
 /// executor's parts. `rows` is P × d with P = `dots.len()`.
 pub(crate) fn query_pass(
     exec: &mut dyn Executor,
+    isa: Isa,
     rows: Rows<'_>,
     d: usize,
     q: &[f32],
@@ -206,7 +208,6 @@ pub(crate) fn query_pass(
 ) {
     let p = dots.len();
     let (parts, chunk) = plan(p, exec.parts());
-    let isa = exec.isa();
     if parts == 1 {
         return rows.dots_and_sumsq(isa, d, q, dots, sumsq);
     }
@@ -241,6 +242,7 @@ pub(crate) fn query_pass(
 /// P × d with P = `out.len()` = `scale.len()`.
 pub(crate) fn gram_row(
     exec: &mut dyn Executor,
+    isa: Isa,
     all: Rows<'_>,
     d: usize,
     pick: usize,
@@ -249,7 +251,6 @@ pub(crate) fn gram_row(
 ) {
     let p = out.len();
     let (parts, chunk) = plan(p, exec.parts());
-    let isa = exec.isa();
     let pick_scale = scale[pick];
     if parts == 1 {
         // One part: no job array to build (it is 16 jobs wide).

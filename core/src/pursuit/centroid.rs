@@ -3,7 +3,7 @@
 //! [`Screening::On`](crate::Screening::On) only).
 
 use crate::input::Spend;
-use crate::kernels::{self, Isa};
+use crate::kernels;
 use crate::options::PursuitOptions;
 use crate::pursuit::norm_bound::{f32_entry_error, norm_bound, SAFE, U32};
 use crate::pursuit::scorer::{
@@ -146,7 +146,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
         match self.f32_rows {
             Some(rows) => {
                 let v = &rows[j * d..(j + 1) * d];
-                kernels::dots_indexed(Isa::detect(), rows, d, v, &ws.picks[from..to], out);
+                kernels::dots_indexed(self.pass.isa, rows, d, v, &ws.picks[from..to], out);
                 for (o, &a) in out.iter_mut().zip(&ws.picks[from..to]) {
                     *o *= ws.scale[a] * ws.scale[j];
                 }
@@ -240,7 +240,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
             match self.f32_rows {
                 Some(rows) => {
                     let v = &rows[a * d..(a + 1) * d];
-                    kernels::dots_indexed(Isa::detect(), rows, d, v, &idx[..cnt], &mut out[..cnt]);
+                    kernels::dots_indexed(self.pass.isa, rows, d, v, &idx[..cnt], &mut out[..cnt]);
                     for r in 0..cnt {
                         out[r] *= ws.scale[idx[r]] * ws.scale[a];
                     }
@@ -406,7 +406,7 @@ impl Scorer for LazyCentroidScorer<'_, '_, '_> {
             Some(rows) => {
                 let d = self.pass.d;
                 let v = &rows[i * d..(i + 1) * d];
-                kernels::dots_indexed(Isa::detect(), rows, d, v, &[i], &mut out);
+                kernels::dots_indexed(self.pass.isa, rows, d, v, &[i], &mut out);
                 out[0] *= ws.scale[i] * ws.scale[i];
             }
             None => out[0] = cross_gram(self.pass, ws, i, i),

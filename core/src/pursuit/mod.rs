@@ -128,11 +128,7 @@ pub fn pursuit_using<'w, E: Element>(
     let k_eff = budget.min(p);
     ws.stop = first_stop(budget, p);
     let rows = E::view(input.candidates);
-    let mut pass = Passes {
-        rows,
-        d,
-        exec: executor,
-    };
+    let mut pass = Passes::new(rows, d, executor);
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
     let spend = &mut Spend::new(input.cost_budget);
     let len = if screening.screens(d, options.is_centroid()) && norm_bound(d).is_finite() {

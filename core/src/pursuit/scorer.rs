@@ -100,11 +100,27 @@ pub(crate) enum ScoreForm {
     Centroid { c: f32, n: usize, total: f64 },
 }
 
-/// The candidate matrix of one call and the executor its passes run on.
+/// The candidate matrix of one call, the executor its passes run on and
+/// the call's one instruction set ([`Executor::isa`], taken once here):
+/// every dot product of the call, a pass or a single entry, runs on it.
 pub(crate) struct Passes<'a, 'x> {
     pub(crate) rows: kernels::sealed::Rows<'a>,
     pub(crate) d: usize,
     pub(crate) exec: &'x mut dyn Executor,
+    pub(crate) isa: kernels::Isa,
+}
+
+impl<'a, 'x> Passes<'a, 'x> {
+    /// The passes of a call over `rows` (P × d) run by `exec`, on its
+    /// instruction set.
+    pub(crate) fn new(
+        rows: kernels::sealed::Rows<'a>,
+        d: usize,
+        exec: &'x mut dyn Executor,
+    ) -> Self {
+        let isa = exec.isa();
+        Passes { rows, d, exec, isa }
+    }
 }
 
 /// Computes the Gram row of candidate `i` into stored row `slot`:
@@ -118,7 +134,15 @@ pub(crate) fn gram_row_into(
     let p = ws.pool;
     let start = slot * ws.max_pool;
     let row = &mut ws.gram[start..start + p];
-    kernels::gram_row(pass.exec, pass.rows, pass.d, i, &ws.scale[..p], row);
+    kernels::gram_row(
+        pass.exec,
+        pass.isa,
+        pass.rows,
+        pass.d,
+        i,
+        &ws.scale[..p],
+        row,
+    );
 }
 
 /// G_ji = (m_j · m_i) s_j s_i, bit for bit entry j of candidate i's Gram
@@ -128,7 +152,7 @@ pub(crate) fn cross_gram(pass: &Passes<'_, '_>, ws: &Workspace<'_>, j: usize, i:
     let (rows, d) = (pass.rows, pass.d);
     let mut out = [0.0f32];
     rows.rows(j, j + 1, d)
-        .dots_with_row(kernels::Isa::detect(), rows, i, d, &mut out);
+        .dots_with_row(pass.isa, rows, i, d, &mut out);
     out[0] * (ws.scale[j] * ws.scale[i])
 }
 

@@ -5,8 +5,8 @@
 
 use super::bounds::{insert_top, Reads, StepBounds};
 use super::ScreenedScorer;
+use crate::kernels;
 use crate::kernels::sealed::Rows;
-use crate::kernels::{self, Isa};
 use crate::pursuit::norm_bound::TINY;
 use crate::pursuit::scorer::{cross_gram, Choice};
 use crate::workspace::Workspace;
@@ -29,7 +29,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             match self.f32_rows {
                 Some(rows) => {
                     let v = &rows[j * d..(j + 1) * d];
-                    kernels::dots_indexed(Isa::detect(), rows, d, v, &idx[..n], os);
+                    kernels::dots_indexed(self.pass.isa, rows, d, v, &idx[..n], os);
                     for (o, &a) in os.iter_mut().zip(&idx[..n]) {
                         *o *= ws.scale[a] * ws.scale[j];
                     }
@@ -152,13 +152,13 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         let w = &ws.gram[self.w_at..self.w_at + d];
         match self.f32_rows {
             Some(rows) => {
-                kernels::dots_indexed(Isa::detect(), rows, d, w, batch, &mut out[..batch.len()]);
+                kernels::dots_indexed(self.pass.isa, rows, d, w, batch, &mut out[..batch.len()]);
             }
             None => {
                 for (o, &j) in out.iter_mut().zip(batch) {
                     let mut s = [0.0f32];
                     self.pass.rows.rows(j, j + 1, d).dots_and_sumsq(
-                        Isa::detect(),
+                        self.pass.isa,
                         d,
                         w,
                         core::slice::from_mut(o),
