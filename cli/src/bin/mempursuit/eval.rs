@@ -6,7 +6,7 @@ use mempursuit::{MethodName, SelectSpec};
 use mempursuit_cli::copies::CopyOptions;
 use mempursuit_cli::dataset::{Dataset, DatasetPaths};
 use mempursuit_cli::eval::{
-    evaluate, robustness, Bootstrap, EvalOptions, NamedMethod, RelevanceMode, TokenCosts,
+    evaluate, robustness, Bootstrap, EvalOptions, Half, NamedMethod, RelevanceMode, TokenCosts,
 };
 
 use crate::spec_args::{self, method_names, SpecArgs};
@@ -146,6 +146,28 @@ pub struct EvalArgs {
     pub selectors: SpecArgs<spec_args::Eval>,
     #[command(flatten)]
     pub copies: CopyArgs,
+    /// Evaluate only the queries at even or odd 0-based positions of the
+    /// dataset (choose a setting on one half, report the other).
+    #[arg(long, value_enum, value_name = "HALF")]
+    pub half: Option<HalfArg>,
+}
+
+/// A half of the queries (`--half`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HalfArg {
+    /// Positions 0, 2, 4, ...
+    Even,
+    /// Positions 1, 3, 5, ...
+    Odd,
+}
+
+impl From<HalfArg> for Half {
+    fn from(h: HalfArg) -> Self {
+        match h {
+            HalfArg::Even => Half::Even,
+            HalfArg::Odd => Half::Odd,
+        }
+    }
 }
 
 /// Near-copies injected into the pools (`eval --copy-cosine`).
@@ -237,6 +259,7 @@ pub fn run(args: &EvalArgs) -> CliResult {
         },
         copies: None,
         tokens,
+        half: args.half.map(Half::from),
     };
     if !args.copies.copy_cosine.is_empty() {
         return run_robustness(args, &data, &label, &methods, &options);
