@@ -1510,6 +1510,7 @@ mod tests {
             gold_groups: groups,
             relevance: None,
             scope: None,
+            gold_units: None,
         }
     }
 

@@ -651,7 +651,7 @@ fn eval_retrieves_pools_and_plots() {
         .find(|l| l.starts_with("recommended") && l.split_whitespace().nth(1) == Some("10"))
         .unwrap();
     assert!(
-        row.contains("77.5") && row.ends_with("+4.3 [+0.0, +9.4]"),
+        row.contains("79.6") && row.ends_with("+6.4 [+1.4, +13.2]"),
         "{row}"
     );
     let svg = std::fs::read_to_string(&svg).unwrap();
