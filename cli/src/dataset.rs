@@ -9,7 +9,7 @@
 //! | `memories.f32.npy` | N × d float32, row i = the embedding of memory id i |
 //! | `queries.f32.npy` | Q × d float32, row i = the embedding of `queries.jsonl` line i |
 //! | `queries.jsonl` | one [`QuerySpec`] per line: pool, gold, gold groups, optional first-stage relevance |
-//! | `memories.jsonl` | optional: one [`Memory`] per line, line i has `id` = i (texts, for display only) |
+//! | `memories.jsonl` | optional: one [`Memory`] per line, line i has `id` = i (texts, scopes, and the evidence units each memory contains) |
 //!
 //! Memory ids are row indices of the memory matrix. Loading validates
 //! everything the evaluation relies on (ids in range, gold ids valid, one
@@ -883,6 +883,49 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// Units: `sentences` / `gold_sentences` are read as units; gold units
+    /// need memories.jsonl, and may not repeat or be empty.
+    #[test]
+    fn gold_units_are_validated() {
+        let m = parse_memories(
+            "{\"id\":0,\"text\":\"a\",\"sentences\":[4,5]}\n{\"id\":1,\"text\":\"b\"}\n",
+            "m.jsonl",
+        )
+        .unwrap();
+        assert_eq!(
+            (m[0].units.as_deref(), m[1].units.as_deref()),
+            (Some(&[4, 5][..]), None)
+        );
+        let q = spec(r#"{"id":"a","pool":[0,1],"gold":[0],"gold_sentences":[5]}"#);
+        assert_eq!(q[0].gold_units, Some(vec![5]));
+        let d = Dataset::from_parts(mat(2, 2), mat(1, 2), q.clone(), Some(m.clone())).unwrap();
+        assert!(d.has_units());
+        assert_eq!(
+            (d.memory_units(0), d.memory_units(1)),
+            (&[4, 5][..], &[][..])
+        );
+        let e = Dataset::from_parts(mat(2, 2), mat(1, 2), q, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("gold_units are given but there is no memories.jsonl"),
+            "{e}"
+        );
+        for (line, want) in [
+            (
+                r#"{"id":"a","pool":[0],"gold":[0],"gold_units":[3,3]}"#,
+                "gold_units lists unit 3 twice",
+            ),
+            (
+                r#"{"id":"a","pool":[0],"gold":[0],"gold_units":[]}"#,
+                "gold_units is empty",
+            ),
+        ] {
+            let e =
+                Dataset::from_parts(mat(2, 2), mat(1, 2), spec(line), Some(m.clone())).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+        }
     }
 
     #[test]

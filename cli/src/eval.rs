@@ -258,7 +258,7 @@ pub enum Half {
 impl Half {
     /// Whether the query at 0-based position `index` is in this half.
     pub fn keeps(self, index: usize) -> bool {
-        (index % 2 == 0) == (self == Half::Even)
+        index.is_multiple_of(2) == (self == Half::Even)
     }
 }
 
@@ -1010,6 +1010,22 @@ pub struct CopyDrop {
     /// Paired-bootstrap 95 % interval of (with copies − clean); `mean` is the
     /// drop itself (negative: recall lost). `None` with 0 resamples.
     pub delta: Option<Interval>,
+    /// Unit recall on the clean pools and with near-copies (a copy
+    /// contains its original's units), with the paired interval of the
+    /// drop; `None` without gold units.
+    pub units: Option<UnitDrop>,
+}
+
+/// The unit-recall part of a [`CopyDrop`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitDrop {
+    /// Unit recall on the clean pools.
+    pub clean: f64,
+    /// Unit recall on the pools with near-copies.
+    pub with_copies: f64,
+    /// Paired-bootstrap 95 % interval of (with copies − clean); `None` with
+    /// 0 resamples.
+    pub delta: Option<Interval>,
 }
 
 /// The result of [`robustness`]: the clean evaluation, one evaluation per
@@ -1097,6 +1113,18 @@ pub fn robustness(
                                 &cb.per_query_recall,
                                 &clean.bootstrap,
                             ),
+                            units: match (cb.overall.unit_recall, rb.overall.unit_recall) {
+                                (Some(c), Some(w)) => Some(UnitDrop {
+                                    clean: c,
+                                    with_copies: w,
+                                    delta: paired_interval(
+                                        &rb.per_query_units,
+                                        &cb.per_query_units,
+                                        &clean.bootstrap,
+                                    ),
+                                }),
+                                _ => None,
+                            },
                         })
                         .collect()
                 })
@@ -1157,7 +1185,7 @@ impl RobustnessReport {
                 );
                 for per_cos in &self.drops {
                     let d = &per_cos[mi][ki];
-                    let cell = match d.delta {
+                    let mut cell = match d.delta {
                         Some(i) => format!(
                             "{:.1}, {:+.1} [{:+.1}, {:+.1}]",
                             100.0 * d.with_copies,
@@ -1171,11 +1199,25 @@ impl RobustnessReport {
                             100.0 * (d.with_copies - d.clean)
                         ),
                     };
+                    if let Some(u) = &d.units {
+                        let _ = write!(
+                            cell,
+                            "; units {:.1}, {:+.1}",
+                            100.0 * u.with_copies,
+                            100.0 * (u.with_copies - u.clean)
+                        );
+                    }
                     let _ = write!(row, "  {cell:<CELL$}");
                 }
                 out.push_str(row.trim_end());
                 out.push('\n');
             }
+        }
+        if self.clean.has_units() {
+            out.push_str(
+                "\nunits: unit recall with near-copies and its drop from the clean unit recall, \
+                 in percent / points.",
+            );
         }
         if let Some(c) = self.with_copies.first().and_then(|r| r.copies) {
             let _ = write!(
@@ -1349,7 +1391,7 @@ impl EvalReport {
                     let _ = write!(row, "{:>5.1} ", b.overall.mean_selected);
                 }
                 if units {
-                    let _ = write!(row, "{:>5.2} ", b.overall.mean_repeated.unwrap_or(0.0));
+                    let _ = write!(row, "{:>5} ", opt_cell(b.overall.mean_repeated, 1.0, 2));
                 }
                 let mut cells = vec![b.overall];
                 for t in &type_names {
@@ -1366,9 +1408,9 @@ impl EvalReport {
                     if units {
                         let _ = write!(
                             row,
-                            "{:>COL$.1}{:>COL$.1}",
-                            100.0 * c.unit_recall.unwrap_or(0.0),
-                            100.0 * c.unit_complete_coverage.unwrap_or(0.0)
+                            "{:>COL$}{:>COL$}",
+                            opt_cell(c.unit_recall, 100.0, 1),
+                            opt_cell(c.unit_complete_coverage, 100.0, 1)
                         );
                     }
                 }
@@ -1487,6 +1529,13 @@ impl EvalReport {
         out.push('\n');
         out
     }
+}
+
+/// A table cell of an optional measure: `scale · v` with `digits`
+/// decimals, or `-` when the measure does not apply (no query of the block
+/// has gold units).
+fn opt_cell(v: Option<f64>, scale: f64, digits: usize) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| format!("{:.digits$}", scale * v))
 }
 
 impl fmt::Display for EvalReport {

@@ -133,7 +133,8 @@ pub struct EvalArgs {
     /// Seed of the bootstrap (ChaCha8).
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
-    /// Draw evidence recall against K per method, with its 95% CI band, as SVG.
+    /// Draw evidence recall (unit recall when memories list their evidence
+    /// units) against K per method, with its 95% CI band, as SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// Print the metrics as JSON instead of a table.
@@ -273,7 +274,12 @@ pub fn run(args: &EvalArgs) -> CliResult {
         let svg = mempursuit_cli::plot::recall_svg(
             &report,
             &format!(
-                "evidence recall vs {}: {label}",
+                "{} vs {}: {label}",
+                if report.has_units() {
+                    "unit recall"
+                } else {
+                    "evidence recall"
+                },
                 if report.tokenizer.is_some() {
                     "tokens"
                 } else {
@@ -323,7 +329,14 @@ fn run_robustness(
     if let Some(plot) = &args.plot {
         let svg = mempursuit_cli::plot::recall_svg(
             &report.clean,
-            &format!("evidence recall vs K: {label}"),
+            &format!(
+                "{} vs K: {label}",
+                if report.clean.has_units() {
+                    "unit recall"
+                } else {
+                    "evidence recall"
+                }
+            ),
         )?;
         std::fs::write(plot, svg).map_err(|e| format!("{}: {e}", plot.display()))?;
     }
