@@ -500,7 +500,7 @@ impl Int8Scorer<'_, '_> {
                 rows_read: 0,
             };
         };
-        // One sweep: the upper bounds Ũ_i + B_i into `upper`, and
+        // One sweep: the upper bounds Ũ_i + B_i into `Int8Scratch::upper`, and
         // L = max (Ũ_i − B_i). Unavailable candidates hold u = −∞ (the loops
         // mask them), so their lower bound is −∞ and their upper bound −∞
         // or NaN (ρ = −∞): never selected below.
@@ -588,7 +588,7 @@ impl Int8Scorer<'_, '_> {
         Some([ce, cn, a_rho])
     }
 
-    /// The candidates whose upper bound (in `upper`) can reach L (usually a
+    /// The candidates whose upper bound (in `Int8Scratch::upper`) can reach L (usually a
     /// few dozen), verified in descending order of their upper bound until
     /// the next bound is below the best f32 score found (it, and every
     /// bound after it, can neither win nor tie). Returns the best (ties:

@@ -89,7 +89,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
 
 /// The screened centroid pursuit ([`Screening::On`] with κ = ∞): per
 /// candidate the f32 running sum of its Gram entries with a prefix of the
-/// picks (`gram_sum`, `known`), the rest bounded by Cauchy–Schwarz; a
+/// picks (`gram_sum`, `LazyCentroidScratch::summed`), the rest bounded by Cauchy–Schwarz; a
 /// candidate's missing entries are computed (the pass's kernel, so the
 /// same bits) only when its bound can still win, best bound first, and
 /// whole rows are streamed when more than [`DENSE_SHARE`] could. Measured
@@ -207,7 +207,7 @@ impl<'p, 'a, 'x, 's> LazyCentroidScorer<'p, 'a, 'x, 's> {
     }
 
     /// The centroid loop's running sum of candidate `j` extended to the
-    /// picks 0..`to`, in pick order (`gram_sum`, `known`).
+    /// picks 0..`to`, in pick order (`gram_sum`, `LazyCentroidScratch::summed`).
     fn extend_sum(&mut self, ws: &mut Workspace<'_>, j: usize, to: usize) {
         let mut from = self.sc.summed[j];
         let mut buf = [0.0f32; 8];

@@ -32,8 +32,8 @@
 //! subtractions).
 //!
 //! # Anchors and the drift bound
-//! Each candidate keeps an anchor: a step n₀ (`known[j]`) and an upper
-//! bound A_j ≥ T_j(n₀) (`upper[j]`). Step 0 is exact: w_0 = 0, A_j = ρ_j;
+//! Each candidate keeps an anchor: a step n₀ (`anchor_step[j]` of `ScreenedScratch`) and an upper
+//! bound A_j ≥ T_j(n₀) (`anchors[j]`). Step 0 is exact: w_0 = 0, A_j = ρ_j;
 //! after a dense step (below) A_j = U_j(n) + E_j(n). A read at step n
 //! computes v_j = ρ_j + fl(fl(m_j · (−w̃)) s_j) with the kernel of the
 //! passes, where −w̃ = −Σ_a fl32(c_a s_a) m_a is w_n accumulated in f32,
