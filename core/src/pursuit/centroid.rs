@@ -12,10 +12,10 @@ use crate::pursuit::scorer::{
 };
 use crate::pursuit::step::{centroid_step, mask_excluded, AdaptiveStop};
 use crate::selection::{CandidateState, StopReason};
-use crate::workspace::Workspace;
+use crate::workspace::{LazyCentroidScratch, Workspace};
 
 /// Share of the available candidates above which the screened centroid
-/// pursuit ([`Screening::On`]) streams the missing Gram rows whole
+/// pursuit ([`Screening::On`](crate::Screening::On)) streams the missing Gram rows whole
 /// instead of evaluating candidates one by one (a gathered row costs
 /// more than a streamed one).
 pub const DENSE_SHARE: f64 = 0.5;
@@ -89,7 +89,7 @@ pub(crate) fn centroid_loop<S: Scorer>(
 
 /// The screened centroid pursuit ([`Screening::On`] with κ = ∞): per
 /// candidate the f32 running sum of its Gram entries with a prefix of the
-/// picks (`gram_sum`, `known`), the rest bounded by Cauchy–Schwarz; a
+/// picks (`gram_sum`, `LazyCentroidScratch::summed`), the rest bounded by Cauchy–Schwarz; a
 /// candidate's missing entries are computed (the pass's kernel, so the
 /// same bits) only when its bound can still win, best bound first, and
 /// whole rows are streamed when more than [`DENSE_SHARE`] could. Measured
@@ -105,8 +105,11 @@ pub(crate) fn centroid_loop<S: Scorer>(
 /// multiply-subtract by 2.02u(|ρ_j| + c A). Candidates whose upper bound
 /// reaches L = max_j (lower bound of U_j) are evaluated in descending order
 /// of their bound until the next bound is below the best exact score.
-pub(crate) struct LazyCentroidScorer<'p, 'a, 'x> {
+pub(crate) struct LazyCentroidScorer<'p, 'a, 'x, 's> {
     pub(crate) pass: &'p mut Passes<'a, 'x>,
+    /// The bounds and summed-prefix counts, lent by the workspace for the
+    /// call ([`finish`](Self::finish) gives them back).
+    sc: LazyCentroidScratch<'s>,
     /// The f32 rows, for the batched entry kernel (`None` for f16/bf16
     /// storage: one entry at a time by the pass's own kernel).
     pub(crate) f32_rows: Option<&'a [f32]>,
@@ -119,24 +122,31 @@ pub(crate) struct LazyCentroidScorer<'p, 'a, 'x> {
     pub(crate) rows_read: u32,
 }
 
-impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
+impl<'p, 'a, 'x, 's> LazyCentroidScorer<'p, 'a, 'x, 's> {
     /// A scorer for one call: `f32_rows` the rows when they are f32.
     pub(crate) fn new(
         pass: &'p mut Passes<'a, 'x>,
         f32_rows: Option<&'a [f32]>,
-        ws: &mut Workspace<'_>,
+        ws: &mut Workspace<'s>,
     ) -> Self {
         let p = ws.pool;
-        ws.known[..p].fill(0);
+        let sc: LazyCentroidScratch<'s> = ws.scorer.lend();
+        sc.summed[..p].fill(0);
         let eta = f32_entry_error(pass.d);
         let n_max = norm_bound(pass.d);
         LazyCentroidScorer {
             pass,
+            sc,
             f32_rows,
             eta,
             n_max,
             rows_read: p as u32,
         }
+    }
+
+    /// Gives the lent scratch back to `ws` (after the loop).
+    pub(crate) fn finish(self, ws: &mut Workspace<'s>) {
+        ws.scorer.give_back(self.sc);
     }
 
     /// The f32 entries G_{picks[pos], j} for pos in `from..to` into
@@ -182,7 +192,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
     /// all n picks in pick order), without changing any state.
     #[cfg(feature = "check-bounds")]
     fn exact_centroid_score(&self, ws: &Workspace<'_>, j: usize, c: f32, n: usize) -> f32 {
-        let mut from = ws.known[j].min(n);
+        let mut from = self.sc.summed[j].min(n);
         let mut acc = ws.gram_sum[j];
         let mut buf = [0.0f32; 8];
         while from < n {
@@ -197,9 +207,9 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
     }
 
     /// The centroid loop's running sum of candidate `j` extended to the
-    /// picks 0..`to`, in pick order (`gram_sum`, `known`).
+    /// picks 0..`to`, in pick order (`gram_sum`, `LazyCentroidScratch::summed`).
     fn extend_sum(&mut self, ws: &mut Workspace<'_>, j: usize, to: usize) {
-        let mut from = ws.known[j];
+        let mut from = self.sc.summed[j];
         let mut buf = [0.0f32; 8];
         let mut acc = ws.gram_sum[j];
         while from < to {
@@ -212,7 +222,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
             from += n;
         }
         ws.gram_sum[j] = acc;
-        ws.known[j] = to;
+        self.sc.summed[j] = to;
     }
 
     /// The missing entries of the candidates `batch` with the picks
@@ -221,13 +231,13 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
     /// row: the same bits), added to the running sums in pick order.
     fn fill_batch(&mut self, ws: &mut Workspace<'_>, batch: &[usize], n: usize) {
         let d = self.pass.d;
-        let lo = batch.iter().map(|&j| ws.known[j]).min().unwrap_or(n);
+        let lo = batch.iter().map(|&j| self.sc.summed[j]).min().unwrap_or(n);
         let mut idx = [0usize; 8];
         let mut out = [0.0f32; 8];
         for pos in lo..n {
             let mut cnt = 0;
             for &j in batch {
-                if ws.known[j] == pos {
+                if self.sc.summed[j] == pos {
                     idx[cnt] = j;
                     cnt += 1;
                 }
@@ -254,7 +264,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
             for r in 0..cnt {
                 let j = idx[r];
                 ws.gram_sum[j] += out[r];
-                ws.known[j] = pos + 1;
+                self.sc.summed[j] = pos + 1;
             }
         }
     }
@@ -271,19 +281,19 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
         let mut available = 0usize;
         for j in 0..p {
             if ws.states.get(j) != CandidateState::Available {
-                ws.upper[j] = f64::NEG_INFINITY;
+                self.sc.upper[j] = f64::NEG_INFINITY;
                 continue;
             }
             available += 1;
             let rho = ws.rho[j] as f64;
             let center = rho - cf * ws.gram_sum[j] as f64;
-            let missing = (n - ws.known[j].min(n)) as f64;
+            let missing = (n - self.sc.summed[j].min(n)) as f64;
             let r = (cf * n2 * missing * (1.0 + eta)
                 + cf * gamma_n * a_sum
                 + 2.02 * U32 * (rho.abs() + cf * a_sum))
                 * SAFE
                 + 1e-15;
-            ws.upper[j] = center + r;
+            self.sc.upper[j] = center + r;
             lower = lower.max(center - r);
             #[cfg(feature = "check-bounds")]
             self.check_centroid_bound(ws, j, (c, n), center - r, center + r);
@@ -295,7 +305,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
                 rows_read: core::mem::take(&mut self.rows_read),
             };
         }
-        let contenders = ws.upper[..p].iter().filter(|&&u| u >= lower).count();
+        let contenders = self.sc.upper[..p].iter().filter(|&&u| u >= lower).count();
         let dense = contenders as f64 > DENSE_SHARE * available as f64;
         let mut verified = 0u32;
         let mut best: Option<(usize, f32)> = None;
@@ -304,7 +314,7 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
             // pass and running sum, the same bits).
             let from = (0..p)
                 .filter(|&j| ws.states.get(j) == CandidateState::Available)
-                .map(|j| ws.known[j])
+                .map(|j| self.sc.summed[j])
                 .min()
                 .unwrap_or(n);
             for pos in from..n {
@@ -312,9 +322,9 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
                 gram_row_into(self.pass, pick, 0, ws);
                 self.rows_read += p as u32;
                 for j in 0..p {
-                    if ws.known[j] == pos && ws.states.get(j) == CandidateState::Available {
+                    if self.sc.summed[j] == pos && ws.states.get(j) == CandidateState::Available {
                         ws.gram_sum[j] += ws.gram[j];
-                        ws.known[j] = pos + 1;
+                        self.sc.summed[j] = pos + 1;
                     }
                 }
             }
@@ -334,9 +344,9 @@ impl<'p, 'a, 'x> LazyCentroidScorer<'p, 'a, 'x> {
             };
         }
         let mut batch = [0usize; 8];
-        while let Some(m) = next_batch(&ws.upper[..p], lower, best, &mut batch) {
+        while let Some(m) = next_batch(&self.sc.upper[..p], lower, best, &mut batch) {
             for &j in &batch[..m] {
-                ws.upper[j] = f64::NEG_INFINITY;
+                self.sc.upper[j] = f64::NEG_INFINITY;
             }
             self.fill_batch(ws, &batch[..m], n);
             verified += m as u32;
@@ -388,7 +398,7 @@ fn next_batch(
     (m > 0).then_some(m)
 }
 
-impl Scorer for LazyCentroidScorer<'_, '_, '_> {
+impl Scorer for LazyCentroidScorer<'_, '_, '_, '_> {
     // The QP loop never runs on this scorer (`pursuit_using`); its entry
     // reads are the f32 entries all the same.
     fn admit(&mut self, _ws: &mut Workspace<'_>, _i: usize, _t: usize, _keep_row: bool) {}

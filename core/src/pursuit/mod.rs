@@ -61,8 +61,8 @@ use screened::ScreenedScorer;
 /// * `options`: see [`PursuitOptions`]; the default is the paper's method.
 /// * `ws`: scratch of capacity ≥ (P, min(K, P)).
 ///
-/// Returns the picks in entry order with their final weights, one [`Step`]
-/// per pick and the [`StopReason`]. With `ridge = f64::INFINITY` this is
+/// Returns the picks in entry order with their final weights, one [`Step`](crate::Step)
+/// per pick and the [`StopReason`](crate::StopReason). With `ridge = f64::INFINITY` this is
 /// centroid pursuit: α = 1/|S| in closed form, no QP.
 ///
 /// # Errors
@@ -104,7 +104,8 @@ pub fn pursuit_with<'w, E: Element>(
 
 /// [`pursuit_with`] with exact screening chosen by the caller
 /// (`screening`; [`Screening::Auto`] is [`pursuit_with`]): the picks,
-/// weights and every [`Step`] field but [`Step::verified`] and
+/// weights and every [`Step`](crate::Step) field but
+/// [`Step::verified`](crate::Step::verified) and
 /// [`SelectionView::rows_read`] are the same whatever it is, bit for bit.
 ///
 /// # Errors
@@ -135,10 +136,14 @@ pub fn pursuit_using<'w, E: Element>(
         let f32_rows = f32_rows(rows);
         if options.is_centroid() {
             let mut scorer = LazyCentroidScorer::new(&mut pass, f32_rows, ws);
-            centroid_loop(&mut scorer, k_eff, options, spend, ws)
+            let len = centroid_loop(&mut scorer, k_eff, options, spend, ws);
+            scorer.finish(ws);
+            len
         } else {
             let mut scorer = ScreenedScorer::new(&mut pass, f32_rows, parts.qq, screening, ws);
-            qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
+            let len = qp_loop(&mut scorer, &parts, k_eff, options, spend, ws);
+            scorer.finish(ws);
+            len
         }
     } else {
         let mut scorer = F32Scorer {

@@ -6,6 +6,24 @@ use super::ScreenedScorer;
 use crate::pursuit::norm_bound::{SAFE, TINY, U32};
 use crate::workspace::Workspace;
 
+/// A per-step value not computed yet in the current choose (the drift
+/// table of an anchor step, `ScreenState::drift_c0`; an entry of the best
+/// candidate, `ScreenState::best_entries`): NaN, which no computed value
+/// is. A sentinel rather than a flag per step: the storage is the
+/// caller's f64 buffer, and the test (`is_nan`) costs one comparison.
+pub(super) const NOT_COMPUTED: f64 = f64::NAN;
+
+/// An empty slot of a top list ([`insert_top`]): a bound below every
+/// candidate's and no index (`top_slot_used` is false).
+pub(super) const NO_CANDIDATE: (f64, usize) = (f64::NEG_INFINITY, usize::MAX);
+
+/// Whether a top list's slot holds a candidate (index `j`), not
+/// [`NO_CANDIDATE`].
+#[inline]
+pub(super) fn top_slot_used(j: usize) -> bool {
+    j != NO_CANDIDATE.1
+}
+
 /// The per-step constants of the bounds at step n.
 #[derive(Clone, Copy)]
 pub(super) struct StepBounds {
@@ -17,13 +35,13 @@ pub(super) struct StepBounds {
     pub(super) inv_q2: f64,
 }
 
-impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
+impl<'p, 'a, 'x, 's> ScreenedScorer<'p, 'a, 'x, 's> {
     /// Stores step n's coefficients (once per step) and computes
     /// h = G_SS c_n; returns the bound constants of step n.
     pub(super) fn record_step(&mut self, ws: &mut Workspace<'_>, n: usize) -> StepBounds {
         let k = ws.max_budget;
         let free = ws.solver.free();
-        let sc = &mut ws.screen;
+        let sc = &mut self.sc.steps;
         let row = &mut sc.anchor_coef[(n - 1) * k..n * k];
         row[..n].fill(0.0);
         let mut s = 0.0f64;
@@ -78,7 +96,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
     /// (module docs of `screened`; `drift_c0` includes e0 and the slack). Returns
     /// ‖Δw‖ of the anchor `from` (the dense phase's switch rule).
     pub(super) fn drift_tables(
-        &self,
+        &mut self,
         ws: &mut Workspace<'_>,
         n: usize,
         from: usize,
@@ -97,7 +115,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
     /// [`drift_tables`](Self::drift_tables) for the one anchor step n0;
     /// returns its ‖Δw‖ bound.
     pub(super) fn drift_table(
-        &self,
+        &mut self,
         ws: &mut Workspace<'_>,
         n: usize,
         n0: usize,
@@ -106,7 +124,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         let k = ws.max_budget;
         let (eta, n_max) = (self.eta, self.n_max);
         let sq = libm::sqrt(self.q2);
-        let sc = &mut ws.screen;
+        let sc = &mut self.sc.steps;
         let coef = &sc.anchor_coef[..k * n];
         let cn = &coef[(n - 1) * k..(n - 1) * k + n];
         {
@@ -152,15 +170,15 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
 
     /// ub_j of candidate j anchored before step n (module docs of `screened`).
     #[inline(always)]
-    pub(super) fn bound(ws: &Workspace<'_>, j: usize, e1: f64) -> f64 {
-        let n0 = ws.known[j];
-        let sc = &ws.screen;
+    pub(super) fn bound(&self, ws: &Workspace<'_>, j: usize, e1: f64) -> f64 {
+        let n0 = self.sc.anchor_step[j];
+        let sc = &self.sc.steps;
         let bj = ws.b[j] as f64;
-        ws.upper[j]
+        self.sc.anchors[j]
             + sc.drift_c0[n0]
             + sc.drift_q[n0] * bj
             + sc.drift_qerr[n0] * bj.abs()
-            + sc.drift_perp[n0] * ws.perp[j]
+            + sc.drift_perp[n0] * self.sc.perp[j]
             + e1 * (ws.rho[j] as f64).abs()
     }
 }
@@ -184,11 +202,12 @@ pub(super) struct Reads {
 }
 
 impl Reads {
-    /// Accounts for candidate j anchored at this step (A_j = v_j + e).
+    /// Accounts for a candidate anchored at this step: its anchor
+    /// A_j = v_j + e and its relevance ρ_j.
     #[inline]
-    pub(super) fn anchored(&mut self, ws: &Workspace<'_>, j: usize, sb: &StepBounds) {
-        let ej = sb.e0 + sb.e1 * (ws.rho[j] as f64).abs();
-        self.lower = self.lower.max(ws.upper[j] - 2.0 * self.e - ej - TINY);
+    pub(super) fn anchored(&mut self, anchor: f64, rho: f32, sb: &StepBounds) {
+        let ej = sb.e0 + sb.e1 * (rho as f64).abs();
+        self.lower = self.lower.max(anchor - 2.0 * self.e - ej - TINY);
     }
 }
 

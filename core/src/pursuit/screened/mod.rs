@@ -32,8 +32,8 @@
 //! subtractions).
 //!
 //! # Anchors and the drift bound
-//! Each candidate keeps an anchor: a step n₀ (`known[j]`) and an upper
-//! bound A_j ≥ T_j(n₀) (`upper[j]`). Step 0 is exact: w_0 = 0, A_j = ρ_j;
+//! Each candidate keeps an anchor: a step n₀ (`anchor_step[j]` of `ScreenedScratch`) and an upper
+//! bound A_j ≥ T_j(n₀) (`anchors[j]`). Step 0 is exact: w_0 = 0, A_j = ρ_j;
 //! after a dense step (below) A_j = U_j(n) + E_j(n). A read at step n
 //! computes v_j = ρ_j + fl(fl(m_j · (−w̃)) s_j) with the kernel of the
 //! passes, where −w̃ = −Σ_a fl32(c_a s_a) m_a is w_n accumulated in f32,
@@ -109,8 +109,8 @@ use crate::pursuit::scorer::{
     admit_centroid_dense, argmax_available, argmax_scores, centroid_scores, cross_gram,
     gram_row_into, refresh_scores, Choice, Passes, ScoreForm, Scorer,
 };
-use crate::workspace::Workspace;
-use bounds::{insert_top, round_up, Reads};
+use crate::workspace::{ScreenedScratch, Workspace};
+use bounds::{insert_top, round_up, top_slot_used, Reads, NOT_COMPUTED, NO_CANDIDATE};
 
 /// Whether a pursuit screens (exact screening: the module docs of
 /// `core/src/pursuit/screened/mod.rs` derive the bounds): the picks
@@ -182,8 +182,11 @@ const TRACK_RATIO: usize = 768;
 
 /// The screened source of the QP loop's entries and picks (module
 /// docs).
-pub(crate) struct ScreenedScorer<'p, 'a, 'x> {
+pub(crate) struct ScreenedScorer<'p, 'a, 'x, 's> {
     pass: &'p mut Passes<'a, 'x>,
+    /// The anchors and the per-step state, lent by the workspace for the
+    /// call ([`finish`](Self::finish) gives them back).
+    sc: ScreenedScratch<'s>,
     /// The f32 rows, for the batched kernels (`None` for f16/bf16
     /// storage: one row at a time by the pass's own kernels).
     f32_rows: Option<&'a [f32]>,
@@ -193,10 +196,12 @@ pub(crate) struct ScreenedScorer<'p, 'a, 'x> {
     n_max: f64,
     /// ‖q̂‖².
     q2: f64,
-    /// The dense phase's switch share ([`AUTO_SHARE`]; negative: never).
-    share: f64,
-    /// Chooses of steps n ≥ screen_from screen; those before are dense.
-    screen_from: usize,
+    /// The dense phase's switch share ([`AUTO_SHARE`]; `None`: never
+    /// switch).
+    share: Option<f64>,
+    /// Chooses of steps n ≥ `screen_from` screen; those before are dense
+    /// (`None`: every choose so far).
+    screen_from: Option<usize>,
     /// Whether the pick just admitted has its whole row (row `complete − 1`).
     pick_row: bool,
     /// Where −w̃ of the current step starts in the Gram rows.
@@ -205,8 +210,9 @@ pub(crate) struct ScreenedScorer<'p, 'a, 'x> {
     complete: usize,
     /// Picks admitted so far.
     admitted: usize,
-    /// The pick whose entries are in `pick_entries`.
-    pick: usize,
+    /// The pick whose entries are in `pick_entries` (`None` before the
+    /// first admit).
+    pick: Option<usize>,
     /// The candidate whose free entries are in `best_entries`.
     best: Option<usize>,
     /// Steps 1..=steps whose coefficients are in `anchor_coef`.
@@ -217,7 +223,7 @@ pub(crate) struct ScreenedScorer<'p, 'a, 'x> {
     rows_read: u32,
 }
 
-impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
+impl<'p, 'a, 'x, 's> ScreenedScorer<'p, 'a, 'x, 's> {
     /// A scorer for one call (`screening`: `On` screens from the first
     /// pick, `Auto` starts dense); sets every candidate's anchor to step 0
     /// (A_j = ρ_j) and its orthogonal norm bound.
@@ -226,26 +232,28 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         f32_rows: Option<&'a [f32]>,
         q2: f64,
         screening: Screening,
-        ws: &mut Workspace<'_>,
+        ws: &mut Workspace<'s>,
     ) -> Self {
         let p = ws.pool;
         let eta = f32_entry_error(pass.d);
         let n_max = norm_bound(pass.d);
         let delta = eta * n_max * libm::sqrt(q2);
+        let sc: ScreenedScratch<'s> = ws.scorer.lend();
         for j in 0..p {
-            ws.upper[j] = ws.rho[j] as f64;
-            ws.known[j] = 0;
+            sc.anchors[j] = ws.rho[j] as f64;
+            sc.anchor_step[j] = 0;
             let beta = ((ws.b[j] as f64).abs() - delta).max(0.0);
-            ws.perp[j] = libm::sqrt((n_max * n_max - beta * beta / q2).max(0.0)) * SAFE + TINY;
+            sc.perp[j] = libm::sqrt((n_max * n_max - beta * beta / q2).max(0.0)) * SAFE + TINY;
         }
         let room = ws.gram.len() >= pass.d;
         let (share, screen_from) = match screening {
-            Screening::On if room => (-1.0, 1),
-            Screening::Auto => (AUTO_SHARE, usize::MAX),
-            _ => (-1.0, usize::MAX),
+            Screening::On if room => (None, Some(1)),
+            Screening::Auto => (Some(AUTO_SHARE), None),
+            _ => (None, None),
         };
         ScreenedScorer {
             pass,
+            sc,
             f32_rows,
             eta,
             n_max,
@@ -256,11 +264,16 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             w_at: 0,
             complete: 0,
             admitted: 0,
-            pick: usize::MAX,
+            pick: None,
             best: None,
             steps: 0,
             rows_read: p as u32,
         }
+    }
+
+    /// Gives the lent scratch back to `ws` (after the loop).
+    pub(crate) fn finish(self, ws: &mut Workspace<'s>) {
+        ws.scorer.give_back(self.sc);
     }
 
     /// Room for the residual direction (d values) after the complete rows.
@@ -276,8 +289,8 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         // The rule's own cost, O(n²) per step (G_SS c_n), stays a small
         // share of a dense step's P·d: past n² > P·d / TRACK_RATIO it
         // stops, and the call stays dense.
-        let tracking = self.screen_from == usize::MAX
-            && self.share >= 0.0
+        let tracking = self.screen_from.is_none()
+            && self.share.is_some()
             && n * n * TRACK_RATIO <= p * self.pass.d;
         let mut switch = false;
         if tracking {
@@ -296,7 +309,9 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 // with the earlier picks.
                 let reads = reach + ws.solver.nfree() + n;
                 let available = p - n - ws.excluded - ws.skipped - ws.over_budget;
-                switch = reads as f64 <= self.share * available as f64;
+                switch = self
+                    .share
+                    .is_some_and(|share| reads as f64 <= share * available as f64);
             }
         }
         refresh_scores(ws, n);
@@ -305,12 +320,12 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             // Screen from the next step on (a repeated choose of this
             // step, after a skipped pick, stays dense): every anchor at
             // step n, A_j = U_j(n) + E_j(n).
-            self.screen_from = n + 1;
+            self.screen_from = Some(n + 1);
             let sb = self.record_step(ws, n);
             for j in 0..p {
                 if ws.states.is_available(j) {
-                    ws.upper[j] = ws.u[j] as f64 + sb.e0 + sb.e1 * (ws.rho[j] as f64).abs();
-                    ws.known[j] = n;
+                    self.sc.anchors[j] = ws.u[j] as f64 + sb.e0 + sb.e1 * (ws.rho[j] as f64).abs();
+                    self.sc.anchor_step[j] = n;
                 }
             }
         }
@@ -322,9 +337,9 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         let p = ws.pool;
         let sb = self.record_step(ws, n);
         // The anchor steps' tables, each computed when a candidate first
-        // needs it (NaN: not yet).
-        ws.screen.drift_c0[..n].fill(f64::NAN);
-        ws.screen.best_entries[..n].fill(f64::NAN);
+        // needs it.
+        self.sc.steps.drift_c0[..n].fill(NOT_COMPUTED);
+        self.sc.steps.best_entries[..n].fill(NOT_COMPUTED);
         let nf = ws.solver.nfree();
         let s: f64 = ws.coef[..nf].iter().map(|&c| c as f64).sum();
         let c = self.n_max * s * SAFE;
@@ -340,7 +355,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         // and those read in an earlier choose of this step, before a
         // skip); the eight largest are read first, then every other
         // candidate whose bound reaches L (rising as reads come in).
-        let mut top = [(f64::NEG_INFINITY, usize::MAX); 8];
+        let mut top = [NO_CANDIDATE; 8];
         let mut any = false;
         for j in 0..p {
             if !ws.states.is_available(j) {
@@ -348,16 +363,16 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
                 continue;
             }
             any = true;
-            let n0 = ws.known[j];
+            let n0 = self.sc.anchor_step[j];
             if n0 == n {
-                reads.anchored(ws, j, &sb);
+                reads.anchored(self.sc.anchors[j], ws.rho[j], &sb);
                 ws.u[j] = f32::NEG_INFINITY;
                 continue;
             }
-            if ws.screen.drift_c0[n0].is_nan() {
+            if self.sc.steps.drift_c0[n0].is_nan() {
                 self.drift_table(ws, n, n0, &sb);
             }
-            let ub = Self::bound(ws, j, sb.e1);
+            let ub = self.bound(ws, j, sb.e1);
             ws.u[j] = round_up(ub);
             #[cfg(feature = "check-bounds")]
             self.check_upper(ws, j, n, ub, "drift bound");
@@ -371,7 +386,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         let mut batch = [0usize; 9];
         let mut m = 0;
         for &(_, j) in &top {
-            if j != usize::MAX {
+            if top_slot_used(j) {
                 batch[m] = j;
                 ws.u[j] = f32::NEG_INFINITY;
                 m += 1;
@@ -402,14 +417,15 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
     }
 }
 
-impl Scorer for ScreenedScorer<'_, '_, '_> {
+impl Scorer for ScreenedScorer<'_, '_, '_, '_> {
     fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool) {
         debug_assert!(
             t == self.admitted || t + 1 == self.admitted,
             "admitted out of order"
         );
         self.admitted = t + 1;
-        self.pick_row = keep_row && t + 1 < self.screen_from && t <= self.complete;
+        self.pick_row =
+            keep_row && self.screen_from.is_none_or(|s| t + 1 < s) && t <= self.complete;
         if self.pick_row {
             // Dense phase: the whole row, as the unscreened pursuit.
             gram_row_into(self.pass, i, t, ws);
@@ -427,28 +443,28 @@ impl Scorer for ScreenedScorer<'_, '_, '_> {
             i,
             t,
             |_, q| q,
-            |ws, q| {
+            |ws, st, q| {
                 if q < complete {
                     Some(ws.gram[q * stride + i])
-                } else if verified && !ws.screen.best_entries[q].is_nan() {
-                    Some(ws.screen.best_entries[q] as f32)
+                } else if verified && !st.best_entries[q].is_nan() {
+                    Some(st.best_entries[q] as f32)
                 } else {
                     None
                 }
             },
-            |ws, _, q, g| ws.screen.pick_entries[q] = g as f64,
+            |_, st, _, q, g| st.pick_entries[q] = g as f64,
         );
-        self.pick = i;
+        self.pick = Some(i);
         self.best = None;
     }
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
         debug_assert!(pos < self.admitted, "entry of a pick not admitted");
-        if i == self.pick && pos + 1 < self.admitted {
-            ws.screen.pick_entries[pos] as f32
+        if self.pick == Some(i) && pos + 1 < self.admitted {
+            self.sc.steps.pick_entries[pos] as f32
         } else if pos < self.complete {
             ws.gram[pos * ws.max_pool + i]
-        } else if self.best == Some(i) && !ws.screen.best_entries[pos].is_nan() {
-            ws.screen.best_entries[pos] as f32
+        } else if self.best == Some(i) && !self.sc.steps.best_entries[pos].is_nan() {
+            self.sc.steps.best_entries[pos] as f32
         } else {
             self.rows_read += 1;
             cross_gram(self.pass, ws, ws.picks[pos], i)
@@ -456,7 +472,7 @@ impl Scorer for ScreenedScorer<'_, '_, '_> {
     }
     fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32 {
         let t = self.admitted - 1;
-        if self.pick_row && self.pick == i {
+        if self.pick_row && self.pick == Some(i) {
             // The dense phase's row of this pick (row t).
             return ws.gram[t * ws.max_pool + i];
         }
@@ -472,7 +488,7 @@ impl Scorer for ScreenedScorer<'_, '_, '_> {
         // ‖w_n‖² of every stored step on the new G_SS.
         let k = ws.max_budget;
         let gss = &*ws.solver.gss;
-        let sc = &mut ws.screen;
+        let sc = &mut self.sc.steps;
         for n in 1..=self.steps {
             let c = &sc.anchor_coef[(n - 1) * k..(n - 1) * k + n];
             let mut q = 0.0;
@@ -495,7 +511,7 @@ impl Scorer for ScreenedScorer<'_, '_, '_> {
                 self.choice(pick, 0)
             }
             ScoreForm::Refresh { picks } => {
-                if picks >= self.screen_from {
+                if self.screen_from.is_some_and(|s| picks >= s) {
                     self.choose_screened(ws, picks)
                 } else {
                     self.choose_dense(ws, picks)

@@ -3,19 +3,26 @@
 //! exact f32 score, the finalists' verification, and the `check-bounds`
 //! feature's assertions that every bound covers its exact score.
 
-use super::bounds::{insert_top, Reads, StepBounds};
+use super::bounds::{insert_top, Reads, StepBounds, NO_CANDIDATE};
 use super::ScreenedScorer;
 use crate::kernels;
 use crate::kernels::sealed::Rows;
 use crate::pursuit::norm_bound::TINY;
 use crate::pursuit::scorer::{cross_gram, Choice};
-use crate::workspace::Workspace;
+use crate::workspace::{ScreenState, Workspace};
+
+/// `u[j]` of a finalist still to verify when there are more than
+/// [`FINALISTS`] (verified from the whole pool): NaN, which no score or
+/// bound is; a verified one holds its exact score, and the rest go back to
+/// −∞ after the choose. A sentinel rather than a flag per candidate: no
+/// such buffer is free, and `u` is the scorer's own during a choose.
+pub(super) const TO_VERIFY: f32 = f32::NAN;
 
 /// Finalists of one screened choose held in order; more are verified
 /// from the whole pool.
 pub(super) const FINALISTS: usize = 16;
 
-impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
+impl<'p, 'a, 'x, 's> ScreenedScorer<'p, 'a, 'x, 's> {
     /// The f32 entries G_{picks[pos], j} for the positions `pos`, by the
     /// pass's kernel and scaling, bit for bit, into `out`.
     pub(super) fn entries(&mut self, ws: &Workspace<'_>, j: usize, pos: &[usize], out: &mut [f32]) {
@@ -44,10 +51,11 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         }
     }
 
-    /// Hands `sink(ws, k, pos, G̃_{picks[pos], j})` the f32 entries of
-    /// candidate j with the positions pos = `pos_at(ws, k)`, k in
-    /// 0..`count`, in order: `cached`'s value where it has one, else
-    /// computed by [`entries`](Self::entries), up to eight per kernel call.
+    /// Hands `sink(ws, steps, k, pos, G̃_{picks[pos], j})` the f32 entries
+    /// of candidate j with the positions pos = `pos_at(ws, k)`, k in
+    /// 0..`count`, in order: `cached(ws, steps, pos)`'s value where it has
+    /// one, else computed by [`entries`](Self::entries), up to eight per
+    /// kernel call (`steps`: the per-step state of the lent scratch).
     /// `sink` must not change what `pos_at` or `cached` read.
     pub(super) fn each_entry(
         &mut self,
@@ -55,8 +63,8 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         j: usize,
         count: usize,
         pos_at: impl Fn(&Workspace<'_>, usize) -> usize,
-        cached: impl Fn(&Workspace<'_>, usize) -> Option<f32>,
-        mut sink: impl FnMut(&mut Workspace<'_>, usize, usize, f32),
+        cached: impl Fn(&Workspace<'_>, &ScreenState<'_>, usize) -> Option<f32>,
+        mut sink: impl FnMut(&mut Workspace<'_>, &mut ScreenState<'_>, usize, usize, f32),
     ) {
         let mut missing = [0usize; 8];
         let mut vals = [0.0f32; 8];
@@ -67,7 +75,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             let mut end = at;
             while end < count && m < 8 {
                 let pos = pos_at(ws, end);
-                if cached(ws, pos).is_none() {
+                if cached(ws, &self.sc.steps, pos).is_none() {
                     missing[m] = pos;
                     m += 1;
                 }
@@ -79,11 +87,11 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             let mut r = 0;
             for k in at..end {
                 let pos = pos_at(ws, k);
-                let g = cached(ws, pos).unwrap_or_else(|| {
+                let g = cached(ws, &self.sc.steps, pos).unwrap_or_else(|| {
                     r += 1;
                     vals[r - 1]
                 });
-                sink(ws, k, pos, g);
+                sink(ws, &mut self.sc.steps, k, pos, g);
             }
             at = end;
         }
@@ -171,9 +179,9 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         for (&o, &j) in out.iter().zip(batch) {
             // o = m_j · (−w̃).
             let s = o * ws.scale[j];
-            ws.upper[j] = ws.rho[j] as f64 + s as f64 + reads.e;
-            ws.known[j] = reads.n;
-            reads.anchored(ws, j, sb);
+            self.sc.anchors[j] = ws.rho[j] as f64 + s as f64 + reads.e;
+            self.sc.anchor_step[j] = reads.n;
+            reads.anchored(self.sc.anchors[j], ws.rho[j], sb);
         }
     }
 
@@ -190,9 +198,9 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
             j,
             ws.solver.nfree(),
             |ws, f| ws.solver.free()[f],
-            |ws, a| (a < complete).then(|| ws.gram[a * stride + j]),
-            |ws, f, a, g| {
-                ws.screen.entries[a] = g as f64;
+            |ws, _, a| (a < complete).then(|| ws.gram[a * stride + j]),
+            |ws, st, f, a, g| {
+                st.entries[a] = g as f64;
                 v -= ws.coef[f] * g;
             },
         );
@@ -212,13 +220,13 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         lower: f64,
     ) -> (Option<(usize, f32)>, u32) {
         let p = ws.pool;
-        let mut fin = [(f64::NEG_INFINITY, usize::MAX); FINALISTS];
+        let mut fin = [NO_CANDIDATE; FINALISTS];
         let mut nfin = 0usize;
         for j in 0..p {
-            if ws.known[j] != n || !ws.states.is_available(j) {
+            if self.sc.anchor_step[j] != n || !ws.states.is_available(j) {
                 continue;
             }
-            let ub = ws.upper[j] + sb.e0 + sb.e1 * (ws.rho[j] as f64).abs() + TINY;
+            let ub = self.sc.anchors[j] + sb.e0 + sb.e1 * (ws.rho[j] as f64).abs() + TINY;
             if ub >= lower {
                 nfin += 1;
                 insert_top(&mut fin, ub, j);
@@ -237,18 +245,21 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         } else {
             // Many near-ties: verify from the whole pool, best bound first.
             for j in 0..p {
-                if ws.states.is_available(j) && ws.known[j] == n {
-                    ws.u[j] = f32::NAN;
+                if ws.states.is_available(j) && self.sc.anchor_step[j] == n {
+                    ws.u[j] = TO_VERIFY;
                 }
             }
             loop {
                 let floor = best.map_or(lower, |(_, b)| lower.max(b as f64));
                 let mut next: Option<(f64, usize)> = None;
                 for j in 0..p {
-                    if !ws.states.is_available(j) || ws.known[j] != n || !ws.u[j].is_nan() {
+                    if !ws.states.is_available(j)
+                        || self.sc.anchor_step[j] != n
+                        || !ws.u[j].is_nan()
+                    {
                         continue;
                     }
-                    let ub = ws.upper[j] + sb.e0 + sb.e1 * (ws.rho[j] as f64).abs() + TINY;
+                    let ub = self.sc.anchors[j] + sb.e0 + sb.e1 * (ws.rho[j] as f64).abs() + TINY;
                     if ub >= floor && next.is_none_or(|(u, _)| ub > u) {
                         next = Some((ub, j));
                     }
@@ -285,7 +296,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         assert!(
             exact <= ub,
             "check-bounds: {what} of candidate {j} at step {n} under-covers: U = {exact} > {ub} (anchor step {})",
-            ws.known[j]
+            self.sc.anchor_step[j]
         );
     }
 
@@ -302,16 +313,16 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         reads: &Reads,
     ) {
         for j in 0..ws.pool {
-            if ws.known[j] != n || !ws.states.is_available(j) {
+            if self.sc.anchor_step[j] != n || !ws.states.is_available(j) {
                 continue;
             }
             let ej = sb.e0 + sb.e1 * (ws.rho[j] as f64).abs();
-            let ub = ws.upper[j] + ej + TINY;
+            let ub = self.sc.anchors[j] + ej + TINY;
             self.check_upper(ws, j, n, ub, "read bound");
             let rows_read = self.rows_read;
             let exact = self.exact_score(ws, j) as f64;
             self.rows_read = rows_read;
-            let lb = ws.upper[j] - 2.0 * reads.e - ej - TINY;
+            let lb = self.sc.anchors[j] - 2.0 * reads.e - ej - TINY;
             assert!(
                 lb <= exact,
                 "check-bounds: read lower bound of candidate {j} at step {n} over-covers: U = {exact} < {lb}"
@@ -356,7 +367,7 @@ impl<'p, 'a, 'x> ScreenedScorer<'p, 'a, 'x> {
         if best.is_none_or(|(bi, b)| v > b || (v == b && j < bi)) {
             *best = Some((j, v));
             for &a in ws.solver.free() {
-                ws.screen.best_entries[a] = ws.screen.entries[a];
+                self.sc.steps.best_entries[a] = self.sc.steps.entries[a];
             }
             self.best = Some(j);
         }
