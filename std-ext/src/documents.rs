@@ -327,7 +327,7 @@ fn checked_row(i: usize, doc: &DocumentSpec, d: usize) -> Result<&[f32], Documen
     let id = doc.id.as_deref();
     let bad = |what: &str| doc_error(ErrorKind::Input, i, id, "embedding", what);
     let row = doc.embedding.as_deref().ok_or_else(|| {
-        bad("has no embedding: embed it first (the integrations call the embedder for such documents)")
+        bad("has no embedding (embed it with the documents' model first)")
     })?;
     if row.len() != d {
         return Err(bad(&format!(

@@ -73,6 +73,6 @@ What they share:
     name, raised when the component is built.
 """
 
-from ._common import META_KEYS, DocumentError, OptionError
+from ._common import META_FIELDS, META_KEY, DocumentError, OptionError
 
-__all__ = ["META_KEYS", "DocumentError", "OptionError"]
+__all__ = ["META_FIELDS", "META_KEY", "DocumentError", "OptionError"]

@@ -80,14 +80,14 @@ def expected(docs, query, k, **options):
 def check(out, docs, sel):
     """out = the picked docs in pick order, with the pick's weight, score and rank."""
     assert [d.id for d in out] == [docs[i].id for i in sel.picks]
-    assert [d.meta["mempursuit_rank"] for d in out] == list(range(len(sel.picks)))
+    assert [d.meta["mempursuit"]["rank"] for d in out] == list(range(len(sel.picks)))
     if sel.weights.shape[0]:
-        assert [d.meta["mempursuit_weight"] for d in out] == sel.weights.tolist()
-        assert [d.meta["mempursuit_residual_sq"] for d in out] == sel.steps["residual_sq"].tolist()
+        assert [d.meta["mempursuit"]["weight"] for d in out] == sel.weights.tolist()
+        assert [d.meta["mempursuit"]["residual_sq"] for d in out] == sel.steps["residual_sq"].tolist()
     else:
-        assert all(d.meta["mempursuit_weight"] is None for d in out)
-        assert all("mempursuit_residual_sq" not in d.meta for d in out)
-    assert [d.meta["mempursuit_score"] for d in out] == sel.steps["score"].tolist()
+        assert all(d.meta["mempursuit"]["weight"] is None for d in out)
+        assert all(d.meta["mempursuit"]["residual_sq"] is None for d in out)
+    assert [d.meta["mempursuit"]["score"] for d in out] == sel.steps["score"].tolist()
     # The retriever's score, content and embedding are kept.
     assert [d.score for d in out] == [docs[i].score for i in sel.picks]
     assert [d.content for d in out] == [docs[i].content for i in sel.picks]
@@ -155,11 +155,11 @@ def test_known_order():
     ]
     out = MemPursuitRanker(top_k=2, use_scores=False, method="pursuit").run(docs, [s, s])["documents"]
     assert [d.id for d in out] == ["a", "b"]
-    w = [d.meta["mempursuit_weight"] for d in out]
+    w = [d.meta["mempursuit"]["weight"] for d in out]
     assert w[0] > 0 and w[1] > 0 and abs(sum(w) - 1) < 1e-12
     out = MemPursuitRanker(top_k=2, method="topk").run(docs, [s, s])["documents"]
     assert [d.id for d in out] == ["a", "a2"]
-    assert [d.meta["mempursuit_weight"] for d in out] == [None, None]
+    assert [d.meta["mempursuit"]["weight"] for d in out] == [None, None]
 
 
 def test_to_dict_from_dict_and_pipeline_yaml(data, store):

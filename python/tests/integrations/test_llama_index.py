@@ -89,12 +89,12 @@ def expected(index, nodes, query, k, **options):
 def check(out, nodes, sel):
     assert [n.node.node_id for n in out] == [nodes[i].node.node_id for i in sel.picks]
     meta = [n.node.metadata for n in out]
-    assert [m["mempursuit_rank"] for m in meta] == list(range(len(sel.picks)))
-    assert [m["mempursuit_score"] for m in meta] == sel.steps["score"].tolist()
+    assert [m["mempursuit"]["rank"] for m in meta] == list(range(len(sel.picks)))
+    assert [m["mempursuit"]["score"] for m in meta] == sel.steps["score"].tolist()
     if sel.weights.shape[0]:
-        assert [m["mempursuit_weight"] for m in meta] == sel.weights.tolist()
+        assert [m["mempursuit"]["weight"] for m in meta] == sel.weights.tolist()
     else:
-        assert all(m["mempursuit_weight"] is None for m in meta)
+        assert all(m["mempursuit"]["weight"] is None for m in meta)
     # The retriever's scores are kept; the new keys stay out of the LLM's text.
     assert [n.score for n in out] == [nodes[i].score for i in sel.picks]
     for n, i in zip(out, sel.picks):
