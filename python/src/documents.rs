@@ -6,7 +6,7 @@
 //! integration holds a rule of its own (2026-12-05).
 
 use mempursuit::documents::{
-    check_option_name, check_settings, parse_embedding, prepare, select_documents as select_docs,
+    check_option_name, check_query as check_query_vector, check_settings, parse_embedding, prepare, select_documents as select_docs,
     DocumentError, DocumentSpec, MetaValue, ScoreKind, ScoresGiven, METADATA_KEY,
 };
 use mempursuit::{ErrorKind, SelectSpec, Selector};
@@ -340,4 +340,15 @@ pub(crate) fn check_count(name: &str, value: &Bound<'_, PyAny>) -> PyResult<usiz
         options::Count::Value(v) => v,
         options::Count::Huge => usize::MAX,
     })
+}
+
+/// check_query(query)
+/// --
+///
+/// The query embedding checked by the layer before a store is asked: a
+/// vector of d >= 1 finite numbers, not all zero. Returns d. Raises
+/// ``MemPursuitError`` (kind ``"input"``, ``argument`` ``"query"``).
+#[pyfunction]
+pub(crate) fn check_query(py: Python<'_>, query: &Bound<'_, PyAny>) -> PyResult<usize> {
+    check_query_vector(&query_of(py, query)?).map_err(|e| error(py, e))
 }

@@ -710,6 +710,7 @@ fn _mempursuit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(documents::select_documents, m)?)?;
     m.add_function(wrap_pyfunction!(documents::check_document_settings, m)?)?;
     m.add_function(wrap_pyfunction!(documents::check_count, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::check_query, m)?)?;
     m.add("METADATA_KEY", mempursuit::documents::METADATA_KEY)?;
     m.add(
         "METADATA_FIELDS",

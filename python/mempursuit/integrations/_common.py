@@ -157,6 +157,14 @@ def flag(owner: str, name: str, value: Any) -> bool:
     return bool(value)
 
 
+def check_query(owner: str, query: Any) -> None:
+    """The query embedding checked by the layer before a store is asked."""
+    try:
+        _layer.check_query(query.tolist() if isinstance(query, np.ndarray) else query)
+    except mempursuit.MemPursuitError as e:
+        raise adapt(owner, e) from e
+
+
 def check_cost(owner: str, cost: Optional[Callable[[Any], Any]]) -> None:
     """A ``cost`` setting is a function of one document (or None)."""
     if cost is not None and not callable(cost):
@@ -178,7 +186,7 @@ def costs_of(owner: str, cost: Optional[Callable[[Any], Any]], items: Sequence[A
             out.append(plain(cost(item)))
         except Exception as e:
             doc_id = None if ids[i] is None else str(ids[i])
-            name = f"document {i}" if doc_id is None else f"document {i} (id {doc_id!r})"
+            name = f"document {i}" if doc_id is None else f'document {i} (id "{doc_id}")'
             raise DocumentError(
                 f"{owner}: {name}: cost() raised {type(e).__name__}: {e}", "input", i, doc_id, "cost"
             ) from e

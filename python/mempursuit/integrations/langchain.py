@@ -212,6 +212,7 @@ def mempursuit_search_by_vector(
         cost is not None,
         ("k", "fetch_k", "embeddings", "use_scores", "search_kwargs", "cost"),
     )
+    _common.check_query(owner, embedding)  # before the store is asked
     search_kwargs = dict(search_kwargs or {})
     with_scores = getattr(store, "similarity_search_with_score_by_vector", None)
     scores: List[Any] = []
