@@ -257,9 +257,10 @@ pub fn prepare(query: &[f32], docs: &[DocumentSpec]) -> Result<Prepared, Documen
     })
 }
 
-/// The query's length d, or an error (argument `query`) for an empty or
-/// non-finite query.
-fn check_query(query: &[f32]) -> Result<usize, DocumentError> {
+/// The query's length d, checked before anything else (an integration
+/// calls it before asking a store): an error (kind `input`, argument
+/// `query`) for an empty query, a non-finite value, or all zeros.
+pub fn check_query(query: &[f32]) -> Result<usize, DocumentError> {
     if query.is_empty() {
         return Err(query_error(
             "the query embedding is empty: give a vector of length d ≥ 1".into(),
@@ -270,6 +271,11 @@ fn check_query(query: &[f32]) -> Result<usize, DocumentError> {
             "the query embedding's component {j} is {}, not finite",
             query[j]
         )));
+    }
+    if query.iter().all(|&v| v == 0.0) {
+        return Err(query_error(
+            "the query embedding is all zeros: it has no direction to select by".into(),
+        ));
     }
     Ok(query.len())
 }
@@ -326,9 +332,10 @@ fn check_query_length(
 fn checked_row(i: usize, doc: &DocumentSpec, d: usize) -> Result<&[f32], DocumentError> {
     let id = doc.id.as_deref();
     let bad = |what: &str| doc_error(ErrorKind::Input, i, id, "embedding", what);
-    let row = doc.embedding.as_deref().ok_or_else(|| {
-        bad("has no embedding (embed it with the documents' model first)")
-    })?;
+    let row = doc
+        .embedding
+        .as_deref()
+        .ok_or_else(|| bad("has no embedding (embed it with the documents' model first)"))?;
     if row.len() != d {
         return Err(bad(&format!(
             "embedding has length {}, the query has length {d} (were they made by the same model?)",
