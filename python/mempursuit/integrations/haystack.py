@@ -52,10 +52,10 @@ class MemPursuitRanker:
     any scale; ``use_scores=False`` turns that off).
 
     The output is the picked documents in pick order, as copies whose
-    ``meta`` gains ``mempursuit_rank``, ``mempursuit_weight`` (the simplex
-    weight, ``None`` for methods without weights), ``mempursuit_score`` and,
-    with weights, ``mempursuit_residual_sq`` (see
-    :mod:`mempursuit.integrations`); ``score`` keeps the retriever's score.
+    ``meta`` gains the record ``meta["mempursuit"] = {"rank", "weight",
+    "score", "residual_sq"}`` (see :mod:`mempursuit.integrations`);
+    ``score`` keeps the retriever's score. A document whose id an earlier
+    one has is skipped and reported (logger ``mempursuit.integrations``).
 
     :param top_k: the budget K (at most this many documents come back), an
         int >= 0.

@@ -183,16 +183,17 @@ def mempursuit_search_by_vector(
         ``gamma``, ``mmr_lambda``, ``cost_budget``, ...), passed through
         unchanged; what is not given takes ``select``'s default.
     :returns: up to ``k`` documents in pick order, copies whose metadata
-        gains ``mempursuit_rank``, ``mempursuit_weight``,
-        ``mempursuit_score`` (and ``mempursuit_residual_sq``).
+        gains the record ``metadata["mempursuit"] = {"rank", "weight",
+        "score", "residual_sq"}``.
     :raises DocumentError: a document's vector cannot be found or does not
         fit, its score is not a finite number, or ``cost`` raised for it
         or gave no finite cost >= 0 (the message names it; kind
         ``"input"``).
     :raises MemPursuitError: a query embedding that is not a finite,
-        non-zero vector of numbers, or (where the store's dimension can be
-        read, as in ``InMemoryVectorStore``) of another dimension than the
-        store's vectors: kind ``"input"``, before the store is asked.
+        non-zero vector of numbers (kind ``"input"``, ``argument``
+        ``"query"``, before the store is asked); one of another length than
+        the fetched documents' (the same, after the fetch, unless the store
+        raises its own error first).
     :raises OptionError: an option name ``select`` does not take, a ``k``
         or ``fetch_k`` that is not an int >= 0, a ``use_scores`` that is
         not True or False, ``cost`` without ``cost_budget`` or the reverse
@@ -275,8 +276,8 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     :class:`~mempursuit.integrations.DocumentError` naming the document.
 
     Returns up to ``k`` documents in pick order, copies whose metadata gains
-    ``mempursuit_rank``, ``mempursuit_weight``, ``mempursuit_score`` (and
-    ``mempursuit_residual_sq``); see :mod:`mempursuit.integrations`.
+    the record ``metadata["mempursuit"] = {"rank", "weight", "score",
+    "residual_sq"}``; see :mod:`mempursuit.integrations`.
 
     Settings are checked at construction, as ``select`` checks them: an
     unknown option name, a ``k`` that is not an int >= 0, or a value of the

@@ -82,10 +82,9 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
     ``use_scores=False`` turns that off).
 
     The result is the picked nodes in pick order, as copies whose
-    ``metadata`` gains ``mempursuit_rank``, ``mempursuit_weight`` (``None``
-    for methods without weights), ``mempursuit_score`` and, with weights,
-    ``mempursuit_residual_sq`` (see :mod:`mempursuit.integrations`); these
-    keys are excluded from the text the LLM and the embedder see.
+    ``metadata`` gains the record ``metadata["mempursuit"] = {"rank",
+    "weight", "score", "residual_sq"}`` (see :mod:`mempursuit.integrations`);
+    that key is excluded from the text the LLM and the embedder see.
     ``NodeWithScore.score`` keeps the retriever's score.
 
     Any keyword of :func:`mempursuit.select` other than query, candidates,
