@@ -6,8 +6,9 @@
 //! integration holds a rule of its own (2026-12-05).
 
 use mempursuit::documents::{
-    check_option_name, check_query as check_query_vector, check_settings, parse_embedding, prepare, select_documents as select_docs,
-    DocumentError, DocumentSpec, MetaValue, ScoreKind, ScoresGiven, METADATA_KEY,
+    check_option_name, check_query as check_query_vector, check_settings, parse_embedding, prepare,
+    select_documents as select_docs, DocumentError, DocumentSpec, MetaValue, ScoreKind,
+    ScoresGiven, METADATA_KEY,
 };
 use mempursuit::{ErrorKind, SelectSpec, Selector};
 use pyo3::exceptions::PyTypeError;
