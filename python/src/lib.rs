@@ -678,6 +678,15 @@ fn _mempursuit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(select_batch, m)?)?;
     m.add_function(wrap_pyfunction!(documents::prepare_documents, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::select_documents, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::check_document_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::check_count, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::check_query, m)?)?;
+    m.add("METADATA_KEY", mempursuit::documents::METADATA_KEY)?;
+    m.add(
+        "METADATA_FIELDS",
+        pyo3::types::PyTuple::new(m.py(), mempursuit::documents::METADATA_FIELDS)?,
+    )?;
     m.add_class::<PySelector>()?;
     m.add_class::<PySelection>()?;
     m.add("STEP_FIELDS", PyTuple::new(py, step_fields())?)?;

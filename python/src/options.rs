@@ -45,7 +45,7 @@ fn types(py: Python<'_>) -> PyResult<(Bound<'_, PyType>, Bound<'_, PyType>)> {
 }
 
 /// Whether `obj` is a Python or NumPy bool.
-fn is_bool(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+pub(crate) fn is_bool(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(obj.is_instance_of::<PyBool>() || obj.is_instance(&types(obj.py())?.0)?)
 }
 
@@ -151,13 +151,7 @@ pub(crate) fn spec(
                 }
                 continue;
             }
-            let set = match typed(&key, &value)? {
-                Ok(Typed::Bool(b)) => spec.set_typed(&key, Value::Bool(b)),
-                Ok(Typed::Text(t)) => spec.set_typed(&key, Value::Text(&t)),
-                Ok(Typed::Number(x)) => spec.set_typed(&key, Value::Number(x)),
-                Err(mismatch) => return Err(mismatch.error(py)),
-            };
-            set.map_err(|e| errors::spec(py, e))?;
+            set_one(py, &mut spec, &key, &value)?.map_err(|e| errors::spec(py, e))?;
         }
     }
     spec.method().map_err(|e| errors::spec(py, e))?;
@@ -166,6 +160,24 @@ pub(crate) fn spec(
     spec.costs(has_costs.then_some(&[][..]))
         .map_err(|e| errors::spec(py, e))?;
     Ok(spec)
+}
+
+/// Sets option `key` of `spec` to the Python `value` (not `None`): the
+/// outer error is the `TypeError` of a value of a type no option takes (or
+/// the specification's error for an unknown key, when the type is wrong
+/// too), the inner one the specification's own error.
+pub(crate) fn set_one(
+    py: Python<'_>,
+    spec: &mut SelectSpec,
+    key: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<Result<(), SpecError>> {
+    Ok(match typed(key, value)? {
+        Ok(Typed::Bool(b)) => spec.set_typed(key, Value::Bool(b)),
+        Ok(Typed::Text(t)) => spec.set_typed(key, Value::Text(&t)),
+        Ok(Typed::Number(x)) => spec.set_typed(key, Value::Number(x)),
+        Err(mismatch) => return Err(mismatch.error(py)),
+    })
 }
 
 /// A non-negative integer argument: `usize::MAX` stands for any value

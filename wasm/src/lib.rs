@@ -756,11 +756,90 @@ pub unsafe extern "C" fn mp_docs_prepare(
     id_lens: *const u32,
     texts: *const u8,
 ) -> *mut MpDocs {
+    // SAFETY: forwarded caller contract.
+    let docs = unsafe {
+        decode_docs(
+            n,
+            (emb, emb_lens),
+            (scores, costs, flags, kinds),
+            (ids, id_lens),
+            texts,
+        )
+    };
+    // SAFETY: caller contract.
+    let q = unsafe { slice_of(query, d) };
+    let mut out = new_docs();
+    match docs.and_then(|docs| mempursuit::documents::prepare(q, &docs)) {
+        Err(err) => fail(&mut out, err),
+        Ok(p) => {
+            out.kept = p.kept.iter().map(|&i| i as u32).collect();
+            out.dups = p
+                .duplicates
+                .iter()
+                .flat_map(|&(a, b)| [a as u32, b as u32])
+                .collect();
+            out.text = p.relevance_source.as_bytes().to_vec();
+            out.prepared = Some(p);
+        }
+    }
+    finish_docs(out)
+}
+
+/// Writes a document error into `out`: status 1 + the kind's position in
+/// input, option, capacity; the index (`usize::MAX`: none); the text
+/// `argument\nmessage`.
+fn fail(out: &mut MpDocs, err: mempursuit::DocumentError) {
+    let kinds = [ErrorKind::Input, ErrorKind::Option, ErrorKind::Capacity];
+    out.info[0] = 1 + kinds.iter().position(|&k| k == err.kind).unwrap_or(0);
+    out.info[1] = err.index.unwrap_or(usize::MAX);
+    out.text = format!("{}\n{}", err.argument, err.message).into_bytes();
+}
+
+/// Fills the info words of `out` from its buffers and hands it over.
+fn finish_docs(mut out: Box<MpDocs>) -> *mut MpDocs {
+    let o = &mut *out;
+    o.info[2] = o.text.as_ptr() as usize;
+    o.info[3] = o.text.len();
+    o.info[4] = o.kept.as_ptr() as usize;
+    o.info[5] = o.kept.len();
+    o.info[6] = o.dups.as_ptr() as usize;
+    o.info[7] = o.dups.len();
+    if let Some(p) = &o.prepared {
+        o.info[8] = p.relevance.as_ptr() as usize;
+        o.info[9] = p.candidates.as_ptr() as usize;
+        o.info[10] = p.costs.as_ref().map_or(0, |c| c.as_ptr() as usize);
+        o.info[11] = p.dim;
+    }
+    Box::into_raw(out)
+}
+
+/// A new, empty result.
+fn new_docs() -> Box<MpDocs> {
+    Box::new(MpDocs {
+        info: [0; 13],
+        text: Vec::new(),
+        kept: Vec::new(),
+        dups: Vec::new(),
+        prepared: None,
+    })
+}
+
+/// The documents of [`mp_docs_prepare`]'s arrays (its layout).
+///
+/// # Safety
+/// The pointer contract of [`mp_docs_prepare`].
+#[allow(clippy::type_complexity)]
+unsafe fn decode_docs(
+    n: usize,
+    (emb, emb_lens): (*const f32, *const u32),
+    (scores, costs, flags, kinds): (*const f64, *const f64, *const u8, *const u8),
+    (ids, id_lens): (*const u8, *const u32),
+    texts: *const u8,
+) -> Result<Vec<mempursuit::DocumentSpec>, mempursuit::DocumentError> {
     use mempursuit::{DocumentSpec, ScoreKind};
     // SAFETY: caller contract for every slice.
-    let (q, emb_lens, scores, costs, flags, kinds, id_lens) = unsafe {
+    let (emb_lens, scores, costs, flags, kinds, id_lens) = unsafe {
         (
-            slice_of(query, d),
             slice_of(emb_lens, n),
             slice_of(scores, n),
             slice_of(costs, n),
@@ -790,7 +869,7 @@ pub unsafe extern "C" fn mp_docs_prepare(
         )
     };
     let (mut e_at, mut i_at, mut t_at) = (0usize, 0usize, 0usize);
-    let docs: Result<Vec<DocumentSpec>, mempursuit::DocumentError> = (0..n)
+    (0..n)
         .map(|i| {
             let id = (id_lens[i] != u32::MAX).then(|| {
                 let l = id_lens[i] as usize;
@@ -820,46 +899,208 @@ pub unsafe extern "C" fn mp_docs_prepare(
                 cost: (flags[i] & 2 != 0).then_some(costs[i]),
             })
         })
-        .collect();
-    let mut out = Box::new(MpDocs {
-        info: [0; 13],
-        text: Vec::new(),
-        kept: Vec::new(),
-        dups: Vec::new(),
-        prepared: None,
-    });
-    match docs.and_then(|docs| mempursuit::documents::prepare(q, &docs)) {
-        Err(err) => {
-            let kinds = [ErrorKind::Input, ErrorKind::Option, ErrorKind::Capacity];
-            out.info[0] = 1 + kinds.iter().position(|&k| k == err.kind).unwrap_or(0);
-            out.info[1] = err.index.unwrap_or(usize::MAX);
-            out.text = format!("{}\n{}", err.argument, err.message).into_bytes();
+        .collect()
+}
+
+/// The `select` options of the document functions, as text: one line per
+/// option, `key\tkind\tvalue` with kind `t` (text), `n` (a number as
+/// JavaScript's `String(x)` writes it), `b` (`true`/`false`) or `x` (a
+/// value of a type no option takes, described: an error). Each name
+/// is checked by [`mempursuit::documents::check_option_name`], each value
+/// set by [`SelectSpec::set_typed`]; errors name the key as their argument.
+fn spec_from_lines(text: &str) -> Result<SelectSpec, mempursuit::DocumentError> {
+    let mut spec = SelectSpec::default();
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        let mut parts = line.splitn(3, '\t');
+        let (key, kind, value) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        mempursuit::documents::check_option_name(key)?;
+        let number = value.parse::<f64>().unwrap_or(f64::NAN);
+        if kind == "x" {
+            return Err(mempursuit::DocumentError {
+                kind: ErrorKind::Option,
+                index: None,
+                id: None,
+                argument: key.to_owned(),
+                message: format!(
+                    "option '{key}' is {value}: option values are numbers, booleans or strings"
+                ),
+            });
         }
-        Ok(p) => {
-            out.kept = p.kept.iter().map(|&i| i as u32).collect();
-            out.dups = p
-                .duplicates
+        let typed = match kind {
+            "b" => Value::Bool(value == "true"),
+            "n" => Value::Number(number),
+            _ => Value::Text(value),
+        };
+        spec.set_typed(key, typed)
+            .map_err(|e| mempursuit::DocumentError {
+                kind: e.kind(),
+                index: None,
+                id: None,
+                argument: key.to_owned(),
+                message: e.to_string(),
+            })?;
+    }
+    Ok(spec)
+}
+
+/// A JSON number, or `null` for a non-finite value.
+fn json_number(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:?}")
+    } else {
+        "null".to_owned()
+    }
+}
+
+/// A selection of documents as JSON: `{"picks": [{"index", "metadata":
+/// {"mempursuit": {"rank", "weight", "score", "residual_sq"}}}],
+/// "duplicates": [[index, first]], "relevance_source", "stop_reason"}`,
+/// the record's key and fields from [`mempursuit::documents`].
+fn selection_json(s: &mempursuit::documents::DocumentSelection) -> String {
+    use mempursuit::documents::{MetaValue, METADATA_KEY};
+    let picks: Vec<String> = s
+        .picks
+        .iter()
+        .map(|p| {
+            let record: Vec<String> = p
+                .metadata()
                 .iter()
-                .flat_map(|&(a, b)| [a as u32, b as u32])
+                .map(|&(k, v)| {
+                    let v = match v {
+                        MetaValue::Count(n) => n.to_string(),
+                        MetaValue::Number(x) => json_number(x),
+                        MetaValue::Null => "null".to_owned(),
+                    };
+                    format!("\"{k}\":{v}")
+                })
                 .collect();
-            out.text = p.relevance_source.as_bytes().to_vec();
-            out.prepared = Some(p);
-        }
+            format!(
+                "{{\"index\":{},\"metadata\":{{\"{METADATA_KEY}\":{{{}}}}}}}",
+                p.index,
+                record.join(",")
+            )
+        })
+        .collect();
+    let dups: Vec<String> = s
+        .duplicates
+        .iter()
+        .map(|(a, b)| format!("[{a},{b}]"))
+        .collect();
+    format!(
+        "{{\"picks\":[{}],\"duplicates\":[{}],\"relevance_source\":\"{}\",\"stop_reason\":\"{}\"}}",
+        picks.join(","),
+        dups.join(","),
+        s.relevance_source,
+        s.stop_reason
+    )
+}
+
+/// Selects up to `budget` of the documents of [`mp_docs_prepare`]'s arrays
+/// for the query with the options `opts` (`opts_len` UTF-8 bytes, the lines
+/// of [`spec_from_lines`]), by [`mempursuit::documents::select_documents`]
+/// (2026-12-05). Never null: ok, the info's text is the selection as JSON
+/// ([`selection_json`]); else the error as for [`mp_docs_prepare`]. Release
+/// with [`mp_docs_free`].
+///
+/// # Safety
+/// The pointer contract of [`mp_docs_prepare`]; `opts` points at
+/// `opts_len` readable bytes.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mp_docs_select(
+    query: *const f32,
+    d: usize,
+    n: usize,
+    emb: *const f32,
+    emb_lens: *const u32,
+    scores: *const f64,
+    costs: *const f64,
+    flags: *const u8,
+    kinds: *const u8,
+    ids: *const u8,
+    id_lens: *const u32,
+    texts: *const u8,
+    budget: usize,
+    opts: *const u8,
+    opts_len: usize,
+) -> *mut MpDocs {
+    // SAFETY: forwarded caller contract.
+    let (q, options) = unsafe { (slice_of(query, d), slice_of(opts, opts_len)) };
+    let outcome = spec_from_lines(&String::from_utf8_lossy(options)).and_then(|spec| {
+        // SAFETY: forwarded caller contract.
+        let docs = unsafe {
+            decode_docs(
+                n,
+                (emb, emb_lens),
+                (scores, costs, flags, kinds),
+                (ids, id_lens),
+                texts,
+            )
+        }?;
+        mempursuit::documents::select_documents(&mut Selector::new(), q, &docs, budget, &spec)
+    });
+    let mut out = new_docs();
+    match outcome {
+        Err(err) => fail(&mut out, err),
+        Ok(s) => out.text = selection_json(&s).into_bytes(),
     }
-    let o = &mut *out;
-    o.info[2] = o.text.as_ptr() as usize;
-    o.info[3] = o.text.len();
-    o.info[4] = o.kept.as_ptr() as usize;
-    o.info[5] = o.kept.len();
-    o.info[6] = o.dups.as_ptr() as usize;
-    o.info[7] = o.dups.len();
-    if let Some(p) = &o.prepared {
-        o.info[8] = p.relevance.as_ptr() as usize;
-        o.info[9] = p.candidates.as_ptr() as usize;
-        o.info[10] = p.costs.as_ref().map_or(0, |c| c.as_ptr() as usize);
-        o.info[11] = p.dim;
+    finish_docs(out)
+}
+
+/// An integration's settings checked once
+/// ([`mempursuit::documents::check_settings`]): the options `opts` (the
+/// lines of [`spec_from_lines`]), `scores` (0 never passed, 1 always, 2
+/// depends on the documents), `cost` (≠ 0: a cost function is given),
+/// `budget_later` (≠ 0: the cost budget may come with each call). Never
+/// null: status 0, or the error as for [`mp_docs_prepare`].
+///
+/// # Safety
+/// `opts` points at `opts_len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_docs_check(
+    opts: *const u8,
+    opts_len: usize,
+    scores: u32,
+    cost: u32,
+    budget_later: u32,
+) -> *mut MpDocs {
+    use mempursuit::documents::ScoresGiven;
+    // SAFETY: caller contract.
+    let options = unsafe { slice_of(opts, opts_len) };
+    let scores = match scores {
+        0 => ScoresGiven::No,
+        1 => ScoresGiven::Yes,
+        _ => ScoresGiven::Depends,
+    };
+    let outcome = spec_from_lines(&String::from_utf8_lossy(options)).and_then(|spec| {
+        mempursuit::documents::check_settings(&spec, scores, cost != 0, budget_later != 0)
+    });
+    let mut out = new_docs();
+    if let Err(err) = outcome {
+        fail(&mut out, err);
     }
-    Box::into_raw(out)
+    finish_docs(out)
+}
+
+/// The query embedding (`d` f32) checked before a store is asked
+/// ([`mempursuit::documents::check_query`]). Never null: status 0, or the
+/// error as for [`mp_docs_prepare`].
+///
+/// # Safety
+/// `query` points at `d` readable f32.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_docs_check_query(query: *const f32, d: usize) -> *mut MpDocs {
+    // SAFETY: caller contract.
+    let q = unsafe { slice_of(query, d) };
+    let mut out = new_docs();
+    if let Err(err) = mempursuit::documents::check_query(q) {
+        fail(&mut out, err);
+    }
+    finish_docs(out)
 }
 
 /// The result of [`mp_docs_prepare`] as 13 words: status (0 ok, else 1 +

@@ -82,10 +82,9 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
     ``use_scores=False`` turns that off).
 
     The result is the picked nodes in pick order, as copies whose
-    ``metadata`` gains ``mempursuit_rank``, ``mempursuit_weight`` (``None``
-    for methods without weights), ``mempursuit_score`` and, with weights,
-    ``mempursuit_residual_sq`` (see :mod:`mempursuit.integrations`); these
-    keys are excluded from the text the LLM and the embedder see.
+    ``metadata`` gains the record ``metadata["mempursuit"] = {"rank",
+    "weight", "score", "residual_sq"}`` (see :mod:`mempursuit.integrations`);
+    that key is excluded from the text the LLM and the embedder see.
     ``NodeWithScore.score`` keeps the retriever's score.
 
     Any keyword of :func:`mempursuit.select` other than query, candidates,
@@ -154,13 +153,14 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
             data["top_n"] = _common.budget(_OWNER, "top_n", data["top_n"])
         if "use_scores" in data:
             data["use_scores"] = _common.flag(_OWNER, "use_scores", data["use_scores"])
-        data["method_options"] = _common.select_options(_OWNER, {**given, **options}, list(fields))
-        _common.check_cost(_OWNER, data.get("cost"), data["method_options"])
+        data["method_options"] = _common.select_options(_OWNER, {**given, **options})
+        _common.check_cost(_OWNER, data.get("cost"))
         _common.check_values(
             _OWNER,
             data["method_options"],
             None if data.get("use_scores", True) else False,
             data.get("cost") is not None,
+            list(fields),
         )
         store = data.get("vector_store")
         if store is not None and hasattr(store, "vector_store"):
@@ -193,39 +193,35 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
         nodes: List[NodeWithScore],
         query_bundle: Optional[QueryBundle] = None,
     ) -> List[NodeWithScore]:
-        query, query_name = self._query_embedding(query_bundle)
-        names = [_common.document_name(i, n.node.node_id, "node") for i, n in enumerate(nodes)]
-        _common.check_cost(_OWNER, self.cost, self.method_options)
-        costs = _common.costs_of(_OWNER, self.cost, nodes, names)
+        query, _ = self._query_embedding(query_bundle)
+        ids = [n.node.node_id for n in nodes]
+        costs = _common.costs_of(_OWNER, self.cost, nodes, ids)  # before any embedding call
         vectors: List[Optional[List[float]]] = [n.node.embedding for n in nodes]
         missing = [i for i, v in enumerate(vectors) if v is None]
-        held = _store_vectors(self.vector_store, [nodes[i].node.node_id for i in missing])
+        held = _store_vectors(self.vector_store, [ids[i] for i in missing])
         for i in missing:
-            vectors[i] = held.get(nodes[i].node.node_id)
+            vectors[i] = held.get(ids[i])
         missing = [i for i, v in enumerate(vectors) if v is None]
         if missing and self.embed_model is not None:
             texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in missing]
             for i, v in zip(missing, self.embed_model.get_text_embedding_batch(texts)):
                 vectors[i] = v
-        relevance = None
-        if self.use_scores:
-            relevance = _common.scores_as_relevance(_OWNER, [n.score for n in nodes], names)
-        sel = _common.selection(
+        specs = [
+            # A retriever's node score is a similarity (higher is better).
+            _common.document(ids[i], vectors[i], n.score if self.use_scores else None, "similarity", costs[i])
+            for i, n in enumerate(nodes)
+        ]
+        picks = _common.select(
             _OWNER,
             query,
-            vectors,
-            names,
+            specs,
             self.top_n,
-            relevance,
             self.method_options,
             "the node carries no embedding and the vector store holds none for its id: pass "
             "vector_store=index.vector_store (or the index), or embed_model=... to embed it again",
-            costs,
-            query_name,
-            "node",
         )
         out = []
-        for i, meta in _common.picks(sel):
+        for i, meta in picks:
             node = nodes[i].node
             keys = list(meta)
             copy = node.model_copy(
