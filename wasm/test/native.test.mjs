@@ -25,9 +25,9 @@ function nativeOrders() {
   if (path) return JSON.parse(readFileSync(path, 'utf8'));
   const out = execFileSync(
     'cargo',
-    // The example runs its calls with the StrictOrder executor: the unfused
+    // --strict-order: the example runs its calls with the StrictOrder executor, the unfused
     // kernels, the same bits as this module.
-    ['run', '-q', '-p', 'mempursuit-wasm', '--example', 'native_orders', '--', fixtureDir],
+    ['run', '-q', '-p', 'mempursuit-wasm', '--example', 'native_orders', '--', '--strict-order', fixtureDir],
     { cwd: root, maxBuffer: 256 << 20, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return JSON.parse(out);
