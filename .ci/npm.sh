@@ -40,8 +40,9 @@ bash wasm/build.sh
 
 echo "== native reference orders and error messages"
 mkdir -p target
-# strict-order: the unfused kernels, the same bits as wasm and the firmware.
-cargo run -q -p mempursuit-wasm --features strict-order --example native_orders -- cli/data/hotpotqa-mini > target/native-orders.json
+# With --strict-order the example runs every call with the StrictOrder executor: the unfused
+# kernels, the same bits as wasm and the firmware.
+cargo run -q -p mempursuit-wasm --example native_orders -- --strict-order cli/data/hotpotqa-mini > target/native-orders.json
 
 echo "== node --test (wasm/test)"
 (cd wasm && MEMPURSUIT_NATIVE_ORDERS=../target/native-orders.json MEMPURSUIT_REQUIRE_DEV=1 \

@@ -7,7 +7,7 @@
 //
 // The option keys and values, the step fields and the stop reasons are the
 // library's one specification of a selector call (Rust: `SelectSpec`,
-// `STEP_FIELDS`, `StopReason`), keys in camelCase, values as in every
+// `Step::FIELDS`, `StopReason`), keys in camelCase, values as in every
 // binding; wasm/test/conformance.test.mjs checks these declarations against
 // the module's own list.
 
@@ -250,6 +250,53 @@ export interface PreparedDocuments {
  * MemPursuitError with kind, index, id and argument (kinds 'input' and 'option').
  */
 export function prepareDocuments(query: ArrayLike<number>, documents: DocumentSpec[]): PreparedDocuments;
+
+/** The record each selected document carries under METADATA_KEY (the same keys in Python). */
+export interface DocumentRecord {
+  /** 0 for the first pick. */
+  rank: number;
+  /** The pick's simplex weight; null for top-K and MMR. */
+  weight: number | null;
+  /** The step's score at pick time. */
+  score: number;
+  /** The squared residual of the query after the pick; null without weights. */
+  residual_sq: number | null;
+}
+
+/** What selectDocuments returns: the same keys as Python's `select_documents`. */
+export interface DocumentSelection {
+  /** The picks in pick order: the document's index in the array given and its metadata. */
+  picks: Array<{ index: number; metadata: { mempursuit: DocumentRecord } }>;
+  /** [index, firstIndex] of each document skipped as a repeat of an earlier id. */
+  duplicates: Array<[number, number]>;
+  relevance_source: 'score' | 'cosine';
+  stop_reason: StopReason;
+}
+
+/**
+ * Selects up to k documents by the Rust document layer (docs/DOCUMENTS.md):
+ * prepareDocuments' rules, then select() with `options`. Throws a
+ * MemPursuitError with the layer's kind, index, id and argument.
+ */
+export function selectDocuments(query: ArrayLike<number>, documents: DocumentSpec[], k: number, options?: SelectOptions): DocumentSelection;
+
+/**
+ * An integration's settings checked once by the layer: the options, whether
+ * scores are passed (true, false, null: it depends on the documents),
+ * whether a cost function is given, whether the cost budget may come later.
+ */
+export function checkDocumentSettings(options: SelectOptions | null | undefined, flags?: { scores?: boolean | null; cost?: boolean; budgetLater?: boolean }): void;
+
+/** The query embedding checked by the layer (finite, not all zeros); returns its length d. */
+export function checkQuery(query: ArrayLike<number>): number;
+
+/** The keys of select()'s options (snake_case). */
+export function optionKeys(): Set<string>;
+
+/** 'mempursuit': the metadata key of the record (DocumentRecord). */
+export const METADATA_KEY: 'mempursuit';
+/** The record's fields, in order. */
+export const METADATA_FIELDS: readonly ['rank', 'weight', 'score', 'residual_sq'];
 
 /**
  * The query embedding: d numbers. An integer typed array (a Uint8Array, an

@@ -778,19 +778,15 @@ export function select(query, candidates, k, options) {
 const SCORE_KINDS = { none: 0, similarity: 1, distance: 2 };
 const ERROR_KINDS = ['input', 'option', 'capacity'];
 
-/**
- * Prepares documents as a store returned them for a selector call, by the
- * Rust document layer (the rules: docs/DOCUMENTS.md): `documents` is an
- * array of `{ id?, embedding?, score?, scoreKind?: 'similarity' |
- * 'distance' | 'none', cost? }` (also `score_kind`). Returns `{ kept,
- * duplicates, candidates, relevance, relevance_source, costs }` as Python's
- * `prepare_documents` does. Throws a MemPursuitError with `kind`, `index`,
- * `id`, `argument` set by the layer (no message is parsed).
- */
-export function prepareDocuments(query, documents) {
-  const e = exportsOrThrow();
-  if (!Array.isArray(documents)) throw argumentError('prepareDocuments(query, documents): documents must be an array');
-  const q = Float32Array.from(query ?? []);
+/** A number given as a document's score or cost: a finite or non-finite JS number; anything else is the layer's input error naming the document. */
+function docNumber(v, i, id, argument) {
+  if (typeof v === 'number') return v;
+  const name = id == null ? `document ${i}` : `document ${i} (id ${JSON.stringify(String(id))})`;
+  throw new MemPursuitError('input', `${name}: its ${argument} is ${describe(v)}, not a number`, { index: i, id: id == null ? null : String(id), argument });
+}
+
+/** The documents' arrays in the layout of mp_docs_prepare / mp_docs_select. */
+function encodeDocuments(documents) {
   const n = documents.length;
   const embLens = new Uint32Array(n);
   const idLens = new Uint32Array(n);
@@ -801,51 +797,98 @@ export function prepareDocuments(query, documents) {
   const rows = [];
   const idBytes = [];
   const textBytes = [];
-  const enc = new TextEncoder();
   documents.forEach((doc, i) => {
+    const id = doc?.id ?? null;
     const v = doc?.embedding;
     if (v == null) embLens[i] = 0xffffffff;
     else if (typeof v === 'string') {
-      const b = enc.encode(v);
+      const b = encoder.encode(v);
       textBytes.push(b);
       embLens[i] = b.length;
       flags[i] |= 4;
     } else {
-      const row = Float32Array.from(v);
+      let row;
+      try {
+        row = typeof v === 'object' && typeof v.length === 'number' ? Float32Array.from(v, (x) => docNumber(x, i, id, 'embedding')) : null;
+      } catch (err) {
+        if (err instanceof MemPursuitError) row = null;
+        else throw err;
+      }
+      if (row === null) {
+        const name = id == null ? `document ${i}` : `document ${i} (id ${JSON.stringify(String(id))})`;
+        throw new MemPursuitError('input', `${name}: its embedding is ${describe(v)}, not an array of numbers (or pgvector's text "[0.1,...]")`, { index: i, id: id == null ? null : String(id), argument: 'embedding' });
+      }
       rows.push(row);
       embLens[i] = row.length;
     }
-    if (doc?.id == null) idLens[i] = 0xffffffff;
+    if (id == null) idLens[i] = 0xffffffff;
     else {
-      const b = enc.encode(String(doc.id));
+      const b = encoder.encode(String(id));
       idBytes.push(b);
       idLens[i] = b.length;
     }
-    if (doc?.score != null) (flags[i] |= 1), (scores[i] = Number(doc.score));
-    if (doc?.cost != null) (flags[i] |= 2), (costs[i] = Number(doc.cost));
+    if (doc?.score != null) (flags[i] |= 1), (scores[i] = docNumber(doc.score, i, id, 'score'));
+    if (doc?.cost != null) (flags[i] |= 2), (costs[i] = docNumber(doc.cost, i, id, 'cost'));
     const kind = doc?.scoreKind ?? doc?.score_kind ?? 'none';
-    if (!(kind in SCORE_KINDS)) {
-      throw new MemPursuitError('option', `document ${i}: scoreKind ${JSON.stringify(kind)} is not one of 'similarity' (higher is better), 'distance' (lower is better) or 'none'`, { index: i, id: doc?.id ?? null, argument: 'score_kind' });
+    if (!Object.hasOwn(SCORE_KINDS, kind)) {
+      throw new MemPursuitError('option', `document ${i}: scoreKind ${JSON.stringify(kind)} is not one of 'similarity' (higher is better), 'distance' (lower is better) or 'none'`, { index: i, id, argument: 'score_kind' });
     }
     kinds[i] = SCORE_KINDS[kind];
   });
-  const emb = new Float32Array(rows.reduce((a, r) => a + r.length, 0));
-  rows.reduce((at, r) => (emb.set(r, at), at + r.length), 0);
-  const ids = new Uint8Array(idBytes.reduce((a, b) => a + b.length, 0));
-  idBytes.reduce((at, b) => (ids.set(b, at), at + b.length), 0);
-  const texts = new Uint8Array(textBytes.reduce((a, b) => a + b.length, 0));
-  textBytes.reduce((at, b) => (texts.set(b, at), at + b.length), 0);
-  const inputs = [q, emb, embLens, scores, costs, flags, kinds, ids, idLens, texts];
-  const blocks = inputs.map((a) => {
+  const concat = (parts, Kind) => {
+    const out = new Kind(parts.reduce((a, r) => a + r.length, 0));
+    parts.reduce((at, r) => (out.set(r, at), at + r.length), 0);
+    return out;
+  };
+  return [concat(rows, Float32Array), embLens, scores, costs, flags, kinds, concat(idBytes, Uint8Array), idLens, concat(textBytes, Uint8Array)];
+}
+
+/** The options as the lines of mp_docs_select: `key\tkind\tvalue` (kind t, n or b); undefined and null are left out. */
+function optionLines(options, what) {
+  if (options == null) return '';
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new MemPursuitError('option', `${what}: the options must be an object such as { method: 'mmr', mmrLambda: 0.3 }, got ${describe(options)}`, { argument: 'options' });
+  }
+  const lines = [];
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || value === null) continue;
+    const t = typeof value;
+    // A value of another type goes as its description (kind x): the layer
+    // checks the name first (a name the integration fills in, an unknown one).
+    const scalar = t === 'number' || t === 'boolean' || t === 'string';
+    const text = scalar ? String(value) : describe(value);
+    if (/[\t\n]/.test(key) || /[\t\n]/.test(text)) {
+      throw new MemPursuitError('option', `option '${key}': tabs and line breaks are not allowed in option names and values`, { argument: key });
+    }
+    lines.push(`${key}\t${!scalar ? 'x' : t === 'string' ? 't' : t === 'number' ? 'n' : 'b'}\t${text}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Runs `call(pointers)` with `arrays` copied into wasm memory, then reads
+ * its MpDocs result: `read(info, text, buffer)` on success, a
+ * MemPursuitError with the layer's kind, index, id and argument otherwise
+ * (`ids(index)`: the id of document `index`).
+ */
+function withDocs(arrays, call, read, ids) {
+  const e = exportsOrThrow();
+  const blocks = arrays.map((a) => {
     const bytes = Math.max(a.byteLength, 8);
     const ptr = e.mp_alloc(bytes) >>> 0;
     if (!ptr) throw new MemPursuitError('capacity', `cannot allocate ${bytes} bytes of wasm memory for the documents`);
     new Uint8Array(e.memory.buffer, ptr, a.byteLength).set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     return [ptr, bytes];
   });
-  const [pq, pe, pel, ps, pc, pf, pk, pi, pil, pt] = blocks.map((b) => b[0]);
-  const h = e.mp_docs_prepare(pq, q.length, n, pe, pel, ps, pc, pf, pk, pi, pil, pt) >>> 0;
-  for (const [ptr, bytes] of blocks) e.mp_free(ptr, bytes);
+  let h;
+  try {
+    h = call(e, blocks.map((b) => b[0])) >>> 0;
+  } catch (err) {
+    if (err instanceof WebAssembly.RuntimeError) throw trapped(err);
+    throw err;
+  } finally {
+    if (wasm === e) for (const [ptr, bytes] of blocks) e.mp_free(ptr, bytes);
+  }
   try {
     const info = new Uint32Array(e.memory.buffer, e.mp_docs_info(h) >>> 0, 13).slice();
     const buf = e.memory.buffer;
@@ -853,23 +896,135 @@ export function prepareDocuments(query, documents) {
     if (info[0] !== 0) {
       const cut = text.indexOf('\n');
       const index = info[1] === 0xffffffff ? null : info[1];
-      throw new MemPursuitError(ERROR_KINDS[info[0] - 1], text.slice(cut + 1), { index, id: index == null ? null : (documents[index]?.id ?? null), argument: text.slice(0, cut) });
+      throw new MemPursuitError(ERROR_KINDS[info[0] - 1], text.slice(cut + 1), { index, id: index == null ? null : ids(index), argument: text.slice(0, cut) });
     }
-    const kept = Array.from(new Uint32Array(buf, info[4], info[5]));
-    const pairs = new Uint32Array(buf, info[6], info[7]);
-    const duplicates = [];
-    for (let j = 0; j < pairs.length; j += 2) duplicates.push([pairs[j], pairs[j + 1]]);
-    const dim = info[11];
-    const flat = new Float32Array(buf, info[9], kept.length * dim).slice();
-    return {
-      kept,
-      duplicates,
-      candidates: kept.map((_, j) => flat.subarray(j * dim, (j + 1) * dim)),
-      relevance: Array.from(new Float64Array(buf, info[8], kept.length)),
-      relevance_source: text,
-      costs: info[10] === 0 ? null : Array.from(new Float64Array(buf, info[10], kept.length)),
-    };
+    return read(info, text, buf);
   } finally {
     e.mp_docs_free(h);
   }
 }
+
+const documentsArray = (documents, what) => {
+  if (!Array.isArray(documents)) throw new MemPursuitError('input', `${what}: documents must be an array`, { argument: 'documents' });
+  return documents;
+};
+const idAt = (documents) => (index) => (documents[index]?.id == null ? null : String(documents[index].id));
+
+/** The query as f32, or the layer's input error naming the query. */
+function queryVector(query) {
+  const bad = () => new MemPursuitError('input', `the query embedding is ${describe(query)}, not an array of numbers`, { argument: 'query' });
+  if (query == null || typeof query !== 'object' || typeof query.length !== 'number') throw bad();
+  const q = Float32Array.from(query, (x) => {
+    if (typeof x !== 'number') throw bad();
+    return x;
+  });
+  return q;
+}
+
+/**
+ * Prepares documents as a store returned them for a selector call, by the
+ * Rust document layer (the rules: docs/DOCUMENTS.md): `documents` is an
+ * array of `{ id?, embedding?, score?, scoreKind?: 'similarity' |
+ * 'distance' | 'none', cost? }` (also `score_kind`). Returns `{ kept,
+ * duplicates, candidates, relevance, relevance_source, costs }` as Python's
+ * `prepare_documents` does. Throws a MemPursuitError with `kind`, `index`,
+ * `id`, `argument` set by the layer (no message is parsed).
+ */
+export function prepareDocuments(query, documents) {
+  exportsOrThrow();
+  documentsArray(documents, 'prepareDocuments(query, documents)');
+  const q = queryVector(query);
+  const arrays = [q, ...encodeDocuments(documents)];
+  return withDocs(
+    arrays,
+    (e, [pq, pe, pel, ps, pc, pf, pk, pi, pil, pt]) => e.mp_docs_prepare(pq, q.length, documents.length, pe, pel, ps, pc, pf, pk, pi, pil, pt),
+    (info, text, buf) => {
+      const kept = Array.from(new Uint32Array(buf, info[4], info[5]));
+      const pairs = new Uint32Array(buf, info[6], info[7]);
+      const duplicates = [];
+      for (let j = 0; j < pairs.length; j += 2) duplicates.push([pairs[j], pairs[j + 1]]);
+      const dim = info[11];
+      const flat = new Float32Array(buf, info[9], kept.length * dim).slice();
+      return {
+        kept,
+        duplicates,
+        candidates: kept.map((_, j) => flat.subarray(j * dim, (j + 1) * dim)),
+        relevance: Array.from(new Float64Array(buf, info[8], kept.length)),
+        relevance_source: text,
+        costs: info[10] === 0 ? null : Array.from(new Float64Array(buf, info[10], kept.length)),
+      };
+    },
+    idAt(documents),
+  );
+}
+
+/**
+ * Selects up to `k` of `documents` (as for prepareDocuments) for `query`
+ * with the select() `options` (camelCase or snake_case keys), by the Rust
+ * document layer: duplicate ids skipped (first kept), similarity scores as
+ * relevance, a distance never (the vectors' cosine instead). Returns the
+ * same object as Python's `select_documents`: `{ picks: [{ index,
+ * metadata: { mempursuit: { rank, weight, score, residual_sq } } }],
+ * duplicates: [[index, firstIndex]], relevance_source, stop_reason }`
+ * (`weight` and `residual_sq` null for methods without weights). Throws a
+ * MemPursuitError with the layer's kind, index, id and argument.
+ */
+export function selectDocuments(query, documents, k, options) {
+  exportsOrThrow();
+  documentsArray(documents, 'selectDocuments(query, documents, k, options)');
+  if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) {
+    throw new MemPursuitError('option', `k must be a non-negative integer, got ${describe(k)}`, { argument: 'k' });
+  }
+  const opts = encoder.encode(optionLines(options, 'selectDocuments'));
+  const q = queryVector(query);
+  const arrays = [q, ...encodeDocuments(documents), opts];
+  return withDocs(
+    arrays,
+    (e, [pq, pe, pel, ps, pc, pf, pk, pi, pil, pt, po]) =>
+      e.mp_docs_select(pq, q.length, documents.length, pe, pel, ps, pc, pf, pk, pi, pil, pt, Math.min(k, 0xffffffff), po, opts.length),
+    (_info, text) => JSON.parse(text),
+    idAt(documents),
+  );
+}
+
+/**
+ * An integration's settings checked once, at construction, by the Rust
+ * layer: the select() `options`; `scores`: whether the documents' scores
+ * are passed (true, false, or null when that depends on the documents);
+ * `cost`: whether a cost function is given; `budgetLater`: whether the
+ * cost budget may come with each call. Throws the layer's MemPursuitError
+ * (kind 'option', `argument` the option, or 'cost' / 'cost_budget').
+ */
+export function checkDocumentSettings(options, { scores = null, cost = false, budgetLater = false } = {}) {
+  exportsOrThrow();
+  const opts = encoder.encode(optionLines(options, 'checkDocumentSettings'));
+  const code = scores === null ? 2 : scores ? 1 : 0;
+  withDocs(
+    [opts],
+    (e, [po]) => e.mp_docs_check(po, opts.length, code, cost ? 1 : 0, budgetLater ? 1 : 0),
+    () => undefined,
+    () => null,
+  );
+}
+
+/** The query embedding checked by the layer before a store is asked (finite, not all zeros); returns its length d. */
+export function checkQuery(query) {
+  exportsOrThrow();
+  const q = queryVector(query);
+  return withDocs(
+    [q],
+    (e, [pq]) => e.mp_docs_check_query(pq, q.length),
+    () => q.length,
+    () => null,
+  );
+}
+
+/** The keys of select()'s options (snake_case, the library's), from the module's layout. */
+export function optionKeys() {
+  exportsOrThrow();
+  return new Set(layout.options.keys());
+}
+
+/** The metadata key of the record each selected document carries, and its fields (the Rust layer's; see docs/DOCUMENTS.md). */
+export const METADATA_KEY = 'mempursuit';
+export const METADATA_FIELDS = Object.freeze(['rank', 'weight', 'score', 'residual_sq']);

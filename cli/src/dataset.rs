@@ -9,7 +9,7 @@
 //! | `memories.f32.npy` | N × d float32, row i = the embedding of memory id i |
 //! | `queries.f32.npy` | Q × d float32, row i = the embedding of `queries.jsonl` line i |
 //! | `queries.jsonl` | one [`QuerySpec`] per line: pool, gold, gold groups, optional first-stage relevance |
-//! | `memories.jsonl` | optional: one [`Memory`] per line, line i has `id` = i (texts, for display only) |
+//! | `memories.jsonl` | optional: one [`Memory`] per line, line i has `id` = i (texts, scopes, and the evidence units each memory contains) |
 //!
 //! Memory ids are row indices of the memory matrix. Loading validates
 //! everything the evaluation relies on (ids in range, gold ids valid, one
@@ -58,6 +58,13 @@ pub struct Memory {
     /// scope.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// Optional: the ids of the evidence units this memory contains (e.g.
+    /// the sentences of an overlapping chunk; JSON field `units`, or
+    /// `sentences` as in the HotpotQA overlap fixtures). Unit ids are free
+    /// integers (not memory ids). With [`QuerySpec::gold_units`] they give
+    /// the evaluation's unit measures: a memory without units covers none.
+    #[serde(default, alias = "sentences", skip_serializing_if = "Option::is_none")]
+    pub units: Option<Vec<usize>>,
 }
 
 /// One query (a line of `queries.jsonl`): its candidate pool and gold
@@ -102,6 +109,19 @@ pub struct QuerySpec {
     /// f32, one per pool entry). Used as ρ by the evaluation when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relevance: Option<Vec<f32>>,
+    /// Optional: the gold evidence units (ids in the space of
+    /// [`Memory::units`]; JSON field `gold_units`, or `gold_sentences` as in
+    /// the HotpotQA overlap fixtures): distinct, non-empty when given. When
+    /// memories list the units they contain, the evaluation reports unit
+    /// recall (the share of these units inside the picks) beside the
+    /// memory-level measures, which count a memory that repeats an
+    /// already-picked unit as new evidence.
+    #[serde(
+        default,
+        alias = "gold_sentences",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub gold_units: Option<Vec<usize>>,
 }
 
 /// A loaded, validated dataset.
@@ -561,6 +581,24 @@ impl Dataset {
                     )));
                 }
             }
+            if let Some(units) = &q.gold_units {
+                if units.is_empty() {
+                    return Err(bad(
+                        "gold_units is empty (leave the field out when the query has none)".into(),
+                    ));
+                }
+                let mut unit_seen = HashSet::new();
+                if let Some(u) = units.iter().find(|u| !unit_seen.insert(**u)) {
+                    return Err(bad(format!("gold_units lists unit {u} twice")));
+                }
+                if memories.is_none() {
+                    return Err(bad(format!(
+                        "gold_units are given but there is no {} to say which units each \
+                         memory contains (its `units` or `sentences` field)",
+                        names.memories
+                    )));
+                }
+            }
             if let Some(r) = &q.relevance {
                 if r.len() != q.pool.len() {
                     return Err(bad(format!(
@@ -615,6 +653,20 @@ impl Dataset {
     /// Memory `id`, if `memories.jsonl` was loaded and `id` is in range.
     pub fn memory(&self, id: usize) -> Option<&Memory> {
         self.memories.as_ref().and_then(|m| m.get(id))
+    }
+
+    /// The evidence units memory `id` contains ([`Memory::units`]; empty
+    /// when it lists none or `memories.jsonl` was not loaded).
+    pub fn memory_units(&self, id: usize) -> &[usize] {
+        self.memory(id)
+            .and_then(|m| m.units.as_deref())
+            .unwrap_or(&[])
+    }
+
+    /// Whether the evaluation can measure over evidence units: some query
+    /// has [`QuerySpec::gold_units`] (which requires `memories.jsonl`).
+    pub fn has_units(&self) -> bool {
+        self.queries.iter().any(|q| q.gold_units.is_some())
     }
 }
 
@@ -831,6 +883,49 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// Units: `sentences` / `gold_sentences` are read as units; gold units
+    /// need memories.jsonl, and may not repeat or be empty.
+    #[test]
+    fn gold_units_are_validated() {
+        let m = parse_memories(
+            "{\"id\":0,\"text\":\"a\",\"sentences\":[4,5]}\n{\"id\":1,\"text\":\"b\"}\n",
+            "m.jsonl",
+        )
+        .unwrap();
+        assert_eq!(
+            (m[0].units.as_deref(), m[1].units.as_deref()),
+            (Some(&[4, 5][..]), None)
+        );
+        let q = spec(r#"{"id":"a","pool":[0,1],"gold":[0],"gold_sentences":[5]}"#);
+        assert_eq!(q[0].gold_units, Some(vec![5]));
+        let d = Dataset::from_parts(mat(2, 2), mat(1, 2), q.clone(), Some(m.clone())).unwrap();
+        assert!(d.has_units());
+        assert_eq!(
+            (d.memory_units(0), d.memory_units(1)),
+            (&[4, 5][..], &[][..])
+        );
+        let e = Dataset::from_parts(mat(2, 2), mat(1, 2), q, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("gold_units are given but there is no memories.jsonl"),
+            "{e}"
+        );
+        for (line, want) in [
+            (
+                r#"{"id":"a","pool":[0],"gold":[0],"gold_units":[3,3]}"#,
+                "gold_units lists unit 3 twice",
+            ),
+            (
+                r#"{"id":"a","pool":[0],"gold":[0],"gold_units":[]}"#,
+                "gold_units is empty",
+            ),
+        ] {
+            let e =
+                Dataset::from_parts(mat(2, 2), mat(1, 2), spec(line), Some(m.clone())).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+        }
     }
 
     #[test]

@@ -25,6 +25,28 @@
 //!   neither covered nor missed; [`Metrics::group_queries`] counts the
 //!   others).
 //!
+//! **Evidence units.** When memories list the evidence units they contain
+//! ([`Memory::units`](crate::dataset::Memory::units), e.g. the sentences of
+//! overlapping chunks) and queries list their gold units
+//! ([`QuerySpec::gold_units`]), the memory-level measures above count two
+//! chunks that share a gold sentence as two gold memories, so they reward
+//! the repetition a composing reader avoids. The unit measures count what
+//! the picks contain:
+//! * **unit recall** (macro, over the queries with gold units):
+//!   (1/Q_u) Σ_q |gold units_q ∩ ∪_{m ∈ picks_q} units_m| / |gold units_q|;
+//! * **unit complete coverage**: share of those queries with every gold unit
+//!   inside the picks;
+//! * **repeated picks**: mean number of picks per query that share a unit
+//!   with an earlier pick (in entry order): the budget spent on repetition.
+//!
+//! Group coverage (every gold group represented) is already a unit-level
+//! measure when each group lists the memories holding its gold units (as
+//! in the overlap fixtures), so it is reported as before.
+//!
+//! **Halves** ([`EvalOptions::half`]): the queries at even or odd positions
+//! of the dataset (0-based), to choose a setting on one half and report the
+//! other.
+//!
 //! **Budgets in tokens** ([`EvalOptions::tokens`]): a prompt is budgeted in
 //! tokens, not in memories. With [`TokenCosts`] (each memory's token count,
 //! e.g. [`TokenCosts::whitespace_words`]: the whitespace-separated words of
@@ -40,7 +62,9 @@
 //! ([`Bootstrap`]; 2,000 resamples, seed 0 by default) gives a 95 %
 //! percentile interval of the method's recall and of its recall minus the
 //! recall of the first top-K method in the list (the same resampled query
-//! sets for every method and K, so the differences are paired). The
+//! sets for every method and K, so the differences are paired); likewise
+//! for group coverage minus top-K's, and, with units, for unit recall and
+//! unit recall minus top-K's. The
 //! generator is ChaCha8 (`rand::rngs::ChaCha8Rng`), seeded with
 //! [`Bootstrap::seed`]: the same seed gives the same intervals on every
 //! platform.
@@ -70,6 +94,8 @@ use rand::{RngExt as _, SeedableRng as _};
 use serde::Serialize;
 
 use crate::copies::{inject_copies, CopyOptions};
+#[cfg(doc)]
+use crate::dataset::Memory;
 use crate::dataset::{gather_rows, Dataset, QuerySpec};
 use mempursuit::{
     Error, Input, InputPolicy, Method, Relevance, SelectSpec, Selector, SpecError, Storage,
@@ -219,6 +245,23 @@ impl Default for Bootstrap {
     }
 }
 
+/// A half of the queries, by their 0-based position in the dataset
+/// ([`EvalOptions::half`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Half {
+    /// Positions 0, 2, 4, …
+    Even,
+    /// Positions 1, 3, 5, …
+    Odd,
+}
+
+impl Half {
+    /// Whether the query at 0-based position `index` is in this half.
+    pub fn keeps(self, index: usize) -> bool {
+        index.is_multiple_of(2) == (self == Half::Even)
+    }
+}
+
 /// Options of [`evaluate`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct EvalOptions {
@@ -241,6 +284,10 @@ pub struct EvalOptions {
     /// method selects with K = P and the cost budget C (module docs).
     /// `None`: `ks` are budgets K in memories.
     pub tokens: Option<TokenCosts>,
+    /// `Some`: evaluate only the queries of this half (by 0-based position
+    /// in the dataset; copies are still seeded by that position, so a
+    /// query's pool is the same as in a run on all queries). `None`: all.
+    pub half: Option<Half>,
 }
 
 impl EvalOptions {
@@ -254,6 +301,7 @@ impl EvalOptions {
             bootstrap: Bootstrap::default(),
             copies: None,
             tokens: None,
+            half: None,
         }
     }
 }
@@ -279,6 +327,19 @@ pub struct Metrics {
     /// Mean tokens of the selected memories, with budgets in tokens
     /// ([`EvalOptions::tokens`]); `None` otherwise.
     pub mean_cost: Option<f64>,
+    /// Unit recall: mean over the queries with gold units of the share of
+    /// their gold units inside the picks (module docs); `None` when no
+    /// query has gold units.
+    pub unit_recall: Option<f64>,
+    /// Share of the queries with gold units whose every gold unit is inside
+    /// the picks; `None` when no query has gold units.
+    pub unit_complete_coverage: Option<f64>,
+    /// Number of queries with gold units (the denominator of the two
+    /// above).
+    pub unit_queries: usize,
+    /// Mean number of picks per query that share a unit with an earlier
+    /// pick; `None` when no query has gold units.
+    pub mean_repeated: Option<f64>,
 }
 
 /// Running sums behind a [`Metrics`].
@@ -292,6 +353,10 @@ struct Acc {
     selected: usize,
     /// Σ tokens of the picks, with budgets in tokens.
     cost: Option<f64>,
+    unit_n: usize,
+    unit_recall: f64,
+    unit_complete: usize,
+    repeated: usize,
 }
 
 impl Acc {
@@ -308,6 +373,12 @@ impl Acc {
             self.groups += usize::from(covered);
         }
         self.selected += selected;
+        if let Some(r) = s.unit_recall {
+            self.unit_n += 1;
+            self.unit_recall += r;
+            self.unit_complete += usize::from(s.units_complete == Some(true));
+            self.repeated += s.repeated;
+        }
     }
 
     fn metrics(&self) -> Metrics {
@@ -320,6 +391,11 @@ impl Acc {
             group_queries: self.group_queries,
             mean_selected: self.selected as f64 / n,
             mean_cost: self.cost.map(|c| c / n),
+            unit_recall: (self.unit_n > 0).then(|| self.unit_recall / self.unit_n as f64),
+            unit_complete_coverage: (self.unit_n > 0)
+                .then(|| self.unit_complete as f64 / self.unit_n as f64),
+            unit_queries: self.unit_n,
+            mean_repeated: (self.unit_n > 0).then(|| self.repeated as f64 / self.unit_n as f64),
         }
     }
 }
@@ -336,6 +412,13 @@ pub struct QueryScore {
     /// Every gold group has a picked member; `None` for a query without
     /// gold groups (left out of group coverage).
     pub groups_covered: Option<bool>,
+    /// The share of the query's gold units inside the picks; `None`
+    /// without gold units ([`score_selection`] only).
+    pub unit_recall: Option<f64>,
+    /// Every gold unit inside the picks; `None` without gold units.
+    pub units_complete: Option<bool>,
+    /// Picks that share a unit with an earlier pick (0 without units).
+    pub repeated: usize,
 }
 
 /// Scores the selected memory ids `picked` (memory ids, not pool positions)
@@ -354,7 +437,37 @@ pub fn score_query(spec: &QuerySpec, picked: &[usize]) -> QueryScore {
                 .iter()
                 .all(|g| g.iter().any(|id| set.contains(id)))
         }),
+        unit_recall: None,
+        units_complete: None,
+        repeated: 0,
     }
+}
+
+/// [`score_query`] plus the unit measures: with the query's
+/// [`QuerySpec::gold_units`] and the units each picked memory contains
+/// ([`Dataset::memory_units`]), the unit recall, whether every gold unit is
+/// covered, and how many picks (in the order of `picked`) share a unit with
+/// an earlier pick. A query without gold units scores as in
+/// [`score_query`].
+pub fn score_selection(data: &Dataset, spec: &QuerySpec, picked: &[usize]) -> QueryScore {
+    let mut score = score_query(spec, picked);
+    let Some(gold_units) = &spec.gold_units else {
+        return score;
+    };
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut repeated = 0;
+    for &id in picked {
+        let units = data.memory_units(id);
+        if units.iter().any(|u| seen.contains(u)) {
+            repeated += 1;
+        }
+        seen.extend(units.iter().copied());
+    }
+    let hits = gold_units.iter().filter(|u| seen.contains(u)).count();
+    score.unit_recall = Some(hits as f64 / gold_units.len().max(1) as f64);
+    score.units_complete = Some(hits == gold_units.len());
+    score.repeated = repeated;
+    score
 }
 
 /// A 95 % paired-bootstrap percentile interval of a mean (fractions).
@@ -383,9 +496,26 @@ pub struct BudgetResult {
     /// (the first top-K method; `None` for the baseline itself, without a
     /// top-K method, or with 0 resamples).
     pub delta_vs_topk: Option<Interval>,
+    /// Bootstrap interval of the group coverage minus the baseline's (as
+    /// `delta_vs_topk`; `None` also when no query has gold groups).
+    pub delta_groups_vs_topk: Option<Interval>,
+    /// Bootstrap interval of the unit recall (`None` without gold units or
+    /// with 0 resamples).
+    pub unit_recall_ci: Option<Interval>,
+    /// Bootstrap interval of the unit recall minus the baseline's (as
+    /// `delta_vs_topk`; `None` also without gold units).
+    pub delta_units_vs_topk: Option<Interval>,
     /// Per-query evidence recall, in dataset order.
     #[serde(skip)]
     pub per_query_recall: Vec<f64>,
+    /// Per-query group coverage (1 or 0) of the queries with gold groups,
+    /// in dataset order.
+    #[serde(skip)]
+    pub per_query_groups: Vec<f64>,
+    /// Per-query unit recall of the queries with gold units, in dataset
+    /// order.
+    #[serde(skip)]
+    pub per_query_units: Vec<f64>,
 }
 
 /// The results of one method.
@@ -437,6 +567,8 @@ pub struct EvalReport {
     pub bootstrap: Bootstrap,
     /// The near-copies injected into the pools, if any.
     pub copies: Option<CopyOptions>,
+    /// The half of the queries evaluated, if not all.
+    pub half: Option<Half>,
     /// The pools' own ceiling: the metrics of picking every pool member
     /// (evidence recall = share of gold in the pool).
     pub ceiling: Metrics,
@@ -539,8 +671,15 @@ impl fmt::Display for EvalError {
 impl std::error::Error for EvalError {}
 
 /// Running sums of one method at one budget: overall, per type, and the
-/// per-query recall.
-type PerBudget<'a> = (Acc, BTreeMap<&'a str, Acc>, Vec<f64>);
+/// per-query recall, group coverage and unit recall.
+#[derive(Debug, Clone, Default)]
+struct PerBudget<'a> {
+    all: Acc,
+    by_type: BTreeMap<&'a str, Acc>,
+    recall: Vec<f64>,
+    groups: Vec<f64>,
+    units: Vec<f64>,
+}
 
 /// Builds pools by retrieval: the top-P memories by cosine to each query,
 /// within the query's scope.
@@ -678,17 +817,15 @@ pub fn evaluate(
         }
     }
 
+    let kept = |qi: usize| options.half.is_none_or(|h| h.keeps(qi));
     let mut types: BTreeMap<String, usize> = BTreeMap::new();
-    for q in &data.queries {
+    for (_, q) in data.queries.iter().enumerate().filter(|(qi, _)| kept(*qi)) {
         *types.entry(q.kind.clone()).or_default() += 1;
     }
-    let nq = data.queries.len();
-    // acc[method][k index] = (overall, per type, per-query recall)
+    let nq = types.values().sum::<usize>();
+    // acc[method][k index]
     let mut acc: Vec<Vec<PerBudget<'_>>> =
-        vec![
-            vec![(Acc::default(), BTreeMap::new(), Vec::with_capacity(nq)); ks.len()];
-            methods.len()
-        ];
+        vec![vec![PerBudget::default(); ks.len()]; methods.len()];
     let mut ceiling = Acc::default();
     let mut pool_total = 0usize;
     let mut selections = Vec::with_capacity(nq);
@@ -698,6 +835,9 @@ pub fn evaluate(
     let mut ids = Vec::new();
 
     for (qi, spec) in data.queries.iter().enumerate() {
+        if !kept(qi) {
+            continue;
+        }
         let retrieved;
         let pool: &[usize] = match &mut retriever {
             Some(r) => {
@@ -718,7 +858,7 @@ pub fn evaluate(
             None => (pool, &pool_buf, scores),
         };
         pool_total += pool.len();
-        ceiling.add(&score_query(spec, pool), pool.len());
+        ceiling.add(&score_selection(data, spec, pool), pool.len());
         let relevance = match (options.relevance, scores) {
             (RelevanceMode::Auto, Some(r)) => Relevance::RankedScores(r),
             (RelevanceMode::Raw, Some(r)) => Relevance::Scores(r),
@@ -768,17 +908,23 @@ pub fn evaluate(
                 };
                 ids.clear();
                 ids.extend(sel_picks.iter().map(|&p| pool[p]));
-                let score = score_query(spec, &ids);
-                let (all, by_type, per_query) = &mut acc[mi][ki];
-                all.add(&score, ids.len());
-                let typed = by_type.entry(spec.kind.as_str()).or_default();
+                let score = score_selection(data, spec, &ids);
+                let cell = &mut acc[mi][ki];
+                cell.all.add(&score, ids.len());
+                let typed = cell.by_type.entry(spec.kind.as_str()).or_default();
                 typed.add(&score, ids.len());
                 if tokens.is_some() {
                     let cost: f64 = sel_picks.iter().map(|&p| f64::from(pool_costs[p])).sum();
-                    all.add_cost(cost);
+                    cell.all.add_cost(cost);
                     typed.add_cost(cost);
                 }
-                per_query.push(score.recall);
+                cell.recall.push(score.recall);
+                if let Some(g) = score.groups_covered {
+                    cell.groups.push(f64::from(u8::from(g)));
+                }
+                if let Some(u) = score.unit_recall {
+                    cell.units.push(u);
+                }
             }
             picks_at_max.push(full.picks.iter().map(|&p| pool[p]).collect());
         }
@@ -791,9 +937,7 @@ pub fn evaluate(
     let baseline = methods
         .iter()
         .position(|m| matches!(m.method, Method::TopK(_)));
-    let base_recalls: Vec<Vec<f64>> = baseline
-        .map(|b| acc[b].iter().map(|(_, _, r)| r.clone()).collect())
-        .unwrap_or_default();
+    let base: Vec<PerBudget<'_>> = baseline.map(|b| acc[b].clone()).unwrap_or_default();
     let boot = options.bootstrap;
     let methods = methods
         .iter()
@@ -806,19 +950,31 @@ pub fn evaluate(
                 .iter()
                 .zip(per_k)
                 .enumerate()
-                .map(|(ki, (&k, (all, by_type, per_query)))| BudgetResult {
-                    k,
-                    overall: all.metrics(),
-                    by_type: by_type
-                        .into_iter()
-                        .map(|(t, a)| (t.to_string(), a.metrics()))
-                        .collect(),
-                    recall_ci: bootstrap_interval(&per_query, &boot),
-                    delta_vs_topk: match baseline {
-                        Some(b) if b != mi => paired_interval(&per_query, &base_recalls[ki], &boot),
+                .map(|(ki, (&k, cell))| {
+                    let vs_base = |own: &[f64], theirs: Option<&[f64]>| match (baseline, theirs) {
+                        (Some(b), Some(t)) if b != mi && !own.is_empty() => {
+                            paired_interval(own, t, &boot)
+                        }
                         _ => None,
-                    },
-                    per_query_recall: per_query,
+                    };
+                    let other = base.get(ki);
+                    BudgetResult {
+                        k,
+                        overall: cell.all.metrics(),
+                        by_type: cell
+                            .by_type
+                            .iter()
+                            .map(|(t, a)| ((*t).to_string(), a.metrics()))
+                            .collect(),
+                        recall_ci: bootstrap_interval(&cell.recall, &boot),
+                        delta_vs_topk: vs_base(&cell.recall, other.map(|c| &c.recall[..])),
+                        delta_groups_vs_topk: vs_base(&cell.groups, other.map(|c| &c.groups[..])),
+                        unit_recall_ci: bootstrap_interval(&cell.units, &boot),
+                        delta_units_vs_topk: vs_base(&cell.units, other.map(|c| &c.units[..])),
+                        per_query_recall: cell.recall,
+                        per_query_groups: cell.groups,
+                        per_query_units: cell.units,
+                    }
                 })
                 .collect(),
         })
@@ -832,6 +988,7 @@ pub fn evaluate(
         retrieve: options.retrieve,
         bootstrap: boot,
         copies: options.copies,
+        half: options.half,
         ceiling: ceiling.metrics(),
         mean_pool: pool_total as f64 / nq.max(1) as f64,
         methods,
@@ -852,6 +1009,22 @@ pub struct CopyDrop {
     pub with_copies: f64,
     /// Paired-bootstrap 95 % interval of (with copies − clean); `mean` is the
     /// drop itself (negative: recall lost). `None` with 0 resamples.
+    pub delta: Option<Interval>,
+    /// Unit recall on the clean pools and with near-copies (a copy
+    /// contains its original's units), with the paired interval of the
+    /// drop; `None` without gold units.
+    pub units: Option<UnitDrop>,
+}
+
+/// The unit-recall part of a [`CopyDrop`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitDrop {
+    /// Unit recall on the clean pools.
+    pub clean: f64,
+    /// Unit recall on the pools with near-copies.
+    pub with_copies: f64,
+    /// Paired-bootstrap 95 % interval of (with copies − clean); `None` with
+    /// 0 resamples.
     pub delta: Option<Interval>,
 }
 
@@ -940,6 +1113,18 @@ pub fn robustness(
                                 &cb.per_query_recall,
                                 &clean.bootstrap,
                             ),
+                            units: match (cb.overall.unit_recall, rb.overall.unit_recall) {
+                                (Some(c), Some(w)) => Some(UnitDrop {
+                                    clean: c,
+                                    with_copies: w,
+                                    delta: paired_interval(
+                                        &rb.per_query_units,
+                                        &cb.per_query_units,
+                                        &clean.bootstrap,
+                                    ),
+                                }),
+                                _ => None,
+                            },
                         })
                         .collect()
                 })
@@ -1000,7 +1185,7 @@ impl RobustnessReport {
                 );
                 for per_cos in &self.drops {
                     let d = &per_cos[mi][ki];
-                    let cell = match d.delta {
+                    let mut cell = match d.delta {
                         Some(i) => format!(
                             "{:.1}, {:+.1} [{:+.1}, {:+.1}]",
                             100.0 * d.with_copies,
@@ -1014,11 +1199,25 @@ impl RobustnessReport {
                             100.0 * (d.with_copies - d.clean)
                         ),
                     };
+                    if let Some(u) = &d.units {
+                        let _ = write!(
+                            cell,
+                            "; units {:.1}, {:+.1}",
+                            100.0 * u.with_copies,
+                            100.0 * (u.with_copies - u.clean)
+                        );
+                    }
                     let _ = write!(row, "  {cell:<CELL$}");
                 }
                 out.push_str(row.trim_end());
                 out.push('\n');
             }
+        }
+        if self.clean.has_units() {
+            out.push_str(
+                "\nunits: unit recall with near-copies and its drop from the clean unit recall, \
+                 in percent / points.",
+            );
         }
         if let Some(c) = self.with_copies.first().and_then(|r| r.copies) {
             let _ = write!(
@@ -1056,6 +1255,12 @@ impl fmt::Display for RobustnessReport {
 }
 
 impl EvalReport {
+    /// Whether the report has unit measures: some evaluated query has gold
+    /// units ([`Metrics::unit_recall`] is set).
+    pub fn has_units(&self) -> bool {
+        self.ceiling.unit_queries > 0
+    }
+
     /// The report as JSON (every field of [`EvalReport`]; metrics are
     /// fractions in [0, 1]). JSON has no infinity: a pursuit ridge of
     /// `f64::INFINITY` (centroid pursuit) is the string `"inf"`, as in the
@@ -1100,7 +1305,11 @@ impl EvalReport {
     /// name, K and the percentages separated by spaces; with names of up to
     /// 11 characters and two query types it fits in 100 columns. With
     /// budgets in tokens the budget column is `tokens` and a `picks` column
-    /// (the mean number of memories that fit) follows it.
+    /// (the mean number of memories that fit) follows it. With evidence
+    /// units ([`EvalReport::has_units`]) a `rep` column (mean repeated
+    /// picks) follows the budget, each block adds `units` (unit recall) and
+    /// `u-full` (unit complete coverage), and the unit recall and group
+    /// coverage minus top-K's, with their intervals, follow the recall's.
     pub fn table(&self) -> String {
         const COL: usize = 7;
         let type_names: Vec<&String> = if self.types.len() > 1 {
@@ -1123,9 +1332,10 @@ impl EvalReport {
         } else {
             ("K", 3)
         };
-        let picks_w = if tokens { 6 } else { 0 };
+        let units = self.has_units();
+        let picks_w = if tokens { 6 } else { 0 } + if units { 6 } else { 0 };
         let lead = name_w + budget_w + 2 + picks_w;
-        let block = 3 * COL;
+        let block = if units { 5 * COL } else { 3 * COL };
         let mut out = String::new();
         // Header line 1: block titles.
         let mut h1 = " ".repeat(lead);
@@ -1147,8 +1357,14 @@ impl EvalReport {
         if tokens {
             let _ = write!(h2, "{:>5} ", "picks");
         }
+        if units {
+            let _ = write!(h2, "{:>5} ", "rep");
+        }
         for _ in &titles {
             let _ = write!(h2, "{:>COL$}{:>COL$}{:>COL$}", "recall", "full", "groups");
+            if units {
+                let _ = write!(h2, "{:>COL$}{:>COL$}", "units", "u-full");
+            }
         }
         let show_delta = self
             .methods
@@ -1156,6 +1372,9 @@ impl EvalReport {
             .any(|m| m.budgets.iter().any(|b| b.delta_vs_topk.is_some()));
         if show_delta {
             let _ = write!(h2, "  {:<24}", "vs top-K [95% CI]");
+            if units {
+                let _ = write!(h2, "  {:<24}  {:<24}", "units vs top-K", "groups vs top-K");
+            }
         }
         let h2 = h2.trim_end();
         out.push_str(h2);
@@ -1171,6 +1390,9 @@ impl EvalReport {
                 if tokens {
                     let _ = write!(row, "{:>5.1} ", b.overall.mean_selected);
                 }
+                if units {
+                    let _ = write!(row, "{:>5} ", opt_cell(b.overall.mean_repeated, 1.0, 2));
+                }
                 let mut cells = vec![b.overall];
                 for t in &type_names {
                     cells.push(b.by_type.get(*t).copied().unwrap_or_default());
@@ -1183,24 +1405,54 @@ impl EvalReport {
                         100.0 * c.complete_coverage,
                         100.0 * c.group_coverage
                     );
+                    if units {
+                        let _ = write!(
+                            row,
+                            "{:>COL$}{:>COL$}",
+                            opt_cell(c.unit_recall, 100.0, 1),
+                            opt_cell(c.unit_complete_coverage, 100.0, 1)
+                        );
+                    }
                 }
-                if let Some(d) = b.delta_vs_topk {
-                    let _ = write!(
-                        row,
-                        "  {:+5.1} [{:+.1}, {:+.1}]",
-                        100.0 * d.mean,
-                        100.0 * d.lo,
-                        100.0 * d.hi
-                    );
+                let deltas = if units {
+                    vec![
+                        b.delta_vs_topk,
+                        b.delta_units_vs_topk,
+                        b.delta_groups_vs_topk,
+                    ]
+                } else {
+                    vec![b.delta_vs_topk]
+                };
+                if deltas.iter().any(Option::is_some) {
+                    for d in deltas {
+                        let cell = d.map_or(String::new(), |d| {
+                            format!(
+                                "{:+5.1} [{:+.1}, {:+.1}]",
+                                100.0 * d.mean,
+                                100.0 * d.lo,
+                                100.0 * d.hi
+                            )
+                        });
+                        let _ = write!(row, "  {cell:<24}");
+                    }
                 }
                 out.push_str(row.trim_end());
                 out.push('\n');
             }
         }
         let c = &self.ceiling;
+        let unit_cells = if units {
+            format!(
+                "{:>COL$.1}{:>COL$.1}",
+                100.0 * c.unit_recall.unwrap_or(0.0),
+                100.0 * c.unit_complete_coverage.unwrap_or(0.0)
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "{:<name_w$} {:>budget_w$} {:picks_w$}{:>COL$.1}{:>COL$.1}{:>COL$.1}   (every pool member picked; mean pool {:.1})",
+            "{:<name_w$} {:>budget_w$} {:picks_w$}{:>COL$.1}{:>COL$.1}{:>COL$.1}{unit_cells}   (every pool member picked; mean pool {:.1})",
             "pool ceiling",
             "all",
             "",
@@ -1215,6 +1467,17 @@ impl EvalReport {
              groups: every\ngold group represented (over the queries with gold groups); all in \
              percent.",
         );
+        if units {
+            let _ = write!(
+                out,
+                "\nunits: unit recall, the mean over the {} queries with gold units of the share of \
+                 their gold\nunits inside the picks; u-full: every gold unit inside the picks; rep: \
+                 picks per query that\nrepeat a unit of an earlier pick. recall and full count \
+                 memories, so two picks sharing a\ngold unit both count as gold; units and groups \
+                 do not.",
+                c.unit_queries
+            );
+        }
         if show_delta {
             let _ = write!(
                 out,
@@ -1222,6 +1485,11 @@ impl EvalReport {
                  (paired\nbootstrap over queries, {} resamples, seed {}).",
                 self.bootstrap.resamples, self.bootstrap.seed
             );
+            if units {
+                out.push_str(
+                    " units / groups vs top-K: the same for unit recall and group\ncoverage.",
+                );
+            }
         }
         if let Some(t) = &self.tokenizer {
             let _ = write!(
@@ -1244,9 +1512,30 @@ impl EvalReport {
         if self.relevance != RelevanceMode::Auto {
             let _ = write!(out, "\nRelevance: {:?}.", self.relevance);
         }
+        if let Some(h) = self.half {
+            let _ = write!(
+                out,
+                "\nQueries: the {} half (0-based positions {} in the dataset).",
+                match h {
+                    Half::Even => "even",
+                    Half::Odd => "odd",
+                },
+                match h {
+                    Half::Even => "0, 2, 4, …",
+                    Half::Odd => "1, 3, 5, …",
+                }
+            );
+        }
         out.push('\n');
         out
     }
+}
+
+/// A table cell of an optional measure: `scale · v` with `digits`
+/// decimals, or `-` when the measure does not apply (no query of the block
+/// has gold units).
+fn opt_cell(v: Option<f64>, scale: f64, digits: usize) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| format!("{:.digits$}", scale * v))
 }
 
 impl fmt::Display for EvalReport {
@@ -1270,6 +1559,7 @@ mod tests {
             gold_groups: groups,
             relevance: None,
             scope: None,
+            gold_units: None,
         }
     }
 

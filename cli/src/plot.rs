@@ -1,13 +1,25 @@
-//! SVG plot of an evaluation: evidence recall against the budget K, one
-//! line per method, with its 95 % bootstrap interval as a shaded band
-//! (`mempursuit eval --plot FILE.svg`).
+//! SVG plot of an evaluation: evidence recall (unit recall when the
+//! dataset lists evidence units) against the budget K, one line per method,
+//! with its 95 % bootstrap interval as a shaded band (`mempursuit eval
+//! --plot FILE.svg`).
 //!
 //! Drawn with `plotters` (SVG backend only; text is written as SVG `<text>`
 //! elements, so no system fonts are needed).
 
 use plotters::prelude::*;
 
-use crate::eval::EvalReport;
+#[cfg(doc)]
+use crate::eval::Metrics;
+use crate::eval::{BudgetResult, EvalReport, Interval};
+
+/// The plotted measure of one budget, and its interval.
+fn measure(b: &BudgetResult, units: bool) -> (f64, Option<Interval>) {
+    if units {
+        (b.overall.unit_recall.unwrap_or(0.0), b.unit_recall_ci)
+    } else {
+        (b.overall.evidence_recall, b.recall_ci)
+    }
+}
 
 /// The line colours, in method order (cycled).
 const PALETTE: [RGBColor; 8] = [
@@ -22,7 +34,8 @@ const PALETTE: [RGBColor; 8] = [
 ];
 
 /// The plot of `report` as an SVG document (800 × 500): x = K (linear),
-/// y = evidence recall in percent, one line with point markers per method
+/// y = evidence recall in percent (unit recall, [`Metrics::unit_recall`],
+/// when the report has units: [`EvalReport::has_units`]), one line with point markers per method
 /// and, when the report has bootstrap intervals, the 95 % interval of the
 /// recall as a band in the method's colour; the legend names the methods.
 ///
@@ -32,12 +45,14 @@ pub fn recall_svg(report: &EvalReport, title: &str) -> Result<String, String> {
     let (Some(&k_min), Some(&k_max)) = (report.ks.first(), report.ks.last()) else {
         return Err("plot: the report has no budgets".into());
     };
+    let units = report.has_units();
     let mut lo = 100.0f64;
     let mut hi = 0.0f64;
     for m in &report.methods {
         for b in &m.budgets {
-            let r = 100.0 * b.overall.evidence_recall;
-            let (l, h) = b.recall_ci.map_or((r, r), |c| (100.0 * c.lo, 100.0 * c.hi));
+            let (r, ci) = measure(b, units);
+            let r = 100.0 * r;
+            let (l, h) = ci.map_or((r, r), |c| (100.0 * c.lo, 100.0 * c.hi));
             lo = lo.min(l);
             hi = hi.max(h);
         }
@@ -69,7 +84,11 @@ pub fn recall_svg(report: &EvalReport, title: &str) -> Result<String, String> {
             } else {
                 "budget K"
             })
-            .y_desc("evidence recall (%)")
+            .y_desc(if units {
+                "unit recall (%)"
+            } else {
+                "evidence recall (%)"
+            })
             .draw()
             .map_err(err)?;
         for (i, m) in report.methods.iter().enumerate() {
@@ -77,19 +96,18 @@ pub fn recall_svg(report: &EvalReport, title: &str) -> Result<String, String> {
             let pts: Vec<(f64, f64)> = m
                 .budgets
                 .iter()
-                .map(|b| (b.k as f64, 100.0 * b.overall.evidence_recall))
+                .map(|b| (b.k as f64, 100.0 * measure(b, units).0))
                 .collect();
-            let band: Vec<(f64, f64)> = m
-                .budgets
-                .iter()
-                .filter_map(|b| b.recall_ci.map(|c| (b.k as f64, 100.0 * c.hi)))
-                .chain(
-                    m.budgets
-                        .iter()
-                        .rev()
-                        .filter_map(|b| b.recall_ci.map(|c| (b.k as f64, 100.0 * c.lo))),
-                )
-                .collect();
+            let band: Vec<(f64, f64)> =
+                m.budgets
+                    .iter()
+                    .filter_map(|b| measure(b, units).1.map(|c| (b.k as f64, 100.0 * c.hi)))
+                    .chain(
+                        m.budgets.iter().rev().filter_map(|b| {
+                            measure(b, units).1.map(|c| (b.k as f64, 100.0 * c.lo))
+                        }),
+                    )
+                    .collect();
             if band.len() >= 4 {
                 chart
                     .draw_series(std::iter::once(Polygon::new(band, colour.mix(0.15))))

@@ -272,6 +272,7 @@ pub fn tune(data: &Dataset, options: &TuneOptions) -> Result<TuneReport, TuneErr
             },
             copies: None,
             tokens: None,
+            half: None,
         },
     )?;
     // recall[s][ki][q]

@@ -651,7 +651,7 @@ fn eval_retrieves_pools_and_plots() {
         .find(|l| l.starts_with("recommended") && l.split_whitespace().nth(1) == Some("10"))
         .unwrap();
     assert!(
-        row.contains("77.5") && row.ends_with("+4.3 [+0.0, +9.4]"),
+        row.contains("79.6") && row.ends_with("+6.4 [+1.4, +13.2]"),
         "{row}"
     );
     let svg = std::fs::read_to_string(&svg).unwrap();
@@ -840,7 +840,7 @@ fn select_json_is_the_library_serde_form() {
             .keys()
             .map(String::as_str)
             .collect();
-        let mut want = mempursuit::STEP_FIELDS.to_vec();
+        let mut want: Vec<&str> = mempursuit::Step::FIELDS.iter().map(|f| f.name).collect();
         keys.sort_unstable();
         want.sort_unstable();
         assert_eq!(keys, want, "{method}");
@@ -1658,4 +1658,78 @@ fn readme_token_budget_command_runs_on_the_mini_fixture() {
             );
         }
     }
+}
+
+/// `eval` on a store of overlapping chunks (`tests/data/overlap-tiny/`,
+/// memories listing their `sentences`): the unit columns and deltas in the
+/// table, unit recall in the JSON and the plot, `--half`, and the unit drop
+/// with `--copy-cosine`.
+#[test]
+fn eval_measures_over_evidence_units() {
+    let tiny = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/overlap-tiny");
+    let dir = scratch("units");
+    let svg = dir.join("units.svg");
+    let o = run(&[
+        "eval",
+        "--dir",
+        tiny,
+        "-k",
+        "2,3",
+        "--methods",
+        "topk,recommended",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("method        K   rep  recall   full groups  units u-full"),
+        "{out}"
+    );
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("recommended") && l.split_whitespace().nth(1) == Some("2"))
+        .unwrap();
+    // rep, then recall / full / groups / units / u-full over all 3 queries.
+    assert!(
+        row.starts_with("recommended   2  0.00    55.6   33.3   66.7  100.0  100.0"),
+        "{row}"
+    );
+    assert!(row.contains("+25.0 ["), "{row}");
+    assert!(out.contains("units: unit recall, the mean over the 2 queries with gold units"));
+    assert!(std::fs::read_to_string(&svg)
+        .unwrap()
+        .contains("unit recall vs K"));
+    let o = run(&[
+        "eval",
+        "--dir",
+        tiny,
+        "-k",
+        "2",
+        "--methods",
+        "topk",
+        "--json",
+        "--half",
+        "odd",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["queries"], 1);
+    assert_eq!(j["half"], "Odd");
+    assert_eq!(j["methods"][0]["budgets"][0]["overall"]["unit_recall"], 1.0);
+    let o = run(&[
+        "eval",
+        "--dir",
+        tiny,
+        "-k",
+        "3",
+        "--methods",
+        "topk",
+        "--copy-cosine",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("; units 75.0, -25.0"), "{}", stdout(&o));
+    let o = run(&["eval", "--dir", tiny, "--half", "third"]);
+    assert_clean_failure(&o, &["third"]);
 }

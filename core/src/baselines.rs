@@ -3,9 +3,9 @@
 
 use crate::error::Error;
 use crate::input::{first_stop, prepare, Input, Spend};
-use crate::kernels::{Element, Serial};
+use crate::kernels::{Element, Executor, Serial};
 use crate::options::{InputPolicy, MmrOptions};
-use crate::pursuit::{argmax_available, gram_row_into, Passes};
+use crate::pursuit::scorer::{argmax_available, gram_row_into, Passes};
 use crate::scratch::ScratchKind;
 use crate::selection::{CandidateState, SelectionView, States, Step};
 use crate::workspace::Workspace;
@@ -24,7 +24,22 @@ pub fn top_k<'w, E: Element>(
     policy: &InputPolicy,
     ws: &'w mut Workspace<'_>,
 ) -> Result<SelectionView<'w>, Error> {
-    let prep = prepare(input, budget, policy, ws, &mut Serial)?;
+    top_k_with(input, budget, policy, ws, &mut Serial)
+}
+
+/// [`top_k`] with the query pass run by `executor` (its parts and its
+/// instruction set, [`Executor::isa`]).
+///
+/// # Errors
+/// As [`top_k`].
+pub fn top_k_with<'w, E: Element>(
+    input: &Input<'_, E>,
+    budget: usize,
+    policy: &InputPolicy,
+    ws: &'w mut Workspace<'_>,
+    executor: &mut dyn Executor,
+) -> Result<SelectionView<'w>, Error> {
+    let prep = prepare(input, budget, policy, ws, executor)?;
     let p = prep.pool;
     let k_eff = budget.min(p);
     ws.stop = first_stop(budget, p);
@@ -80,16 +95,27 @@ pub fn mmr<'w, E: Element>(
     options: &MmrOptions,
     ws: &'w mut Workspace<'_>,
 ) -> Result<SelectionView<'w>, Error> {
+    mmr_with(input, budget, options, ws, &mut Serial)
+}
+
+/// [`mmr`] with the query pass and the Gram rows run by `executor` (its
+/// parts and its instruction set, [`Executor::isa`]).
+///
+/// # Errors
+/// As [`mmr`].
+pub fn mmr_with<'w, E: Element>(
+    input: &Input<'_, E>,
+    budget: usize,
+    options: &MmrOptions,
+    ws: &'w mut Workspace<'_>,
+    executor: &mut dyn Executor,
+) -> Result<SelectionView<'w>, Error> {
     options.validate()?;
     ws.require(ScratchKind::Centroid)?;
     let lambda = options.lambda;
-    let prep = prepare(input, budget, &options.input, ws, &mut Serial)?;
+    let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
-    let mut pass = Passes {
-        rows: E::view(input.candidates),
-        d,
-        exec: &mut Serial,
-    };
+    let mut pass = Passes::new(E::view(input.candidates), d, executor);
     let k_eff = budget.min(p);
     ws.stop = first_stop(budget, p);
     let (lam, pen) = (lambda as f32, (1.0 - lambda) as f32);

@@ -63,13 +63,13 @@ use crate::input::{first_stop, prepare, Input, Spend};
 use crate::int8::Int8Pool;
 use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
-use crate::pursuit::{
-    argmax_available, centroid_loop, centroid_scores, f32_entry_error, pursuit_with, qp_loop,
-    refresh_scores, Choice, ScoreForm, Scorer,
+use crate::pursuit::scorer::{
+    argmax_available, centroid_scores, f32_entry_error, refresh_scores, Choice, ScoreForm, Scorer,
 };
+use crate::pursuit::{centroid_loop, pursuit_with, qp_loop};
 use crate::scratch::ScratchKind;
 use crate::selection::{CandidateState, SelectionView};
-use crate::workspace::Workspace;
+use crate::workspace::{Int8Scratch, Workspace, NOT_VERIFIED};
 
 /// Unit roundoff of f32, 2⁻²⁴.
 const U32: f64 = f32::EPSILON as f64 / 2.0;
@@ -277,10 +277,11 @@ pub fn pursuit_int8_using<'w>(
     setup(pool, k_eff, ws);
     let mut scorer = Int8Scorer {
         d,
+        scratch: ws.scorer.lend(),
         rows: input.candidates,
         pool: *pool,
         eta: f32_entry_error(d),
-        isa: Isa::detect(),
+        isa: executor.isa(),
     };
     let spend = &mut Spend::new(input.cost_budget);
     let len = if options.is_centroid() {
@@ -288,6 +289,7 @@ pub fn pursuit_int8_using<'w>(
     } else {
         qp_loop(&mut scorer, &parts, k_eff, options, spend, ws)
     };
+    ws.scorer.give_back(scorer.scratch);
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(len, true))
 }
@@ -300,7 +302,7 @@ fn setup(pool: &Int8Pool<'_>, k_eff: usize, ws: &mut Workspace<'_>) {
     // panic.)
     let stride = ws.max_pool.max(1);
     for row in ws.verified_gram.chunks_exact_mut(stride).take(k_eff) {
-        row[..p].fill(f32::NAN);
+        row[..p].fill(NOT_VERIFIED);
     }
     for i in 0..p {
         if ws.states.get(i) == CandidateState::Excluded {
@@ -340,9 +342,11 @@ fn row_norm(pool: &Int8Pool<'_>, ws: &Workspace<'_>, i: usize) -> f64 {
 }
 
 /// The int8 source of the pursuit's loops (see [`Scorer`]).
-struct Int8Scorer<'a> {
+struct Int8Scorer<'a, 's> {
     /// d.
     d: usize,
+    /// The candidates' upper bounds, lent by the workspace for the call.
+    scratch: Int8Scratch<'s>,
     /// The f32 rows (P × d), for the Gram entries of verified candidates.
     rows: &'a [f32],
     pool: Int8Pool<'a>,
@@ -352,7 +356,7 @@ struct Int8Scorer<'a> {
     isa: Isa,
 }
 
-impl Int8Scorer<'_> {
+impl Int8Scorer<'_, '_> {
     /// The int8 Gram row of pick `j` into stored row `slot`:
     /// gram[slot][i] = fl32((c_i · c_j) · w_i w_j), the integer dot exact.
     fn int8_gram_row(&self, ws: &mut Workspace<'_>, j: usize, slot: usize) {
@@ -456,7 +460,7 @@ impl Int8Scorer<'_> {
             if !ws.states.is_available(i) {
                 continue;
             }
-            let (up, approx) = (ws.upper[i], ws.u[i] as f64);
+            let (up, approx) = (self.scratch.upper[i], ws.u[i] as f64);
             let v = self.f32_score(ws, i, form) as f64;
             let low = approx - (up - approx);
             assert!(
@@ -496,7 +500,7 @@ impl Int8Scorer<'_> {
                 rows_read: 0,
             };
         };
-        // One sweep: the upper bounds Ũ_i + B_i into `upper`, and
+        // One sweep: the upper bounds Ũ_i + B_i into `Int8Scratch::upper`, and
         // L = max (Ũ_i − B_i). Unavailable candidates hold u = −∞ (the loops
         // mask them), so their lower bound is −∞ and their upper bound −∞
         // or NaN (ρ = −∞): never selected below.
@@ -506,7 +510,7 @@ impl Int8Scorer<'_> {
             &ws.norm_bound[..p],
             &ws.rho[..p],
             radius,
-            &mut ws.upper[..p],
+            &mut self.scratch.upper[..p],
         );
         if lower == f64::NEG_INFINITY {
             return Choice {
@@ -584,7 +588,7 @@ impl Int8Scorer<'_> {
         Some([ce, cn, a_rho])
     }
 
-    /// The candidates whose upper bound (in `upper`) can reach L (usually a
+    /// The candidates whose upper bound (in `Int8Scratch::upper`) can reach L (usually a
     /// few dozen), verified in descending order of their upper bound until
     /// the next bound is below the best f32 score found (it, and every
     /// bound after it, can neither win nor tie). Returns the best (ties:
@@ -598,7 +602,7 @@ impl Int8Scorer<'_> {
         let p = ws.pool;
         let mut list = [0u32; LIST];
         let mut n = 0;
-        for (i, &up) in ws.upper[..p].iter().enumerate() {
+        for (i, &up) in self.scratch.upper[..p].iter().enumerate() {
             if up >= lower {
                 if n < LIST {
                     list[n] = i as u32;
@@ -609,7 +613,7 @@ impl Int8Scorer<'_> {
         let listed = n <= LIST;
         if !listed {
             // Too many to list: scan the whole pool instead.
-            for up in ws.upper[..p].iter_mut() {
+            for up in self.scratch.upper[..p].iter_mut() {
                 if (*up).partial_cmp(&lower).is_none_or(|o| o.is_lt()) {
                     *up = f64::NEG_INFINITY;
                 }
@@ -626,10 +630,10 @@ impl Int8Scorer<'_> {
             };
             if listed {
                 for &i in &list[..n] {
-                    consider(i as usize, ws.upper[i as usize]);
+                    consider(i as usize, self.scratch.upper[i as usize]);
                 }
             } else {
-                for (i, &up) in ws.upper[..p].iter().enumerate() {
+                for (i, &up) in self.scratch.upper[..p].iter().enumerate() {
                     consider(i, up);
                 }
             }
@@ -638,7 +642,7 @@ impl Int8Scorer<'_> {
                 break;
             }
             debug_assert!(ws.states.is_available(i));
-            ws.upper[i] = f64::NEG_INFINITY;
+            self.scratch.upper[i] = f64::NEG_INFINITY;
             count += 1;
             let v = self.f32_score(ws, i, form);
             ws.u[i] = v;
@@ -650,7 +654,7 @@ impl Int8Scorer<'_> {
     }
 }
 
-impl Scorer for Int8Scorer<'_> {
+impl Scorer for Int8Scorer<'_, '_> {
     fn admit(&mut self, ws: &mut Workspace<'_>, i: usize, t: usize, keep_row: bool) {
         if keep_row {
             self.int8_gram_row(ws, i, t);

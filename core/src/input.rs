@@ -270,6 +270,35 @@ pub(crate) fn prepare<E: Element>(
     ws: &mut Workspace<'_>,
     exec: &mut dyn Executor,
 ) -> Result<Prepared, Error> {
+    let (p, d) = check_shape(input)?;
+    let q = input.query;
+    let q_scale = classify(q, kernels::dot(q, q), policy.normalization).map_err(Error::Query)?;
+    ws.check_capacity(p, budget.min(p))?;
+    ws.pool = p;
+    ws.excluded = 0;
+    ws.skipped = 0;
+    ws.over_budget = 0;
+    classify_rows(input, (p, d), q_scale, policy, ws, exec)?;
+    let rho = &mut ws.rho[..p];
+    match input.relevance {
+        Relevance::Similarity => rho.copy_from_slice(&ws.b[..p]),
+        Relevance::Scores(r) => rho.copy_from_slice(r),
+        Relevance::PoolOrder => pool_order_relevance(ws),
+        Relevance::RankedScores(scores) => ranked_relevance(scores, ws),
+    }
+    // Candidates that cost more than the whole budget never fit.
+    Spend::new(input.cost_budget).mark(ws);
+    Ok(Prepared {
+        pool: p,
+        dim: d,
+        q_scale,
+    })
+}
+
+/// The checks of [`prepare`] that need no pass: the shape (d > 0, P · d
+/// candidates), the caller's scores (P, finite) and the cost budget.
+/// Returns (P, d).
+fn check_shape<E: Element>(input: &Input<'_, E>) -> Result<(usize, usize), Error> {
     let d = input.query.len();
     if d == 0 {
         return Err(Error::ZeroDimension);
@@ -295,17 +324,25 @@ pub(crate) fn prepare<E: Element>(
     if let Some(cb) = input.cost_budget {
         check_costs(&cb, p)?;
     }
-    let q = input.query;
-    let q_scale = classify(q, kernels::dot(q, q), policy.normalization).map_err(Error::Query)?;
-    ws.check_capacity(p, budget.min(p))?;
-    ws.pool = p;
-    ws.excluded = 0;
-    ws.skipped = 0;
-    ws.over_budget = 0;
+    Ok((p, d))
+}
 
+/// The query pass of [`prepare`] and each row's verdict: `b`, `nsq`,
+/// `scale` and the states (available or excluded, with
+/// [`InvalidCandidates::Reject`] the first invalid row's error), and
+/// `ws.excluded`.
+fn classify_rows<E: Element>(
+    input: &Input<'_, E>,
+    (p, d): (usize, usize),
+    q_scale: f32,
+    policy: &InputPolicy,
+    ws: &mut Workspace<'_>,
+    exec: &mut dyn Executor,
+) -> Result<(), Error> {
     let b = &mut ws.b[..p];
     let nsq = &mut ws.nsq[..p];
-    kernels::query_pass(exec, E::view(input.candidates), d, q, b, nsq);
+    let isa = exec.isa();
+    kernels::query_pass(exec, isa, E::view(input.candidates), d, input.query, b, nsq);
     let mut excluded = 0;
     for i in 0..p {
         let row = &input.candidates[i * d..(i + 1) * d];
@@ -335,79 +372,74 @@ pub(crate) fn prepare<E: Element>(
         }
     }
     ws.excluded = excluded;
+    Ok(())
+}
 
-    let rho = &mut ws.rho[..p];
-    match input.relevance {
-        Relevance::Similarity => rho.copy_from_slice(b),
-        Relevance::Scores(r) => rho.copy_from_slice(r),
-        Relevance::PoolOrder => {
-            // Sorted valid similarities, descending, assigned to the valid
-            // rows in pool order.
-            let sorted = &mut ws.sorted[..p];
-            let n = sorted_valid_desc(b, &ws.states, sorted);
-            let mut r = 0;
-            for i in 0..p {
-                if ws.states.is_available(i) {
-                    rho[i] = sorted[r];
-                    r += 1;
-                } else {
-                    rho[i] = 0.0;
-                }
-            }
-            debug_assert_eq!(r, n);
-        }
-        Relevance::RankedScores(scores) => {
-            // `sorted`: the usable rows' cosines, descending; `order`: the
-            // usable rows by score, descending, ties by cosine, descending,
-            // then by index. The row at rank r gets the r-th largest
-            // cosine; rows equal in both score and cosine share the mean of
-            // their ranks' cosines. Scores and cosines are finite here.
-            let b = &ws.b[..p];
-            let cos = &mut ws.sorted[..p];
-            let n = sorted_valid_desc(b, &ws.states, cos);
-            let order = &mut ws.order[..p];
-            let mut m = 0;
-            for i in 0..p {
-                if ws.states.is_available(i) {
-                    order[m] = i;
-                    m += 1;
-                }
-                rho[i] = 0.0;
-            }
-            debug_assert_eq!(m, n);
-            let order = &mut order[..n];
-            let desc = |x: f32, y: f32| y.partial_cmp(&x).unwrap_or(Ordering::Equal);
-            order.sort_unstable_by(|&i, &j| {
-                desc(scores[i], scores[j])
-                    .then(desc(b[i], b[j]))
-                    .then(i.cmp(&j))
-            });
-            let mut lo = 0;
-            while lo < n {
-                let (s0, b0) = (scores[order[lo]], b[order[lo]]);
-                let mut hi = lo + 1;
-                while hi < n && scores[order[hi]] == s0 && b[order[hi]] == b0 {
-                    hi += 1;
-                }
-                let value = if hi - lo == 1 {
-                    cos[lo]
-                } else {
-                    (cos[lo..hi].iter().map(|&c| c as f64).sum::<f64>() / (hi - lo) as f64) as f32
-                };
-                for &i in &order[lo..hi] {
-                    rho[i] = value;
-                }
-                lo = hi;
-            }
+/// ρ of [`Relevance::PoolOrder`]: the usable rows' cosines sorted
+/// descending, assigned to the usable rows in pool order (0 for the
+/// others).
+fn pool_order_relevance(ws: &mut Workspace<'_>) {
+    let p = ws.pool;
+    let (b, rho) = (&ws.b[..p], &mut ws.rho[..p]);
+    let sorted = &mut ws.sorted[..p];
+    let n = sorted_valid_desc(b, &ws.states, sorted);
+    let mut r = 0;
+    for i in 0..p {
+        if ws.states.is_available(i) {
+            rho[i] = sorted[r];
+            r += 1;
+        } else {
+            rho[i] = 0.0;
         }
     }
-    // Candidates that cost more than the whole budget never fit.
-    Spend::new(input.cost_budget).mark(ws);
-    Ok(Prepared {
-        pool: p,
-        dim: d,
-        q_scale,
-    })
+    debug_assert_eq!(r, n);
+}
+
+/// ρ of [`Relevance::RankedScores`]: `sorted`, the usable rows' cosines,
+/// descending; `order`, the usable rows by score, descending, ties by
+/// cosine, descending, then by index. The row at rank r gets the r-th
+/// largest cosine; rows equal in both score and cosine share the mean of
+/// their ranks' cosines (0 for the unusable rows). Scores and cosines are
+/// finite here.
+fn ranked_relevance(scores: &[f32], ws: &mut Workspace<'_>) {
+    let p = ws.pool;
+    let (b, rho) = (&ws.b[..p], &mut ws.rho[..p]);
+    let cos = &mut ws.sorted[..p];
+    let n = sorted_valid_desc(b, &ws.states, cos);
+    let order = &mut ws.order[..p];
+    let mut m = 0;
+    for i in 0..p {
+        if ws.states.is_available(i) {
+            order[m] = i;
+            m += 1;
+        }
+        rho[i] = 0.0;
+    }
+    debug_assert_eq!(m, n);
+    let order = &mut order[..n];
+    let desc = |x: f32, y: f32| y.partial_cmp(&x).unwrap_or(Ordering::Equal);
+    order.sort_unstable_by(|&i, &j| {
+        desc(scores[i], scores[j])
+            .then(desc(b[i], b[j]))
+            .then(i.cmp(&j))
+    });
+    let mut lo = 0;
+    while lo < n {
+        let (s0, b0) = (scores[order[lo]], b[order[lo]]);
+        let mut hi = lo + 1;
+        while hi < n && scores[order[hi]] == s0 && b[order[hi]] == b0 {
+            hi += 1;
+        }
+        let value = if hi - lo == 1 {
+            cos[lo]
+        } else {
+            (cos[lo..hi].iter().map(|&c| c as f64).sum::<f64>() / (hi - lo) as f64) as f32
+        };
+        for &i in &order[lo..hi] {
+            rho[i] = value;
+        }
+        lo = hi;
+    }
 }
 
 /// Checks a cost budget against the pool size P: the length, every cost

@@ -126,7 +126,7 @@ mod selection;
 mod solver;
 mod workspace;
 
-pub use baselines::{mmr, top_k};
+pub use baselines::{mmr, mmr_with, top_k, top_k_with};
 pub use certified::{pursuit_int8, pursuit_int8_using, pursuit_int8_with, Int8Passes};
 pub use cholesky::PIVOT_TOLERANCE;
 pub use error::{Capacity, Error, ErrorKind, Int8Fault, ScratchBuffer, VectorFault};
@@ -136,7 +136,7 @@ pub use half;
 pub use input::{CostBudget, Input, Relevance};
 pub use int8::Int8Pool;
 pub use kernels::int8::MAX_I8_DIM;
-pub use kernels::{Element, Executor, Isa, PassJob, Serial};
+pub use kernels::{Element, Executor, Isa, PassJob, Serial, StrictOrder};
 pub use method::Method;
 pub use options::{
     AtPoolOptimum, DependentPicks, InputPolicy, InvalidCandidates, MmrOptions, Normalization,
@@ -150,7 +150,9 @@ pub use recommend::{
     RECOMMENDED_C_EXTERNAL, RECOMMENDED_THETA,
 };
 pub use scratch::{ScratchKind, ScratchSize};
-pub use selection::{RefitStatus, SelectionView, Step, StopReason};
+pub use selection::{
+    FieldType, FieldValue, RefitStatus, SelectionView, Step, StepField, StopReason,
+};
 pub use workspace::{
     CentroidWorkspace, FixedWorkspace, PursuitWorkspace, ScratchBuffers, TopKWorkspace, Workspace,
 };

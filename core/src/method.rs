@@ -4,7 +4,7 @@
 //! `Selector`, its thread-split path, the WebAssembly and Python bindings
 //! and the benchmarks.
 
-use crate::baselines::{mmr, top_k};
+use crate::baselines::{mmr_with, top_k_with};
 use crate::error::Error;
 use crate::input::Input;
 use crate::kernels::{Element, Executor, Serial};
@@ -91,8 +91,9 @@ impl Method {
 
     /// [`Method::run`] with the pursuit's passes over the candidate matrix
     /// cut into row ranges that `executor` may run on several threads (see
-    /// [`Executor`]); bit-identical to [`Method::run`]. Top-K and MMR run
-    /// serially.
+    /// [`Executor`]), on the instruction set it names
+    /// ([`Executor::isa`]); with the same instruction set, bit-identical
+    /// to [`Method::run`] whatever the split.
     ///
     /// # Errors
     /// As [`Method::run`].
@@ -105,8 +106,8 @@ impl Method {
     ) -> Result<SelectionView<'w>, Error> {
         match self {
             Method::Pursuit(o) => pursuit_with(input, budget, o, ws, executor),
-            Method::TopK(p) => top_k(input, budget, p, ws),
-            Method::Mmr(o) => mmr(input, budget, o, ws),
+            Method::TopK(p) => top_k_with(input, budget, p, ws, executor),
+            Method::Mmr(o) => mmr_with(input, budget, o, ws, executor),
             Method::Recommended(p) => recommended_with(input, budget, p, ws, executor),
         }
     }

@@ -47,10 +47,10 @@
 //! ```
 //!
 //! candidate i is *represented* by j when G_ij > 0 and
-//! 1 − G_ij² ≤ θ · r_j, θ = [`RECOMMENDED_THETA`] = 0.3: its part that j
-//! does not explain is under 30 % of what j leaves of the pool's typical
-//! member. (At the median r of the HotpotQA pools this is G ≥ 0.86 with
-//! all-MiniLM-L6-v2, G ≥ 0.945 with multilingual-e5-small.) Every candidate
+//! 1 − G_ij² ≤ θ · r_j, θ = [`RECOMMENDED_THETA`] = 0.2: its part that j
+//! does not explain is under 20 % of what j leaves of the pool's typical
+//! member. (At the median r of the HotpotQA pools this is G ≥ 0.91 with
+//! all-MiniLM-L6-v2, G ≥ 0.964 with multilingual-e5-small.) Every candidate
 //! whose Gram row the loop computes, each pick and each candidate that
 //! reaches the top of the scores, marks the available candidates it
 //! represents (with its r). A candidate that reaches the top and is
@@ -72,17 +72,21 @@
 //! clean and with near-copies injected into every pool (`mempursuit eval
 //! --copy-cosine`: two copies of each of the top three members at cosine
 //! 0.97, 0.93 and 0.88 to their original, replacing the six lowest-ranked
-//! members; a copy keeps its original's evidence and retriever score). θ =
-//! 0.3 keeps the clean mean gain (+1.12 points over top-K, as without the
-//! rule; worst point −0.7) and caps the loss to copies at 2 points with
-//! MiniLM at cosine 0.97 and 0.93 and with E5 at 0.97, where the rule
-//! without it lost up to 24 points; θ = 0.35 also
-//! covers MiniLM at 0.88 but costs up to 1.7 points on clean pools. What no θ
-//! catches without costing clean recall: copies that the encoder places no
-//! nearer to their original than the pool's own neighbours are (E5 at copy
-//! cosine 0.93 and below, where same-paragraph sentences sit at 0.87 and two
-//! copies of one fact at 0.86 or less). `docs/METHODS.md` ("Which setting
-//! to use") has the tables, the held-out splits and the commands.
+//! members; a copy keeps its original's evidence and retriever score), and
+//! on the same questions cut into overlapping 2-sentence chunks (the
+//! HotpotQA overlap fixtures, K ∈ {3, 5, 8}, measured over the sentences the
+//! picks contain). θ = 0.2 (2026-12-05) gains +1.22 points over top-K on the
+//! 16 clean points (worst −0.3; θ = 0.3 gained +1.12, worst −0.7), keeps the
+//! loss to copies above each encoder's natural-neighbour p99 (MiniLM at
+//! 0.97, E5 at 0.99) under 1.3 points, and represents both gold paragraphs
+//! of the overlapping chunks 3 to 6.5 points more often than top-K at
+//! K ≥ 5 except on E5 pools in fused order (+0.3 / ±0.0, where no setting
+//! tried, nor skipping every chunk that shares a sentence with a pick,
+//! gains 3 points). What θ = 0.2 no longer catches: near-copies at or below
+//! the natural-neighbour cosines (E5 at 0.97 and below, MiniLM at 0.88);
+//! those are not copies to the encoder. `docs/METHODS.md` ("Which setting
+//! to use", "Overlapping chunks") has the tables, the held-out halves and
+//! the commands.
 //!
 //! Cost: one pass over the P × d candidates for the query cosines, the
 //! duplicate check (a sort of the cosines; rows are compared only for
@@ -93,9 +97,10 @@
 
 use crate::error::Error;
 use crate::input::{first_stop, prepare, CostBudget, Input, Relevance, Spend};
-use crate::kernels::{self, Element, Executor, Serial};
+use crate::kernels::{Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
-use crate::pursuit::{gram_row_into, Passes};
+use crate::pursuit::represented_loop;
+use crate::pursuit::scorer::Passes;
 use crate::scratch::ScratchKind;
 use crate::selection::{CandidateState, SelectionView};
 use crate::workspace::Workspace;
@@ -111,7 +116,7 @@ pub const RECOMMENDED_C_EXTERNAL: f64 = 0.1;
 /// θ of the represented-candidate rule: candidate i is represented by a
 /// member j when G_ij > 0 and 1 − G_ij² ≤ θ · r_j, r_j the mean pivot² of
 /// the pool's other distinct candidates against j (see the module docs).
-pub const RECOMMENDED_THETA: f64 = 0.3;
+pub const RECOMMENDED_THETA: f64 = 0.2;
 
 impl<'a> Relevance<'a> {
     /// The unit-free form of this relevance: raw [`Relevance::Scores`]
@@ -397,176 +402,11 @@ pub fn recommended_with<'w, E: Element>(
     let (rec, d) = prepare_recommended(input, budget, policy, ws, executor)?;
     let k_eff = budget.min(ws.pool);
     ws.stop = first_stop(budget, ws.pool);
-    let mut pass = Passes {
-        rows: E::view(input.candidates),
-        d,
-        exec: executor,
-    };
+    let mut pass = Passes::new(E::view(input.candidates), d, executor);
     let spend = &mut Spend::new(input.cost_budget);
     let len = represented_loop(&mut pass, k_eff, rec.gamma, RECOMMENDED_THETA, spend, ws);
     let ws: &'w Workspace<'_> = ws;
     Ok(ws.selection(len, true))
-}
-
-/// r_j: the mean pivot² 1 − G_jk² of the pool's other distinct usable
-/// candidates k against j, from j's Gram row in stored row 0 (1 when j is
-/// the only one).
-fn reference(ws: &Workspace<'_>, j: usize) -> f64 {
-    let p = ws.pool;
-    let (mut sum, mut n) = (0.0f64, 0usize);
-    for (k, &g) in ws.gram[..p].iter().enumerate() {
-        let s = ws.states.get(k);
-        if k != j && s != CandidateState::Excluded && s != CandidateState::Skipped {
-            let g = (g as f64).clamp(-1.0, 1.0);
-            sum += 1.0 - g * g;
-            n += 1;
-        }
-    }
-    if n == 0 {
-        1.0
-    } else {
-        sum / n as f64
-    }
-}
-
-/// Whether a candidate with Gram entry `g` against a member with reference
-/// `r` is represented by it: g > 0 and 1 − g² ≤ θ r.
-fn close(g: f32, r: f64, theta: f64) -> bool {
-    let g = (g as f64).min(1.0);
-    g > 0.0 && 1.0 - g * g <= theta * r
-}
-
-/// Whether candidate `i` is marked represented (`ws.upper[i]` holds the
-/// reference of the candidate that marked it; −1 when unmarked).
-fn marked(ws: &Workspace<'_>, i: usize) -> bool {
-    ws.upper[i] >= 0.0
-}
-
-/// Marks every available unmarked candidate represented by candidate `j`
-/// (its Gram row in stored row 0, reference `r`), with reference `r`.
-fn mark_represented(ws: &mut Workspace<'_>, j: usize, r: f64, theta: f64) {
-    let p = ws.pool;
-    for k in 0..p {
-        if k != j && ws.states.is_available(k) && !marked(ws, k) && close(ws.gram[k], r, theta) {
-            ws.upper[k] = r;
-        }
-    }
-}
-
-/// Whether candidate `i` (its Gram row in stored row 0) is represented by
-/// an available candidate already marked (with that one's reference).
-fn near_represented(ws: &Workspace<'_>, i: usize, theta: f64) -> bool {
-    let p = ws.pool;
-    (0..p).any(|k| {
-        k != i
-            && ws.states.is_available(k)
-            && marked(ws, k)
-            && close(ws.gram[k], ws.upper[k], theta)
-    })
-}
-
-/// Lowest-index argmax of the scores `u` over the available candidates
-/// that are marked (`true`) or unmarked (`false`).
-fn argmax_in(ws: &Workspace<'_>, want_marked: bool) -> Option<usize> {
-    let mut best: Option<(usize, f32)> = None;
-    for (i, &v) in ws.u[..ws.pool].iter().enumerate() {
-        if ws.states.is_available(i)
-            && marked(ws, i) == want_marked
-            && best.is_none_or(|(_, bv)| v > bv)
-        {
-            best = Some((i, v));
-        }
-    }
-    best.map(|(i, _)| i)
-}
-
-/// The next candidate: the best unmarked one, else (`true`) the best
-/// marked one.
-fn choose(ws: &Workspace<'_>) -> Option<(usize, bool)> {
-    argmax_in(ws, false)
-        .map(|i| (i, false))
-        .or_else(|| argmax_in(ws, true).map(|i| (i, true)))
-}
-
-/// The recommended setting's loop: centroid pursuit (κ = ∞, α = 1/|S|,
-/// U_i = ρ_i − (γ/|S|) Σ_{j∈S} G_ij, the same f32 arithmetic as
-/// [`pursuit`](crate::pursuit)'s centroid loop) in which every candidate
-/// whose Gram row is computed (each pick, and each candidate that reaches
-/// the top of the scores) marks the candidates it represents, and a marked
-/// candidate is picked only when no unmarked one is left.
-fn represented_loop(
-    pass: &mut Passes<'_, '_>,
-    k_eff: usize,
-    gamma: f64,
-    theta: f64,
-    spend: &mut Spend<'_>,
-    ws: &mut Workspace<'_>,
-) -> usize {
-    let p = ws.pool;
-    let mut l_prev = 1.0f64;
-    // Σ_{j,k∈S} G_jk, Σ_{j∈S} b_j, Σ_{j∈S} ρ_j
-    let (mut total, mut sum_b, mut sum_rho) = (0.0f64, 0.0f64, 0.0f64);
-    ws.gram_sum[..p].fill(0.0);
-    ws.upper[..p].fill(-1.0);
-    ws.rows_read = p as u64;
-    ws.u[..p].copy_from_slice(&ws.rho[..p]);
-    let mut t = 0;
-    while t < k_eff {
-        let Some((i, dependent)) = choose(ws) else {
-            ws.stop = spend.stop_reason(ws);
-            break;
-        };
-        gram_row_into(pass, i, 0, ws);
-        ws.rows_read += p as u64;
-        let r = reference(ws, i);
-        if !dependent && near_represented(ws, i, theta) {
-            ws.upper[i] = r;
-            mark_represented(ws, i, r, theta);
-            continue;
-        }
-        let score = ws.u[i] as f64;
-        let acc_i = ws.gram_sum[i];
-        ws.states.set(i, CandidateState::Selected);
-        ws.picks[t] = i;
-        // The candidates that no longer fit the cost budget leave the pool.
-        spend.after_pick(ws, i);
-        mark_represented(ws, i, r, theta);
-        let g_ii = ws.gram[i];
-        total += 2.0 * acc_i as f64 + g_ii as f64;
-        kernels::add_assign(&mut ws.gram_sum[..p], &ws.gram[..p]);
-        sum_b += ws.b[i] as f64;
-        sum_rho += ws.rho[i] as f64;
-        let c = (gamma / (t + 1) as f64) as f32;
-        ws.u[..p].copy_from_slice(&ws.rho[..p]);
-        kernels::sub_scaled(&mut ws.u[..p], c, &ws.gram_sum[..p]);
-        for &j in &ws.picks[..=t] {
-            ws.u[j] = f32::NEG_INFINITY;
-        }
-        let step = crate::pursuit::centroid_step(
-            i,
-            score,
-            t + 1,
-            gamma,
-            (total, sum_b, sum_rho),
-            choose(ws).map(|(m, _)| ws.u[m] as f64),
-            l_prev,
-            1e-12,
-            dependent,
-            0,
-        );
-        ws.steps[t] = step;
-        t += 1;
-        l_prev = step.residual_sq;
-    }
-    for i in 0..p {
-        if ws.states.is_available(i) && marked(ws, i) {
-            ws.states.set(i, CandidateState::Skipped);
-            ws.skipped += 1;
-        }
-    }
-    let w = if t > 0 { 1.0 / t as f64 } else { 0.0 };
-    ws.solver.alpha[..t].fill(w);
-    t
 }
 
 #[cfg(test)]

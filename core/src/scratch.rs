@@ -46,7 +46,7 @@ impl ScratchKind {
 /// | part | kinds | f32 | f64 | usize | flags (u8) | [`Step`] |
 /// |---|---|---|---|---|---|---|
 /// | the query pass and relevance: b, ρ, scales, squared norms, the sorted cosines; the ranking order of caller scores; candidate states; picks; step records | all | 5P | | P + K | P | K |
-/// | scores, the centroid's running sum of Gram rows and MMR's running maximum; the weights; the screening's upper bounds (or anchors), orthogonal norms and known-entry counts (or anchor steps) | ≥ `Centroid` | 3P | K + 2P | P | | |
+/// | scores, the centroid's running sum of Gram rows and MMR's running maximum; the weights; the per-scorer scratch, lent to one scorer per call (the screened pursuit's anchors, their steps and orthogonal norm bounds; the screened centroid pursuit's bounds and summed prefixes; the int8 argmax's bounds; the recommended setting's pivot marks) | ≥ `Centroid` | 3P | K + 2P | P | | |
 /// | Gram rows: one (the newest pick's) for `Centroid`, K for `Pursuit` and `Int8` | ≥ `Centroid` | P or K·P | | | | |
 /// | the refresh coefficients; G_SS, its Cholesky factor, nine K-vectors of the refit; the screened pursuit's anchor coefficients (K × K) and ten K-vectors; the free set and its memberships | ≥ `Pursuit` | K | 3K² + 19K | K | K | |
 /// | the int8 pursuit's cache of f32 Gram entries; its per-row radii, norm bounds and scales | `Int8` | K·P | 3P | | | |

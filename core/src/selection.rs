@@ -190,15 +190,26 @@ pub enum RefitStatus {
 }
 
 impl RefitStatus {
+    /// The name of every status, by [`RefitStatus::index`]: what a binding
+    /// that stores a status as a number (the JavaScript step records) or as
+    /// fixed-width text (NumPy) lays out.
+    pub const NAMES: [&'static str; 4] =
+        ["optimal", "iteration_cap", "blocked", "numerical_failure"];
+
+    /// The position of this status's name in [`RefitStatus::NAMES`].
+    pub const fn index(&self) -> usize {
+        match self {
+            RefitStatus::Optimal => 0,
+            RefitStatus::IterationCap { .. } => 1,
+            RefitStatus::Blocked { .. } => 2,
+            RefitStatus::NumericalFailure { .. } => 3,
+        }
+    }
+
     /// The one spelling of this status in every binding and in JSON:
     /// `"optimal"`, `"iteration_cap"`, `"blocked"` or `"numerical_failure"`.
     pub const fn as_str(&self) -> &'static str {
-        match self {
-            RefitStatus::Optimal => "optimal",
-            RefitStatus::IterationCap { .. } => "iteration_cap",
-            RefitStatus::Blocked { .. } => "blocked",
-            RefitStatus::NumericalFailure { .. } => "numerical_failure",
-        }
+        Self::NAMES[self.index()]
     }
 
     /// The largest KKT violation this status reports (0 for
@@ -278,6 +289,97 @@ pub struct Step {
     /// and the baselines.
     #[cfg_attr(feature = "serde", serde(default))]
     pub verified: u32,
+}
+
+/// The type of a [`Step`] field's value ([`StepField`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FieldType {
+    /// A count or a pool index (exact in f64 up to 2^53).
+    Integer,
+    /// A real number (cosine units).
+    Number,
+    /// A boolean.
+    Flag,
+    /// A [`RefitStatus`]: its name, or its [`RefitStatus::index`] where a
+    /// binding stores numbers.
+    Refit,
+}
+
+/// The value of one [`Step`] field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum FieldValue {
+    /// [`FieldType::Integer`].
+    Integer(u64),
+    /// [`FieldType::Number`].
+    Number(f64),
+    /// [`FieldType::Flag`].
+    Flag(bool),
+    /// [`FieldType::Refit`].
+    Refit(RefitStatus),
+}
+
+impl FieldValue {
+    /// The value as an f64: an integer as is (exact up to 2^53), a flag as
+    /// 0 or 1, a refit status as its [`RefitStatus::index`].
+    pub fn as_f64(self) -> f64 {
+        match self {
+            FieldValue::Integer(v) => v as f64,
+            FieldValue::Number(x) => x,
+            FieldValue::Flag(b) => f64::from(u8::from(b)),
+            FieldValue::Refit(r) => r.index() as f64,
+        }
+    }
+}
+
+/// One field of a [`Step`] as every binding exposes it ([`Step::FIELDS`]):
+/// its name (snake_case in Rust, Python and JSON, the same words in
+/// camelCase in JavaScript), its type and how to read it.
+#[derive(Debug, Clone, Copy)]
+pub struct StepField {
+    /// The field's name.
+    pub name: &'static str,
+    /// Its type.
+    pub ty: FieldType,
+    /// Reads it from a step.
+    get: fn(&Step) -> FieldValue,
+}
+
+impl StepField {
+    /// This field of `step`.
+    pub fn value(&self, step: &Step) -> FieldValue {
+        (self.get)(step)
+    }
+}
+
+impl Step {
+    /// Every field, in the order of the struct: the one list the bindings
+    /// build their step records from (NumPy's structured dtype, the
+    /// JavaScript step records, JSON).
+    pub const FIELDS: [StepField; 12] = {
+        use FieldType::*;
+        use FieldValue as V;
+        const fn f(name: &'static str, ty: FieldType, get: fn(&Step) -> FieldValue) -> StepField {
+            StepField { name, ty, get }
+        }
+        [
+            f("index", Integer, |s| V::Integer(s.index as u64)),
+            f("score", Number, |s| V::Number(s.score)),
+            f("residual_sq", Number, |s| V::Number(s.residual_sq)),
+            f("improvement", Number, |s| V::Number(s.improvement)),
+            f("fw_gap", Number, |s| V::Number(s.fw_gap)),
+            f("nu", Number, |s| V::Number(s.nu)),
+            f("free_size", Integer, |s| V::Integer(s.free_size as u64)),
+            f("solver_iterations", Integer, |s| {
+                V::Integer(u64::from(s.solver_iterations))
+            }),
+            f("filled", Flag, |s| V::Flag(s.filled)),
+            f("dependent", Flag, |s| V::Flag(s.dependent)),
+            f("refit", Refit, |s| V::Refit(s.refit)),
+            f("verified", Integer, |s| V::Integer(u64::from(s.verified))),
+        ]
+    };
 }
 
 /// A view of the result, borrowed from the [`Workspace`](crate::Workspace) that computed it.
@@ -364,5 +466,80 @@ impl<'w> SelectionView<'w> {
     /// is a pick.
     pub fn skipped(&self) -> impl Iterator<Item = usize> + 'w {
         self.states.with(CandidateState::Skipped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_step_field_reads_its_own_value_with_its_type() {
+        let step = Step {
+            index: 7,
+            score: 0.25,
+            residual_sq: 0.5,
+            improvement: 0.125,
+            fw_gap: 1e-3,
+            nu: -0.75,
+            free_size: 3,
+            solver_iterations: 9,
+            filled: true,
+            dependent: false,
+            refit: RefitStatus::Blocked {
+                index: 2,
+                violation: 0.5,
+            },
+            verified: 11,
+        };
+        let got: [(&str, FieldValue); 12] = Step::FIELDS.map(|f| (f.name, f.value(&step)));
+        let want = [
+            ("index", FieldValue::Integer(7)),
+            ("score", FieldValue::Number(0.25)),
+            ("residual_sq", FieldValue::Number(0.5)),
+            ("improvement", FieldValue::Number(0.125)),
+            ("fw_gap", FieldValue::Number(1e-3)),
+            ("nu", FieldValue::Number(-0.75)),
+            ("free_size", FieldValue::Integer(3)),
+            ("solver_iterations", FieldValue::Integer(9)),
+            ("filled", FieldValue::Flag(true)),
+            ("dependent", FieldValue::Flag(false)),
+            ("refit", FieldValue::Refit(step.refit)),
+            ("verified", FieldValue::Integer(11)),
+        ];
+        assert_eq!(got, want);
+        for f in Step::FIELDS {
+            let matches = matches!(
+                (f.ty, f.value(&step)),
+                (FieldType::Integer, FieldValue::Integer(_))
+                    | (FieldType::Number, FieldValue::Number(_))
+                    | (FieldType::Flag, FieldValue::Flag(_))
+                    | (FieldType::Refit, FieldValue::Refit(_))
+            );
+            assert!(matches, "{}", f.name);
+        }
+        assert_eq!(FieldValue::Refit(step.refit).as_f64(), 2.0);
+        assert_eq!(FieldValue::Flag(true).as_f64(), 1.0);
+    }
+
+    #[test]
+    fn refit_names_are_indexed_by_status() {
+        let all = [
+            RefitStatus::Optimal,
+            RefitStatus::IterationCap { violation: 1.0 },
+            RefitStatus::Blocked {
+                index: 0,
+                violation: 1.0,
+            },
+            RefitStatus::NumericalFailure { violation: 1.0 },
+        ];
+        for (i, r) in all.iter().enumerate() {
+            assert_eq!(r.index(), i);
+            assert_eq!(r.as_str(), RefitStatus::NAMES[i]);
+        }
+        assert_eq!(
+            RefitStatus::NAMES,
+            ["optimal", "iteration_cap", "blocked", "numerical_failure"]
+        );
     }
 }

@@ -20,6 +20,23 @@
 //! [`Error::CapacityExceeded`], a selector that needs more than the
 //! workspace's kind with [`Error::WorkspaceKind`]; the workspace is
 //! reusable across calls of any shape within its capacity.
+//!
+//! # One meaning per buffer
+//! The buffers every selector of a kind shares (the input phase's b, ρ,
+//! scales; the scores `u`; the Gram rows; the refit's state) are fields of
+//! [`Workspace`]. What only one scorer needs is not a shared field: the
+//! workspace carries it as `ScorerScratch` and lends each scorer its own
+//! typed view for the call (`Lent`: `ScreenedScratch` for the screened
+//! pursuit's anchors and per-step state, `LazyCentroidScratch` for the
+//! screened centroid pursuit's bounds and summed prefixes, `Int8Scratch`
+//! for the certified argmax's bounds, `RepresentedScratch` for the
+//! recommended setting's pivot marks), each buffer with one meaning and
+//! its shape in its docs. The views share storage (the kinds' sizes are
+//! unchanged), never at the same time: a scorer takes its view when it is
+//! built and gives it back when its loop ends. Where a value stands for
+//! "none" inside a caller's f32 or f64 buffer it is a named constant with
+//! a doc (`UNMARKED`, `NOT_VERIFIED`; the screened scorer's
+//! `NOT_COMPUTED` and `TO_VERIFY`); elsewhere `Option`.
 
 use crate::error::{Capacity, Error, ScratchBuffer};
 use crate::scratch::{gram_rows, ScratchKind, ScratchSize};
@@ -81,7 +98,11 @@ pub struct Workspace<'a> {
     pub(crate) steps: &'a mut [Step],
     // ≥ Centroid.
     /// Scores U_i of the next pick (−∞ for a candidate that cannot be
-    /// picked); MMR's scores for MMR.
+    /// picked); MMR's scores for MMR. The scorer owns it during a choose
+    /// (`Scorer::choose`): the screened scorer keeps there, per candidate,
+    /// the best value it knows of U_i in this choose (its bound rounded up
+    /// to f32 until read, −∞ once read or unavailable, the exact score
+    /// once verified).
     pub(crate) u: &'a mut [f32],
     /// Σ of the picks' Gram rows (centroid pursuit), in pick order.
     pub(crate) gram_sum: &'a mut [f32],
@@ -90,7 +111,10 @@ pub struct Workspace<'a> {
     /// Gram rows of the picks, stride P_max: row t = pick t in the paper's
     /// pursuit (K_max rows, ≥ Pursuit), row 0 = the newest pick in
     /// centroid pursuit and MMR (one row, ≥ Centroid). f32 passes, or the
-    /// int8 pass's approximations in the int8 pursuit.
+    /// int8 pass's approximations in the int8 pursuit. The screened
+    /// pursuit fills only the rows of its dense phase and keeps the
+    /// residual direction −w̃ (d values, or two d-vectors for its
+    /// ping-pong) in the space after them.
     pub(crate) gram: &'a mut [f32],
     /// The refit's state: G_SS, the factor, α and the solver's vectors
     /// (only α, the weights, below Pursuit).
@@ -101,8 +125,8 @@ pub struct Workspace<'a> {
     // Int8.
     /// The certified int8 pursuit's cache of f32 Gram entries (K_max rows
     /// of stride P_max): row `pos` holds G_{picks[pos], i} as the f32 pass
-    /// computes it, for the candidates i verified so far; NaN = not
-    /// computed.
+    /// computes it, for the candidates i verified so far; [`NOT_VERIFIED`]
+    /// for the others.
     pub(crate) verified_gram: &'a mut [f32],
     /// Upper bound of ‖s_i m_i − w_i c_i‖ (int8 pursuit), P_max.
     pub(crate) err_bound: &'a mut [f64],
@@ -111,25 +135,11 @@ pub struct Workspace<'a> {
     /// w_i = s_i · scale_i rounded to f32: the approximate row is w_i c_i
     /// (int8 pursuit), P_max.
     pub(crate) wscale: &'a mut [f64],
-    // ≥ Centroid, exact screening (`pursuit.rs`, "Exact screening").
-    /// Upper bounds of candidates' scores: in the certified int8 argmax
-    /// and the screened centroid pursuit those still to evaluate (−∞ for
-    /// the others); in the screened pursuit each candidate's anchor, an
-    /// upper bound of ρ_j − m̂_j·w at the step of its last read
-    /// (`known[j]`). In the recommended setting's loop: the reference
-    /// pivot² r of each candidate marked represented, −1 for the others.
-    /// P_max.
-    pub(crate) upper: &'a mut [f64],
-    /// The screened pursuit: per candidate an upper bound of the norm of
-    /// m̂_j's component orthogonal to the query. P_max.
-    pub(crate) perp: &'a mut [f64],
-    /// Per candidate: the screened centroid pursuit, how many leading
-    /// picks' Gram entries are summed into `gram_sum`; the screened
-    /// pursuit, the step (picks so far) of its anchor in `upper`. P_max.
-    pub(crate) known: &'a mut [usize],
-    // ≥ Pursuit, exact screening.
-    /// The screened pursuit's per-call state (`ScreenState`).
-    pub(crate) screen: ScreenState<'a>,
+    // ≥ Centroid: lent to one scorer per call.
+    /// The per-scorer scratch ([`ScorerScratch`]): each scorer that needs
+    /// more than the buffers above borrows its own typed view for the
+    /// call and gives it back.
+    pub(crate) scorer: ScorerScratch<'a>,
     // Result metadata of the last call.
     /// Rows read by the last call (`SelectionView::rows_read`).
     pub(crate) rows_read: u64,
@@ -145,16 +155,161 @@ pub struct Workspace<'a> {
 /// ten of the screened pursuit.
 pub(crate) const QP_K: usize = 19;
 
-/// The screened pursuit's per-call state beyond the per-candidate
-/// buffers (`pursuit.rs`, "Exact screening"): K-vectors and one K × K
-/// matrix, one meaning each. Steps n = 1 … K are stored at index n − 1
-/// (step 0, before any pick, has w = 0 and no entry).
+/// An entry of `Workspace::verified_gram` not computed yet: NaN, which no
+/// f32 Gram entry is (the passes keep entries finite). A sentinel rather
+/// than a flag per entry: the cache is the caller's f32 buffer and the
+/// test (`is_nan`) is one comparison in the verification's inner loop.
+pub(crate) const NOT_VERIFIED: f32 = f32::NAN;
+
+/// The carrier of per-scorer scratch: storage that one scorer at a time
+/// borrows for a call as a typed view with one meaning per buffer
+/// ([`ScreenedScratch`], [`LazyCentroidScratch`], [`Int8Scratch`],
+/// [`RepresentedScratch`]; a [`Lent`] type). Holds two f64 and one index
+/// P_max-vector (≥ Centroid) and the screened pursuit's per-step state
+/// (≥ Pursuit; empty below). The scorer takes its view with
+/// [`ScorerScratch::lend`] when it is built and gives it back with
+/// [`ScorerScratch::give_back`] when its loop ends: while lent, the
+/// carrier holds empty slices.
+#[derive(Default)]
+pub(crate) struct ScorerScratch<'a> {
+    f64_p: [&'a mut [f64]; 2],
+    index_p: &'a mut [usize],
+    steps: ScreenState<'a>,
+}
+
+impl<'a> ScorerScratch<'a> {
+    /// Lends the typed view `L` of this storage (until
+    /// [`give_back`](Self::give_back)).
+    pub(crate) fn lend<L: Lent<'a>>(&mut self) -> L {
+        L::take(self)
+    }
+
+    /// Takes back a view that [`lend`](Self::lend) gave.
+    pub(crate) fn give_back<L: Lent<'a>>(&mut self, view: L) {
+        view.put(self);
+    }
+}
+
+/// A typed view of [`ScorerScratch`], for one scorer.
+pub(crate) trait Lent<'a> {
+    /// Moves this view's buffers out of `from` (leaving them empty there).
+    fn take(from: &mut ScorerScratch<'a>) -> Self;
+    /// Moves them back.
+    fn put(self, to: &mut ScorerScratch<'a>);
+}
+
+/// The screened pursuit's scratch (`pursuit/screened/mod.rs`, module docs):
+/// each candidate's anchor (A_j, its step, p_j) and the per-step state.
+pub(crate) struct ScreenedScratch<'a> {
+    /// A_j: per candidate, an upper bound of ρ_j − m̂_j·w at the step of
+    /// its anchor (`anchor_step[j]`). P_max.
+    pub(crate) anchors: &'a mut [f64],
+    /// Per candidate, the step (picks so far) of its anchor. P_max.
+    pub(crate) anchor_step: &'a mut [usize],
+    /// p_j: per candidate, an upper bound of the norm of m̂_j's component
+    /// orthogonal to the query. P_max.
+    pub(crate) perp: &'a mut [f64],
+    /// The per-step state.
+    pub(crate) steps: ScreenState<'a>,
+}
+
+impl<'a> Lent<'a> for ScreenedScratch<'a> {
+    fn take(from: &mut ScorerScratch<'a>) -> Self {
+        let [anchors, perp] = core::mem::take(&mut from.f64_p);
+        ScreenedScratch {
+            anchors,
+            anchor_step: core::mem::take(&mut from.index_p),
+            perp,
+            steps: core::mem::take(&mut from.steps),
+        }
+    }
+    fn put(self, to: &mut ScorerScratch<'a>) {
+        to.f64_p = [self.anchors, self.perp];
+        to.index_p = self.anchor_step;
+        to.steps = self.steps;
+    }
+}
+
+/// The screened centroid pursuit's scratch (`LazyCentroidScorer`).
+pub(crate) struct LazyCentroidScratch<'a> {
+    /// Per candidate, an upper bound of its score while it is still to be
+    /// evaluated in the current choose; −∞ once evaluated or unavailable.
+    /// P_max.
+    pub(crate) upper: &'a mut [f64],
+    /// Per candidate, how many leading picks' Gram entries are summed
+    /// into its running sum (`Workspace::gram_sum`). P_max.
+    pub(crate) summed: &'a mut [usize],
+}
+
+impl<'a> Lent<'a> for LazyCentroidScratch<'a> {
+    fn take(from: &mut ScorerScratch<'a>) -> Self {
+        LazyCentroidScratch {
+            upper: core::mem::take(&mut from.f64_p[0]),
+            summed: core::mem::take(&mut from.index_p),
+        }
+    }
+    fn put(self, to: &mut ScorerScratch<'a>) {
+        to.f64_p[0] = self.upper;
+        to.index_p = self.summed;
+    }
+}
+
+/// The certified int8 pursuit's scratch beyond its own buffers.
+pub(crate) struct Int8Scratch<'a> {
+    /// Per candidate, the upper bound Ũ_i + B_i of its f32 score while it
+    /// may still be verified in the current choose; −∞ once verified or
+    /// excluded. P_max.
+    pub(crate) upper: &'a mut [f64],
+}
+
+impl<'a> Lent<'a> for Int8Scratch<'a> {
+    fn take(from: &mut ScorerScratch<'a>) -> Self {
+        Int8Scratch {
+            upper: core::mem::take(&mut from.f64_p[0]),
+        }
+    }
+    fn put(self, to: &mut ScorerScratch<'a>) {
+        to.f64_p[0] = self.upper;
+    }
+}
+
+/// The recommended setting's loop's scratch (`pursuit/represented.rs`).
+pub(crate) struct RepresentedScratch<'a> {
+    /// Per candidate marked represented, the reference pivot² r ∈ [0, 1]
+    /// of the candidate that marked it; [`UNMARKED`] for the others.
+    /// P_max.
+    pub(crate) pivot_marks: &'a mut [f64],
+}
+
+/// [`RepresentedScratch::pivot_marks`] of a candidate not marked: below
+/// every reference pivot² (which lies in [0, 1]), so `mark ≥ 0` is the
+/// test for a mark. A sentinel rather than `Option<f64>`: the storage is
+/// a caller's f64 buffer.
+pub(crate) const UNMARKED: f64 = -1.0;
+
+impl<'a> Lent<'a> for RepresentedScratch<'a> {
+    fn take(from: &mut ScorerScratch<'a>) -> Self {
+        RepresentedScratch {
+            pivot_marks: core::mem::take(&mut from.f64_p[0]),
+        }
+    }
+    fn put(self, to: &mut ScorerScratch<'a>) {
+        to.f64_p[0] = self.pivot_marks;
+    }
+}
+
+/// The screened pursuit's per-step state (`pursuit/screened/mod.rs`, module
+/// docs): K-vectors and one K × K matrix, one meaning each. Steps
+/// n = 1 … K are stored at index n − 1 (step 0, before any pick, has w = 0
+/// and no entry).
+#[derive(Default)]
 pub(crate) struct ScreenState<'a> {
     /// G_{picks[pos], i} (f32 entries, widened) of the pick i just
     /// admitted, by position.
     pub(crate) pick_entries: &'a mut [f64],
     /// G_{picks[pos], j} of the best candidate verified in the last
-    /// choose, for the free positions of that step.
+    /// choose, for the free positions of that step (the screened scorer's
+    /// `NOT_COMPUTED`, NaN, for the others).
     pub(crate) best_entries: &'a mut [f64],
     /// Per step n: ‖w_n‖² from G_SS (w_n = Σ_a c_a m̂_a, c the refresh
     /// coefficients of step n).
@@ -173,7 +328,9 @@ pub(crate) struct ScreenState<'a> {
     pub(crate) drift_q: &'a mut [f64],
     /// ca (the error bound of cb's q̂·(w_n − w_n₀), scaled),
     pub(crate) drift_qerr: &'a mut [f64],
-    /// c0 (the rest: b's error terms, E_j's constant part, slack).
+    /// c0 (the rest: b's error terms, E_j's constant part, slack); the
+    /// screened scorer's `NOT_COMPUTED` (NaN) for an anchor step whose
+    /// table this choose has not needed yet.
     pub(crate) drift_c0: &'a mut [f64],
     /// G_{picks[pos], j} of the candidate being verified, for the free
     /// positions.
@@ -349,21 +506,22 @@ impl<'a> Workspace<'a> {
             err_bound,
             norm_bound,
             wscale,
-            upper,
-            perp,
-            known,
-            screen: ScreenState {
-                pick_entries,
-                best_entries,
-                w_sq,
-                w_q,
-                h,
-                drift_perp,
-                drift_q,
-                drift_qerr,
-                drift_c0,
-                entries,
-                anchor_coef,
+            scorer: ScorerScratch {
+                f64_p: [upper, perp],
+                index_p: known,
+                steps: ScreenState {
+                    pick_entries,
+                    best_entries,
+                    w_sq,
+                    w_q,
+                    h,
+                    drift_perp,
+                    drift_q,
+                    drift_qerr,
+                    drift_c0,
+                    entries,
+                    anchor_coef,
+                },
             },
             rows_read: 0,
             pool: 0,
@@ -456,7 +614,8 @@ struct Parts<'a> {
     verified_gram: &'a mut [f32],
     /// α (K, ≥ Centroid).
     alpha: &'a mut [f64],
-    /// The screening's upper bounds and orthogonal norms (P each, ≥ Centroid).
+    /// The per-scorer scratch's two f64 P-vectors (≥ Centroid;
+    /// [`ScorerScratch`]).
     screen_p: [&'a mut [f64]; 2],
     /// ρ_S, b_S, U_S, G_SS α, the trial point, two solve vectors, w_ρ, w₁,
     /// and the screened pursuit's nine K-vectors (K each, ≥ Pursuit).
@@ -470,7 +629,8 @@ struct Parts<'a> {
     picks: &'a mut [usize],
     /// The ranking order (P).
     order: &'a mut [usize],
-    /// The screened pursuit's known-entry counts (P, ≥ Centroid).
+    /// The per-scorer scratch's index P-vector (≥ Centroid;
+    /// [`ScorerScratch`]).
     known: &'a mut [usize],
     /// The free set (K, ≥ Pursuit).
     free: &'a mut [usize],

@@ -17,15 +17,21 @@ from typing_extensions import TypeAlias
 _Budget: TypeAlias = Union[int, np.integer[Any]]
 
 __all__ = [
+    "METADATA_FIELDS",
+    "METADATA_KEY",
     "METHODS",
     "OPTIONS",
     "STEP_FIELDS",
     "Selection",
     "Selector",
     "__version__",
+    "check_count",
+    "check_document_settings",
+    "check_query",
     "prepare_documents",
     "select",
     "select_batch",
+    "select_documents",
 ]
 
 __version__: str
@@ -207,3 +213,34 @@ def prepare_documents(query: Sequence[float], documents: list[Mapping[str, Any]]
     (``"score"`` or ``"cosine"``: a distance is never relevance) and
     ``costs``. Raises ``MemPursuitError`` with ``kind``, ``index``, ``id``
     and ``argument``."""
+
+#: The metadata key of the record each document returned by
+#: ``select_documents`` carries, and the record's fields.
+METADATA_KEY: str
+METADATA_FIELDS: Tuple[str, ...]
+
+def select_documents(
+    query: Sequence[float],
+    documents: list[Mapping[str, Any]],
+    k: _Budget,
+    options: Optional[Mapping[str, Any]] = None,
+) -> dict[str, Any]:
+    """Selects up to ``k`` documents by the Rust document layer: ``picks``
+    (each ``{"index", "metadata": {"mempursuit": {"rank", "weight",
+    "score", "residual_sq"}}}``), ``duplicates``, ``relevance_source``,
+    ``stop_reason``. Raises ``MemPursuitError`` with ``kind``, ``index``,
+    ``id``, ``argument``."""
+
+def check_document_settings(
+    options: Optional[Mapping[str, Any]],
+    scores: Optional[bool],
+    cost: bool,
+    budget_later: bool = False,
+) -> None:
+    """An integration's settings checked once by the layer."""
+
+def check_count(name: str, value: Any) -> int:
+    """A count setting (``k``, ``top_k``, ...) as an int >= 0."""
+
+def check_query(query: Any) -> int:
+    """The query embedding checked by the layer; returns d."""

@@ -22,7 +22,7 @@ mod errors;
 mod options;
 mod run;
 
-use mempursuit::{RefitStatus, SelectSpec, Selection, Selector, Step, STEP_FIELDS};
+use mempursuit::{FieldType, FieldValue, RefitStatus, SelectSpec, Selection, Selector, Step};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -48,46 +48,25 @@ fn to_i64(v: &[usize]) -> Vec<i64> {
         .collect()
 }
 
-/// The width of the `refit` field: the longest status name.
-fn refit_width() -> usize {
-    [
-        RefitStatus::Optimal,
-        RefitStatus::IterationCap { violation: 0.0 },
-        RefitStatus::Blocked {
-            index: 0,
-            violation: 0.0,
-        },
-        RefitStatus::NumericalFailure { violation: 0.0 },
-    ]
-    .iter()
-    .map(|s| s.as_str().len())
-    .max()
-    .unwrap_or(0)
+/// The NumPy dtype of a step field of type `ty` (a refit status is text as
+/// wide as the longest status name).
+fn step_dtype(ty: FieldType) -> String {
+    match ty {
+        FieldType::Integer => "<i8".to_owned(),
+        FieldType::Number => "<f8".to_owned(),
+        FieldType::Flag => "?".to_owned(),
+        _ => {
+            let width = RefitStatus::NAMES.iter().map(|n| n.len()).max();
+            format!("<U{}", width.unwrap_or(0))
+        }
+    }
 }
 
-/// The NumPy dtype of step field `name` (`mempursuit::STEP_FIELDS`).
-fn step_dtype(name: &str) -> Option<String> {
-    Some(match name {
-        "index" | "free_size" | "solver_iterations" | "verified" => "<i8".to_owned(),
-        "score" | "residual_sq" | "improvement" | "fw_gap" | "nu" => "<f8".to_owned(),
-        "filled" | "dependent" => "?".to_owned(),
-        "refit" => format!("<U{}", refit_width()),
-        _ => return None,
-    })
-}
-
-/// `(name, dtype)` of every step field, in the order of the Rust crate's
-/// `STEP_FIELDS`.
-fn step_fields() -> PyResult<Vec<(&'static str, String)>> {
-    STEP_FIELDS
+/// `(name, dtype)` of every step field, in the order of `Step::FIELDS`.
+fn step_fields() -> Vec<(&'static str, String)> {
+    Step::FIELDS
         .iter()
-        .map(|&name| {
-            step_dtype(name).map(|d| (name, d)).ok_or_else(|| {
-                pyo3::exceptions::PyRuntimeError::new_err(format!(
-                    "internal error: no dtype for the step field '{name}'"
-                ))
-            })
-        })
+        .map(|f| (f.name, step_dtype(f.ty)))
         .collect()
 }
 
@@ -169,43 +148,35 @@ impl PySelection {
     fn build_steps(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let np = py.import("numpy")?;
         let fields = PyList::empty(py);
-        let longest = self.records.iter().map(|s| s.refit.as_str().len()).max();
-        for (name, dtype) in step_fields()? {
-            // A status name longer than the known ones widens the field
-            // rather than being cut.
-            let dtype = match longest {
-                Some(w) if name == "refit" && w > refit_width() => format!("<U{w}"),
-                _ => dtype,
-            };
+        for (name, dtype) in step_fields() {
             fields.append((name, dtype))?;
         }
         let arr = np.call_method1("zeros", (self.records.len(), fields))?;
         let r = &self.records;
-        let float = |f: fn(&Step) -> f64| PyArray1::from_vec(py, r.iter().map(f).collect());
-        let int = |f: fn(&Step) -> usize| {
-            PyArray1::from_vec(py, to_i64(&r.iter().map(f).collect::<Vec<_>>()))
-        };
-        let flag = |f: fn(&Step) -> bool| PyArray1::from_vec(py, r.iter().map(f).collect());
-        for name in STEP_FIELDS {
-            let column: Bound<'_, PyAny> = match name {
-                "index" => int(|s| s.index).into_any(),
-                "score" => float(|s| s.score).into_any(),
-                "residual_sq" => float(|s| s.residual_sq).into_any(),
-                "improvement" => float(|s| s.improvement).into_any(),
-                "fw_gap" => float(|s| s.fw_gap).into_any(),
-                "nu" => float(|s| s.nu).into_any(),
-                "free_size" => int(|s| s.free_size).into_any(),
-                "solver_iterations" => int(|s| s.solver_iterations as usize).into_any(),
-                "filled" => flag(|s| s.filled).into_any(),
-                "dependent" => flag(|s| s.dependent).into_any(),
-                "refit" => PyList::new(py, r.iter().map(|s| s.refit.as_str()))?.into_any(),
-                "verified" => int(|s| s.verified as usize).into_any(),
-                other => {
-                    return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
-                        "internal error: no column for the step field '{other}'"
-                    )))
+        for field in Step::FIELDS {
+            let values = r.iter().map(|s| field.value(s));
+            let column: Bound<'_, PyAny> = match field.ty {
+                FieldType::Integer => {
+                    let v = values.map(|v| match v {
+                        FieldValue::Integer(i) => i64::try_from(i).unwrap_or(i64::MAX),
+                        _ => 0,
+                    });
+                    PyArray1::from_vec(py, v.collect()).into_any()
                 }
+                FieldType::Flag => {
+                    let v = values.map(|v| matches!(v, FieldValue::Flag(true)));
+                    PyArray1::from_vec(py, v.collect::<Vec<bool>>()).into_any()
+                }
+                FieldType::Refit => {
+                    let v = values.map(|v| match v {
+                        FieldValue::Refit(status) => status.as_str(),
+                        _ => "",
+                    });
+                    PyList::new(py, v)?.into_any()
+                }
+                _ => PyArray1::from_vec(py, values.map(FieldValue::as_f64).collect()).into_any(),
             };
+            let name = field.name;
             arr.set_item(name, column)?;
         }
         let kwargs = PyDict::new(py);
@@ -707,9 +678,18 @@ fn _mempursuit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(select_batch, m)?)?;
     m.add_function(wrap_pyfunction!(documents::prepare_documents, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::select_documents, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::check_document_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::check_count, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::check_query, m)?)?;
+    m.add("METADATA_KEY", mempursuit::documents::METADATA_KEY)?;
+    m.add(
+        "METADATA_FIELDS",
+        pyo3::types::PyTuple::new(m.py(), mempursuit::documents::METADATA_FIELDS)?,
+    )?;
     m.add_class::<PySelector>()?;
     m.add_class::<PySelection>()?;
-    m.add("STEP_FIELDS", PyTuple::new(py, step_fields()?)?)?;
+    m.add("STEP_FIELDS", PyTuple::new(py, step_fields())?)?;
     m.add("METHODS", options::methods(py)?)?;
     m.add("OPTIONS", options::options_table(py)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -9,7 +9,7 @@
 //! a `Selector`'s capacity) and the `OPTIONS` / `METHODS` exports.
 
 use mempursuit::spec::Value;
-use mempursuit::spec::{OptionType, OPTIONS};
+use mempursuit::spec::{option_info, OptionType, OPTIONS};
 use mempursuit::{MethodName, SelectSpec, SpecError};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -45,7 +45,7 @@ fn types(py: Python<'_>) -> PyResult<(Bound<'_, PyType>, Bound<'_, PyType>)> {
 }
 
 /// Whether `obj` is a Python or NumPy bool.
-fn is_bool(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+pub(crate) fn is_bool(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(obj.is_instance_of::<PyBool>() || obj.is_instance(&types(obj.py())?.0)?)
 }
 
@@ -103,22 +103,27 @@ impl TypeMismatch {
     /// bool option, a number for a number option, else a name), or the
     /// specification's own error for a key that is no option.
     fn error(self, py: Python<'_>) -> PyErr {
-        let mut probe = SelectSpec::default();
-        let expected = if probe.set(&self.key, Value::Bool(true)).is_ok() {
-            "a bool"
-        } else if probe.set(&self.key, Value::Number(0.5)).is_ok() {
-            "a float"
-        } else {
-            match probe.set(&self.key, Value::Text("")) {
-                Err(e @ SpecError::UnknownOption { .. }) => return errors::spec(py, e),
-                _ => "a str",
-            }
+        let expected = match option_info(&self.key).map(|o| o.ty) {
+            None => return unknown(py, &self.key),
+            Some(OptionType::Bool) => "a bool",
+            Some(OptionType::Number) => "a float",
+            Some(_) => "a str",
         };
         PyTypeError::new_err(format!(
             "{} must be {expected} or None, not {}",
             self.key, self.type_name
         ))
     }
+}
+
+/// The specification's error for `key`, which is no option.
+fn unknown(py: Python<'_>, key: &str) -> PyErr {
+    errors::spec(
+        py,
+        SpecError::UnknownOption {
+            key: key.to_owned(),
+        },
+    )
 }
 
 /// The specification of a call from its keyword arguments (`None`: the
@@ -141,20 +146,12 @@ pub(crate) fn spec(
             let key = key.cast::<PyString>()?.to_string_lossy().into_owned();
             if value.is_none() {
                 // The default; an unknown key is still an error.
-                if let Err(e @ SpecError::UnknownOption { .. }) =
-                    SelectSpec::default().set(&key, Value::Text(""))
-                {
-                    return Err(errors::spec(py, e));
+                if option_info(&key).is_none() {
+                    return Err(unknown(py, &key));
                 }
                 continue;
             }
-            let set = match typed(&key, &value)? {
-                Ok(Typed::Bool(b)) => spec.set_typed(&key, Value::Bool(b)),
-                Ok(Typed::Text(t)) => spec.set_typed(&key, Value::Text(&t)),
-                Ok(Typed::Number(x)) => spec.set_typed(&key, Value::Number(x)),
-                Err(mismatch) => return Err(mismatch.error(py)),
-            };
-            set.map_err(|e| errors::spec(py, e))?;
+            set_one(py, &mut spec, &key, &value)?.map_err(|e| errors::spec(py, e))?;
         }
     }
     spec.method().map_err(|e| errors::spec(py, e))?;
@@ -163,6 +160,24 @@ pub(crate) fn spec(
     spec.costs(has_costs.then_some(&[][..]))
         .map_err(|e| errors::spec(py, e))?;
     Ok(spec)
+}
+
+/// Sets option `key` of `spec` to the Python `value` (not `None`): the
+/// outer error is the `TypeError` of a value of a type no option takes (or
+/// the specification's error for an unknown key, when the type is wrong
+/// too), the inner one the specification's own error.
+pub(crate) fn set_one(
+    py: Python<'_>,
+    spec: &mut SelectSpec,
+    key: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<Result<(), SpecError>> {
+    Ok(match typed(key, value)? {
+        Ok(Typed::Bool(b)) => spec.set_typed(key, Value::Bool(b)),
+        Ok(Typed::Text(t)) => spec.set_typed(key, Value::Text(&t)),
+        Ok(Typed::Number(x)) => spec.set_typed(key, Value::Number(x)),
+        Err(mismatch) => return Err(mismatch.error(py)),
+    })
 }
 
 /// A non-negative integer argument: `usize::MAX` stands for any value
@@ -238,7 +253,7 @@ pub(crate) fn options_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
         };
         info.set_item("type", ty)?;
         info.set_item("values", values)?;
-        info.set_item("applies_to", o.applies_to)?;
+        info.set_item("applies_to", o.applies_to.describe())?;
         info.set_item("doc", o.doc)?;
         table.set_item(o.key, info)?;
     }

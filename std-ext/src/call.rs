@@ -8,9 +8,9 @@ use std::fmt;
 
 #[cfg(feature = "half")]
 use mempursuit_core::half::{bf16, f16};
-#[cfg(feature = "half")]
-use mempursuit_core::Element;
-use mempursuit_core::{Error, ErrorKind, Input, Method, VectorFault};
+use mempursuit_core::{
+    Element, Error, ErrorKind, Executor, Input, Int8Passes, Method, Serial, VectorFault,
+};
 
 use crate::spec::{SelectSpec, SpecError, Storage};
 use crate::{Int8Candidates, ReserveError, Selection, Selector};
@@ -220,6 +220,41 @@ impl Selector {
         data: CallData<'_>,
         budget: usize,
     ) -> Result<Selection, CallError> {
+        self.select_spec_with(spec, data, budget, &mut Serial)
+    }
+
+    /// [`Selector::select_spec`] with the passes run by `executor`: cut into
+    /// row ranges that it may run on several threads (a
+    /// [`SplitPool`](crate::parallel::SplitPool)), on the instruction set it
+    /// names ([`Executor::isa`]; [`StrictOrder`](mempursuit_core::StrictOrder)
+    /// for the unfused kernels, the same bits on every target). With
+    /// [`Serial`] this is `select_spec`.
+    ///
+    /// ```
+    /// use mempursuit::{CallData, Pool, SelectSpec, Selector, Serial, StrictOrder};
+    ///
+    /// let s = std::f32::consts::FRAC_1_SQRT_2;
+    /// let (query, pool) = ([s, s], [0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0]);
+    /// let data = CallData::new(&query, Pool::F32(&pool));
+    /// let spec = SelectSpec::paper();
+    /// let mut selector = Selector::new();
+    /// let strict = selector.select_spec_with(&spec, data, 2, &mut StrictOrder(Serial))?;
+    /// assert_eq!(strict.picks, [0, 2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Selector::select_spec`].
+    ///
+    /// # Panics
+    /// As [`Selector::select_spec`].
+    pub fn select_spec_with(
+        &mut self,
+        spec: &SelectSpec,
+        data: CallData<'_>,
+        budget: usize,
+        executor: &mut dyn Executor,
+    ) -> Result<Selection, CallError> {
         let method = spec.method()?;
         let relevance = spec.relevance(data.relevance)?;
         let costs = spec.costs(data.costs)?;
@@ -235,37 +270,33 @@ impl Selector {
         };
         self.try_reserve(pool_size, budget.min(pool_size))
             .map_err(CallError::Reserve)?;
-        let run = |selector: &mut Selector, c: &[f32]| {
-            let input = Input {
-                cost_budget: costs,
-                ..Input::new(query, c).with_relevance(relevance)
-            };
-            selector.select(&input, budget, &method)
+        let call = Call {
+            query,
+            relevance,
+            costs,
+            budget,
+            method: &method,
         };
         match (spec.storage(), candidates) {
-            (Storage::F32, Pool::F32(c)) => Ok(run(self, c)?),
+            (Storage::F32, Pool::F32(c)) => Ok(call.run(self, c, executor)?),
             #[cfg(feature = "half")]
-            (Storage::F32, pool) => Ok(run(self, &pool.widened())?),
+            (Storage::F32, pool) => Ok(call.run(self, &pool.widened(), executor)?),
             #[cfg(feature = "half")]
-            (Storage::F16, Pool::F16(c)) => {
-                Ok(self.select_as(query, c, relevance, costs, budget, &method)?)
-            }
+            (Storage::F16, Pool::F16(c)) => Ok(call.run(self, c, executor)?),
             #[cfg(feature = "half")]
             (Storage::F16, pool) => {
                 let rows = pool.widened();
                 let c = narrow(&rows, d, Storage::F16, f16::from_f32, f16::is_infinite)?;
-                self.select_as(query, &c, relevance, costs, budget, &method)
+                call.run(self, &c, executor)
                     .map_err(|e| underflowed(e, &rows, d, Storage::F16))
             }
             #[cfg(feature = "half")]
-            (Storage::Bf16, Pool::Bf16(c)) => {
-                Ok(self.select_as(query, c, relevance, costs, budget, &method)?)
-            }
+            (Storage::Bf16, Pool::Bf16(c)) => Ok(call.run(self, c, executor)?),
             #[cfg(feature = "half")]
             (Storage::Bf16, pool) => {
                 let rows = pool.widened();
                 let c = narrow(&rows, d, Storage::Bf16, bf16::from_f32, bf16::is_infinite)?;
-                self.select_as(query, &c, relevance, costs, budget, &method)
+                call.run(self, &c, executor)
                     .map_err(|e| underflowed(e, &rows, d, Storage::Bf16))
             }
             #[cfg(not(feature = "half"))]
@@ -290,29 +321,39 @@ impl Selector {
                     _ => None,
                 };
                 let (Some(int8), Method::Pursuit(options)) = (int8, method) else {
-                    return Ok(self.select(&input, budget, &method)?);
+                    return Ok(self.select_with(&input, budget, &method, executor)?);
                 };
-                Ok(self.select_int8(&input, &int8, budget, &options)?)
+                let passes = Int8Passes::Auto;
+                Ok(self.select_int8_with(&input, &int8, budget, &options, passes, executor)?)
             }
         }
     }
+}
 
-    /// [`Selector::select`] on candidates stored as `E`.
-    #[cfg(feature = "half")]
-    fn select_as<E: Element>(
-        &mut self,
-        query: &[f32],
+/// What one [`Selector::select_spec_with`] call runs, whatever the
+/// candidates' storage.
+struct Call<'a> {
+    query: &'a [f32],
+    relevance: mempursuit_core::Relevance<'a>,
+    costs: Option<mempursuit_core::CostBudget<'a>>,
+    budget: usize,
+    method: &'a Method,
+}
+
+impl Call<'_> {
+    /// [`Selector::select_with`] on `candidates` (P × d, row-major, in
+    /// storage `E`).
+    fn run<E: Element>(
+        &self,
+        selector: &mut Selector,
         candidates: &[E],
-        relevance: mempursuit_core::Relevance<'_>,
-        costs: Option<mempursuit_core::CostBudget<'_>>,
-        budget: usize,
-        method: &Method,
+        executor: &mut dyn Executor,
     ) -> Result<Selection, Error> {
         let input = Input {
-            cost_budget: costs,
-            ..Input::with_storage(query, candidates).with_relevance(relevance)
+            cost_budget: self.costs,
+            ..Input::with_storage(self.query, candidates).with_relevance(self.relevance)
         };
-        self.select(&input, budget, method)
+        selector.select_with(&input, self.budget, self.method, executor)
     }
 }
 

@@ -21,6 +21,12 @@
 //!   (their index), never by text.
 //! - **Costs**: either every document has a finite cost ≥ 0 or none has one.
 //!
+//! - **Selection and result**: [`select_documents`] runs the selector on
+//!   the kept documents and returns each pick with the one metadata record
+//!   ([`METADATA_KEY`], [`METADATA_FIELDS`]) that every binding attaches;
+//!   [`check_settings`] checks an integration's settings once, without a
+//!   call.
+//!
 //! Errors are [`DocumentError`] values: a kind from the one
 //! [`ErrorKind`] set, the document's index and id, the
 //! argument, and a message.
@@ -28,6 +34,12 @@
 use crate::ErrorKind;
 use std::collections::HashMap;
 use std::fmt;
+
+mod select;
+pub use select::{
+    check_option_name, check_settings, select_documents, DocumentPick, DocumentSelection,
+    MetaValue, ScoresGiven, METADATA_FIELDS, METADATA_KEY, RESERVED,
+};
 
 /// What a document's score means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -212,27 +224,75 @@ pub struct Prepared {
 /// Relevance: when every kept document has a [`ScoreKind::Similarity`]
 /// score, those scores; otherwise (any distance, no score) the cosine of
 /// each embedding with `query`. Errors: an empty query or a non-finite query
-/// value (argument `query`); a missing embedding, one of another length, a
-/// non-finite component (`embedding`); a non-finite similarity (`score`);
+/// value, or a query whose length differs from every document's (all of one
+/// length) (argument `query`); a missing embedding, one of another length
+/// than the query's, a non-finite component (`embedding`); a non-finite
+/// similarity, or similarity scores on some documents only (`score`);
 /// scores of mixed kinds (`score_kind`); a negative or non-finite cost, or
 /// costs on some documents only (`cost`).
 pub fn prepare(query: &[f32], docs: &[DocumentSpec]) -> Result<Prepared, DocumentError> {
-    let d = query.len();
-    let qerr = |what: &str| DocumentError {
+    let d = check_query(query)?;
+    let (kept, duplicates) = dedupe(docs);
+    check_query_length(d, docs, &kept)?;
+    let mut candidates = Vec::with_capacity(kept.len() * d);
+    let first_kind = kept.first().map(|&i| docs[i].score_kind);
+    for &i in &kept {
+        candidates.extend_from_slice(checked_row(i, &docs[i], d)?);
+        if Some(docs[i].score_kind) != first_kind {
+            return Err(kind_mismatch(i, &docs[i], first_kind));
+        }
+    }
+    let costs = costs_of(docs, &kept)?;
+    let scores = similarity_scores(docs, &kept, first_kind)?;
+    let source = if scores.is_some() { "score" } else { "cosine" };
+    let relevance = scores.unwrap_or_else(|| cosines(query, &candidates));
+    Ok(Prepared {
+        kept,
+        duplicates,
+        candidates,
+        relevance,
+        relevance_source: source,
+        costs,
+        dim: d,
+    })
+}
+
+/// The query's length d, checked before anything else (an integration
+/// calls it before asking a store): an error (kind `input`, argument
+/// `query`) for an empty query, a non-finite value, or all zeros.
+pub fn check_query(query: &[f32]) -> Result<usize, DocumentError> {
+    if query.is_empty() {
+        return Err(query_error(
+            "the query embedding is empty: give a vector of length d ≥ 1".into(),
+        ));
+    }
+    if let Some(j) = query.iter().position(|v| !v.is_finite()) {
+        return Err(query_error(format!(
+            "the query embedding's component {j} is {}, not finite",
+            query[j]
+        )));
+    }
+    if query.iter().all(|&v| v == 0.0) {
+        return Err(query_error(
+            "the query embedding is all zeros: it has no direction to select by".into(),
+        ));
+    }
+    Ok(query.len())
+}
+
+fn query_error(message: String) -> DocumentError {
+    DocumentError {
         kind: ErrorKind::Input,
         index: None,
         id: None,
         argument: "query".into(),
-        message: what.into(),
-    };
-    if d == 0 {
-        return Err(qerr(
-            "the query embedding is empty: give a vector of length d ≥ 1",
-        ));
+        message,
     }
-    if query.iter().any(|v| !v.is_finite()) {
-        return Err(qerr("the query embedding holds a non-finite value"));
-    }
+}
+
+/// The kept indices (first occurrence of each id, every document without
+/// one) and the `(index, first_index)` of each later duplicate.
+fn dedupe(docs: &[DocumentSpec]) -> (Vec<usize>, Vec<(usize, usize)>) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     let mut kept = Vec::new();
     let mut duplicates = Vec::new();
@@ -246,122 +306,130 @@ pub fn prepare(query: &[f32], docs: &[DocumentSpec]) -> Result<Prepared, Documen
         }
         kept.push(i);
     }
-    let mut candidates = Vec::with_capacity(kept.len() * d);
-    let with_cost = kept.iter().filter(|&&i| docs[i].cost.is_some()).count();
-    let mut costs = (with_cost > 0).then(|| Vec::with_capacity(kept.len()));
-    let first_kind = kept.first().map(|&i| docs[i].score_kind);
-    for &i in &kept {
-        let doc = &docs[i];
-        let id = doc.id.as_deref();
-        let row = doc.embedding.as_deref().ok_or_else(|| {
-            doc_error(
-                ErrorKind::Input,
-                i,
-                id,
-                "embedding",
-                "has no embedding: embed it first (the integrations call the embedder for such documents)",
-            )
-        })?;
-        if row.len() != d {
-            return Err(doc_error(
-                ErrorKind::Input,
-                i,
-                id,
-                "embedding",
-                &format!(
-                    "embedding has length {}, the query has length {d}",
-                    row.len()
-                ),
-            ));
-        }
-        if let Some(j) = row.iter().position(|v| !v.is_finite()) {
-            return Err(doc_error(
-                ErrorKind::Input,
-                i,
-                id,
-                "embedding",
-                &format!("embedding component {j} is {}, not finite", row[j]),
-            ));
-        }
-        candidates.extend_from_slice(row);
-        if Some(doc.score_kind) != first_kind {
-            return Err(doc_error(
-                ErrorKind::Input,
-                i,
-                id,
-                "score_kind",
-                &format!(
-                    "score kind {:?} differs from the first document's {:?}: one store, one kind",
-                    doc.score_kind.as_str(),
-                    first_kind.map_or("none", ScoreKind::as_str)
-                ),
-            ));
-        }
-        if let Some(c) = costs.as_mut() {
-            match doc.cost {
-                Some(v) if v.is_finite() && v >= 0.0 => c.push(v),
-                Some(v) => {
-                    return Err(doc_error(
-                        ErrorKind::Input,
-                        i,
-                        id,
-                        "cost",
-                        &format!("cost {v} must be finite and ≥ 0"),
-                    ))
-                }
-                None => {
-                    return Err(doc_error(
-                        ErrorKind::Input,
-                        i,
-                        id,
-                        "cost",
-                        "has no cost while other documents have one: give every document a cost or none",
-                    ))
-                }
-            }
-        }
+    (kept, duplicates)
+}
+
+/// When every kept document has an embedding of one length n ≠ d, the
+/// query is the odd one out: an error naming the query.
+fn check_query_length(
+    d: usize,
+    docs: &[DocumentSpec],
+    kept: &[usize],
+) -> Result<(), DocumentError> {
+    let mut lengths = kept
+        .iter()
+        .map(|&i| docs[i].embedding.as_ref().map(Vec::len));
+    match lengths.next() {
+        Some(Some(n)) if n != d && lengths.all(|m| m == Some(n)) => Err(query_error(format!(
+            "the query embedding has {d} values, the documents' embeddings have {n}: embed \
+             the query with the model that embedded the documents"
+        ))),
+        _ => Ok(()),
     }
-    let use_scores =
-        first_kind == Some(ScoreKind::Similarity) && kept.iter().all(|&i| docs[i].score.is_some());
-    let relevance: Vec<f64> = if use_scores {
-        let mut r = Vec::with_capacity(kept.len());
-        for &i in &kept {
-            let s = docs[i].score.unwrap_or(f64::NAN);
-            if !s.is_finite() {
-                return Err(doc_error(
-                    ErrorKind::Input,
-                    i,
-                    docs[i].id.as_deref(),
-                    "score",
-                    &format!("similarity score {s} is not finite"),
-                ));
+}
+
+/// Document `i`'s embedding, checked: present, of length `d`, finite.
+fn checked_row(i: usize, doc: &DocumentSpec, d: usize) -> Result<&[f32], DocumentError> {
+    let id = doc.id.as_deref();
+    let bad = |what: &str| doc_error(ErrorKind::Input, i, id, "embedding", what);
+    let row = doc
+        .embedding
+        .as_deref()
+        .ok_or_else(|| bad("has no embedding (embed it with the documents' model first)"))?;
+    if row.len() != d {
+        return Err(bad(&format!(
+            "embedding has length {}, the query has length {d} (were they made by the same model?)",
+            row.len()
+        )));
+    }
+    if let Some(j) = row.iter().position(|v| !v.is_finite()) {
+        return Err(bad(&format!(
+            "embedding component {j} is {}, not finite",
+            row[j]
+        )));
+    }
+    Ok(row)
+}
+
+fn kind_mismatch(i: usize, doc: &DocumentSpec, first: Option<ScoreKind>) -> DocumentError {
+    doc_error(
+        ErrorKind::Input,
+        i,
+        doc.id.as_deref(),
+        "score_kind",
+        &format!(
+            "score kind {:?} differs from the first document's {:?}: one store, one kind",
+            doc.score_kind.as_str(),
+            first.map_or("none", ScoreKind::as_str)
+        ),
+    )
+}
+
+/// The kept documents' costs: all or none, each finite and ≥ 0.
+fn costs_of(docs: &[DocumentSpec], kept: &[usize]) -> Result<Option<Vec<f64>>, DocumentError> {
+    if kept.iter().all(|&i| docs[i].cost.is_none()) {
+        return Ok(None);
+    }
+    kept.iter()
+        .map(|&i| {
+            let bad = |what: &str| doc_error(ErrorKind::Input, i, docs[i].id.as_deref(), "cost", what);
+            match docs[i].cost {
+                Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
+                Some(v) => Err(bad(&format!(
+                    "cost {v} must be finite and ≥ 0 (e.g. the document's token count)"
+                ))),
+                None => Err(bad(
+                    "has no cost while other documents have one: give every document a cost or none",
+                )),
             }
-            r.push(s);
-        }
-        r
-    } else {
-        let qn = norm(query);
-        candidates
-            .chunks_exact(d)
-            .map(|row| {
-                let rn = norm(row);
-                if qn == 0.0 || rn == 0.0 {
-                    0.0
-                } else {
-                    dot(query, row) / (qn * rn)
-                }
-            })
-            .collect()
-    };
-    Ok(Prepared {
-        kept,
-        duplicates,
-        candidates,
-        relevance,
-        relevance_source: if use_scores { "score" } else { "cosine" },
-        costs,
-        dim: d,
-    })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// The similarity scores as relevance, when the kind is similarity and
+/// some document has a score: then every one must have a finite one.
+fn similarity_scores(
+    docs: &[DocumentSpec],
+    kept: &[usize],
+    kind: Option<ScoreKind>,
+) -> Result<Option<Vec<f64>>, DocumentError> {
+    if kind != Some(ScoreKind::Similarity) || kept.iter().all(|&i| docs[i].score.is_none()) {
+        return Ok(None);
+    }
+    kept.iter()
+        .map(|&i| {
+            let bad = |what: String| {
+                doc_error(ErrorKind::Input, i, docs[i].id.as_deref(), "score", &what)
+            };
+            match docs[i].score {
+                Some(s) if s.is_finite() => Ok(s),
+                Some(s) => Err(bad(format!("similarity score {s} is not finite"))),
+                None => Err(bad(
+                    "has no score while other documents have one: give every document a \
+                     finite score, or none (the relevance is then the cosine to the query)"
+                        .into(),
+                )),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// Each row's cosine with the query (0 for a zero row or query).
+fn cosines(query: &[f32], candidates: &[f32]) -> Vec<f64> {
+    let qn = norm(query);
+    candidates
+        .chunks_exact(query.len())
+        .map(|row| {
+            let rn = norm(row);
+            if qn == 0.0 || rn == 0.0 {
+                0.0
+            } else {
+                dot(query, row) / (qn * rn)
+            }
+        })
+        .collect()
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f64 {

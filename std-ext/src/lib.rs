@@ -86,7 +86,7 @@ pub mod spec;
 
 pub use call::{CallData, CallError, Pool, StorageError, StorageFault, EXCLUDE_HINT};
 pub use documents::{parse_embedding, DocumentError, DocumentSpec, Prepared, ScoreKind};
-pub use selector::{ReserveError, Selection, Selector, STEP_FIELDS};
+pub use selector::{ReserveError, Selection, Selector};
 pub use spec::{MethodName, SelectSpec, SpecError, Storage};
 
 pub use int8::Int8Candidates;

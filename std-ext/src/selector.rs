@@ -5,25 +5,6 @@ use mempursuit_core::{
     SelectionView, Serial, Step, StopReason, Workspace,
 };
 
-/// The fields of one step ([`Step`]) as every binding exposes them, in
-/// order: snake_case in Rust, Python and JSON, the same words in camelCase
-/// in JavaScript (`residualSq`). `refit` is the status's name
-/// ([`RefitStatus::as_str`](mempursuit_core::RefitStatus::as_str)).
-pub const STEP_FIELDS: [&str; 12] = [
-    "index",
-    "score",
-    "residual_sq",
-    "improvement",
-    "fw_gap",
-    "nu",
-    "free_size",
-    "solver_iterations",
-    "filled",
-    "dependent",
-    "refit",
-    "verified",
-];
-
 /// An owned selection: picks in entry order, weights (empty for the
 /// baselines), one [`Step`] per pick, the stop reason, excluded rows and
 /// skipped candidates.
@@ -389,19 +370,31 @@ impl Selector {
         options: &mempursuit_core::PursuitOptions,
         passes: Int8Passes,
     ) -> Result<Selection, Error> {
+        self.select_int8_with(input, pool, budget, options, passes, &mut Serial)
+    }
+
+    /// [`Selector::select_int8_using`] with the query pass and the f32
+    /// verification run by `executor` (its parts and its instruction set,
+    /// [`Executor::isa`]).
+    ///
+    /// # Errors
+    /// As [`Selector::select_int8`].
+    pub fn select_int8_with(
+        &mut self,
+        input: &Input<'_>,
+        pool: &crate::Int8Candidates,
+        budget: usize,
+        options: &mempursuit_core::PursuitOptions,
+        passes: Int8Passes,
+        executor: &mut dyn Executor,
+    ) -> Result<Selection, Error> {
         let p = input.pool_size().unwrap_or(0);
         let mut ws = self.workspace(p, budget.min(p));
         let view = pool.view();
-        Ok(mempursuit_core::pursuit_int8_using(
-            input,
-            &view,
-            budget,
-            options,
-            passes,
-            &mut ws,
-            &mut mempursuit_core::Serial,
-        )?
-        .into())
+        let sel = mempursuit_core::pursuit_int8_using(
+            input, &view, budget, options, passes, &mut ws, executor,
+        )?;
+        Ok(sel.into())
     }
 }
 

@@ -309,7 +309,7 @@ pub enum SpecError {
         /// from the number 1.
         value: String,
         /// What the option takes.
-        expected: &'static str,
+        expected: String,
     },
     /// The option does not apply to the method.
     NotApplicable {
@@ -401,18 +401,141 @@ pub enum OptionType {
     Name(&'static [&'static str]),
 }
 
+/// The methods an option applies to ([`OptionInfo::applies_to`]); an
+/// option given to another method is an error ([`SpecError::NotApplicable`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AppliesTo {
+    /// Every method.
+    Every,
+    /// `pursuit` and `centroid` (the pursuit family).
+    PursuitFamily,
+    /// `pursuit` (not `centroid`, whose ridge is ∞ by definition).
+    Pursuit,
+    /// `pursuit` with a finite ridge (the QP refit, Eq. 6; not
+    /// `ridge=inf`, which is centroid pursuit).
+    FiniteRidge,
+    /// `mmr`.
+    Mmr,
+    /// Every method but `recommended`, which uses caller scores by rank.
+    AllButRecommended,
+}
+
+impl AppliesTo {
+    /// The methods, as the docs, help texts and errors write them.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            AppliesTo::Every => "every method",
+            AppliesTo::PursuitFamily => "pursuit, centroid",
+            AppliesTo::Pursuit => "pursuit",
+            AppliesTo::FiniteRidge => "pursuit with a finite ridge",
+            AppliesTo::Mmr => "mmr",
+            AppliesTo::AllButRecommended => {
+                "pursuit, centroid, topk, mmr (the recommended setting uses scores by rank)"
+            }
+        }
+    }
+
+    /// Whether the option applies to `method`; `centroid` says whether the
+    /// specification is centroid pursuit (`method = centroid`, or
+    /// `pursuit` with `ridge = inf`).
+    pub fn holds(self, method: MethodName, centroid: bool) -> bool {
+        use MethodName::*;
+        match self {
+            AppliesTo::Every => true,
+            AppliesTo::PursuitFamily => matches!(method, Pursuit | Centroid),
+            AppliesTo::Pursuit => method == Pursuit,
+            AppliesTo::FiniteRidge => method == Pursuit && !centroid,
+            AppliesTo::Mmr => method == Mmr,
+            AppliesTo::AllButRecommended => method != Recommended,
+        }
+    }
+}
+
 /// One option of a [`SelectSpec`]: its key, value type, the methods it
 /// applies to and one line of documentation ([`OPTIONS`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OptionInfo {
     /// The key (snake_case).
     pub key: &'static str,
-    /// Its value type.
+    /// Its value type. For [`OptionType::Name`] the first name is the
+    /// default.
     pub ty: OptionType,
-    /// The methods it applies to, as prose (`"pursuit, centroid"`).
-    pub applies_to: &'static str,
+    /// The methods it applies to. A boolean option set to `false` or a
+    /// named option set to its default (first) name changes nothing and
+    /// is accepted by every method.
+    pub applies_to: AppliesTo,
     /// What it does and its default.
     pub doc: &'static str,
+}
+
+/// The names of a table of named values, in its order.
+const fn names<T: Copy, const N: usize>(table: &[(&'static str, T); N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = table[i].0;
+        i += 1;
+    }
+    out
+}
+
+/// `at_pool_optimum`: name and value, the default first.
+const AT_POOL_OPTIMUM: [(&str, AtPoolOptimum); 3] = [
+    ("continue", AtPoolOptimum::Continue),
+    ("stop", AtPoolOptimum::Stop),
+    ("fill", AtPoolOptimum::FillByRelevance),
+];
+const AT_POOL_OPTIMUM_NAMES: [&str; 3] = names(&AT_POOL_OPTIMUM);
+
+/// `dependent_picks`: name and value, the default first.
+const DEPENDENT_PICKS: [(&str, DependentPicks); 2] = [
+    ("keep", DependentPicks::Keep),
+    ("skip", DependentPicks::Skip),
+];
+const DEPENDENT_PICKS_NAMES: [&str; 2] = names(&DEPENDENT_PICKS);
+
+/// `normalization`: name and value, the default first.
+const NORMALIZATION: [(&str, Normalization); 2] = [
+    ("cosine", Normalization::Cosine),
+    ("require_unit", Normalization::RequireUnit),
+];
+const NORMALIZATION_NAMES: [&str; 2] = names(&NORMALIZATION);
+
+/// `invalid`: name and value, the default first.
+const INVALID: [(&str, InvalidCandidates); 2] = [
+    ("reject", InvalidCandidates::Reject),
+    ("exclude", InvalidCandidates::Exclude),
+];
+const INVALID_NAMES: [&str; 2] = names(&INVALID);
+
+/// `storage`: name and value, the default first.
+const STORAGE: [(&str, Storage); 4] = [
+    (Storage::F32.as_str(), Storage::F32),
+    (Storage::F16.as_str(), Storage::F16),
+    (Storage::Bf16.as_str(), Storage::Bf16),
+    (Storage::Int8.as_str(), Storage::Int8),
+];
+const STORAGE_NAMES: [&str; 4] = names(&STORAGE);
+
+/// The options by position in [`OPTIONS`] (a unit test checks that each
+/// variant is its key in CamelCase): the index of a specification's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Method,
+    Gamma,
+    Ridge,
+    MmrLambda,
+    RawRelevance,
+    PoolOrder,
+    CostBudget,
+    Adaptive,
+    AtPoolOptimum,
+    OptimumTolerance,
+    DependentPicks,
+    Normalization,
+    Invalid,
+    Storage,
 }
 
 /// Every option of a [`SelectSpec`], in the order of the docs (the table in
@@ -421,92 +544,121 @@ pub const OPTIONS: [OptionInfo; 14] = [
     OptionInfo {
         key: "method",
         ty: OptionType::Method,
-        applies_to: "every method",
+        applies_to: AppliesTo::Every,
         doc: "the selector: recommended (default), pursuit, centroid, topk or mmr",
     },
     OptionInfo {
         key: "gamma",
         ty: OptionType::Number,
-        applies_to: "pursuit, centroid",
+        applies_to: AppliesTo::PursuitFamily,
         doc: "gamma in (0, 1], the weight of the reconstruction against relevance \
               (default 1 for pursuit, 0.5 for centroid)",
     },
     OptionInfo {
         key: "ridge",
         ty: OptionType::Number,
-        applies_to: "pursuit",
+        applies_to: AppliesTo::Pursuit,
         doc: "the ridge lambda >= 0 of the refit (Eq. 6; default 1e-10); inf is centroid pursuit",
     },
     OptionInfo {
         key: "mmr_lambda",
         ty: OptionType::Number,
-        applies_to: "mmr",
+        applies_to: AppliesTo::Mmr,
         doc: "lambda_mmr in [0, 1], relevance against diversity (default 0.5; 1 is top-K)",
     },
     OptionInfo {
         key: "raw_relevance",
         ty: OptionType::Bool,
-        applies_to: "pursuit, centroid, topk, mmr",
+        applies_to: AppliesTo::AllButRecommended,
         doc: "use the caller's relevance scores as given instead of by rank (default false)",
     },
     OptionInfo {
         key: "pool_order",
         ty: OptionType::Bool,
-        applies_to: "every method",
+        applies_to: AppliesTo::Every,
         doc: "the pool is in the retriever's order, row 0 first (default false)",
     },
     OptionInfo {
         key: "cost_budget",
         ty: OptionType::Number,
-        applies_to: "every method",
+        applies_to: AppliesTo::Every,
         doc: "the most the picks may cost in total (e.g. tokens), >= 0, with the call's costs \
               (one per candidate); a pick that no longer fits is skipped (default: none)",
     },
     OptionInfo {
         key: "adaptive",
         ty: OptionType::Bool,
-        applies_to: "pursuit, centroid",
+        applies_to: AppliesTo::PursuitFamily,
         doc: "adaptive stopping (Eq. 7: tau 1e-5, patience 2; default false)",
     },
     OptionInfo {
         key: "at_pool_optimum",
-        ty: OptionType::Name(&["continue", "stop", "fill"]),
-        applies_to: "pursuit with a finite ridge",
+        ty: OptionType::Name(&AT_POOL_OPTIMUM_NAMES),
+        applies_to: AppliesTo::FiniteRidge,
         doc: "once the Frank-Wolfe gap reaches optimum_tolerance: continue (default), stop, \
               or fill the rest by relevance",
     },
     OptionInfo {
         key: "optimum_tolerance",
         ty: OptionType::Number,
-        applies_to: "pursuit with a finite ridge",
+        applies_to: AppliesTo::FiniteRidge,
         doc: "the Frank-Wolfe gap that counts as the pool optimum (default 1e-12)",
     },
     OptionInfo {
         key: "dependent_picks",
-        ty: OptionType::Name(&["keep", "skip"]),
-        applies_to: "pursuit with a finite ridge",
+        ty: OptionType::Name(&DEPENDENT_PICKS_NAMES),
+        applies_to: AppliesTo::FiniteRidge,
         doc: "a candidate already represented by the picks: keep and flag it (default) or skip it",
     },
     OptionInfo {
         key: "normalization",
-        ty: OptionType::Name(&["cosine", "require_unit"]),
-        applies_to: "every method",
+        ty: OptionType::Name(&NORMALIZATION_NAMES),
+        applies_to: AppliesTo::Every,
         doc: "cosine (default): non-unit vectors are used through their direction; \
               require_unit: they are an error",
     },
     OptionInfo {
         key: "invalid",
-        ty: OptionType::Name(&["reject", "exclude"]),
-        applies_to: "every method",
+        ty: OptionType::Name(&INVALID_NAMES),
+        applies_to: AppliesTo::Every,
         doc: "an unusable candidate row: reject the call (default) or exclude the row",
     },
     OptionInfo {
         key: "storage",
-        ty: OptionType::Name(&["f32", "f16", "bf16", "int8"]),
-        applies_to: "every method",
+        ty: OptionType::Name(&STORAGE_NAMES),
+        applies_to: AppliesTo::Every,
         doc: "how the candidates are stored for the passes: f32 (default), f16, bf16, int8",
     },
 ];
+
+/// The option with key `key` in any spelling (snake_case, camelCase or
+/// hyphenated), or `None` if no option has it: what a binding asks for an
+/// option's type ([`OptionInfo::ty`]).
+pub fn option_info(key: &str) -> Option<&'static OptionInfo> {
+    let canonical = canonical_key(key);
+    OPTIONS.iter().find(|o| o.key == canonical)
+}
+
+/// A value a specification holds for an option (the index of a name in
+/// its [`OptionType::Name`] list).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Given {
+    Number(f64),
+    Bool(bool),
+    Name(usize),
+}
+
+impl Given {
+    /// Whether it changes anything: a number does; `false` and the first
+    /// (default) name do not, so they are accepted by every method.
+    fn is_effective(self) -> bool {
+        match self {
+            Given::Number(_) => true,
+            Given::Bool(b) => b,
+            Given::Name(i) => i != 0,
+        }
+    }
+}
 
 /// How the caller spells keys, so that errors name a key the way the
 /// caller wrote it (`mmrLambda` in JavaScript, `--mmr-lambda` on the
@@ -589,19 +741,9 @@ pub struct SelectSpec {
     /// The spelling of the last key given in another style than snake_case
     /// (for error messages only; not part of equality).
     key_style: KeyStyle,
-    gamma: Option<f64>,
-    ridge: Option<f64>,
-    mmr_lambda: Option<f64>,
-    raw_relevance: Option<bool>,
-    pool_order: Option<bool>,
-    cost_budget: Option<f64>,
-    adaptive: Option<bool>,
-    at_pool_optimum: Option<AtPoolOptimum>,
-    optimum_tolerance: Option<f64>,
-    dependent_picks: Option<DependentPicks>,
-    normalization: Option<Normalization>,
-    invalid: Option<InvalidCandidates>,
-    storage: Option<Storage>,
+    /// The value given for each option, by its position in [`OPTIONS`]
+    /// (`None`: the default; the method, at position 0, is `method`).
+    given: [Option<Given>; OPTIONS.len()],
 }
 
 impl PartialEq for SelectSpec {
@@ -626,7 +768,7 @@ impl SelectSpec {
     /// [`PursuitOptions::centroid`]).
     pub const fn centroid(gamma: f64) -> SelectSpec {
         let mut s = SelectSpec::of(MethodName::Centroid);
-        s.gamma = Some(gamma);
+        s.given[Key::Gamma as usize] = Some(Given::Number(gamma));
         s
     }
 
@@ -638,7 +780,7 @@ impl SelectSpec {
     /// MMR with trade-off λ_mmr.
     pub const fn mmr(lambda: f64) -> SelectSpec {
         let mut s = SelectSpec::of(MethodName::Mmr);
-        s.mmr_lambda = Some(lambda);
+        s.given[Key::MmrLambda as usize] = Some(Given::Number(lambda));
         s
     }
 
@@ -647,19 +789,31 @@ impl SelectSpec {
         SelectSpec {
             method,
             key_style: KeyStyle::Snake,
-            gamma: None,
-            ridge: None,
-            mmr_lambda: None,
-            raw_relevance: None,
-            pool_order: None,
-            cost_budget: None,
-            adaptive: None,
-            at_pool_optimum: None,
-            optimum_tolerance: None,
-            dependent_picks: None,
-            normalization: None,
-            invalid: None,
-            storage: None,
+            given: [None; OPTIONS.len()],
+        }
+    }
+
+    /// The number given for option `key`.
+    fn number(&self, key: Key) -> Option<f64> {
+        match self.given[key as usize] {
+            Some(Given::Number(x)) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The bool given for option `key`.
+    fn flag(&self, key: Key) -> Option<bool> {
+        match self.given[key as usize] {
+            Some(Given::Bool(b)) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The value of the name given for option `key`, from its `table`.
+    fn named<T: Copy, const N: usize>(&self, key: Key, table: &[(&str, T); N]) -> Option<T> {
+        match self.given[key as usize] {
+            Some(Given::Name(i)) => table.get(i).map(|&(_, v)| v),
+            _ => None,
         }
     }
 
@@ -670,44 +824,46 @@ impl SelectSpec {
 
     /// γ as given (`None`: the method's default).
     pub fn gamma(&self) -> Option<f64> {
-        self.gamma
+        self.number(Key::Gamma)
     }
 
     /// The ridge as given (`None`: the default).
     pub fn ridge(&self) -> Option<f64> {
-        self.ridge
+        self.number(Key::Ridge)
     }
 
     /// λ_mmr as given (`None`: the default).
     pub fn mmr_lambda(&self) -> Option<f64> {
-        self.mmr_lambda
+        self.number(Key::MmrLambda)
     }
 
     /// Whether caller scores are used as given (else by rank).
     pub fn raw_relevance(&self) -> bool {
-        self.raw_relevance.unwrap_or(false)
+        self.flag(Key::RawRelevance).unwrap_or(false)
     }
 
     /// Whether the pool is in the retriever's order.
     pub fn pool_order(&self) -> bool {
-        self.pool_order.unwrap_or(false)
+        self.flag(Key::PoolOrder).unwrap_or(false)
     }
 
     /// The cost budget C as given (`None`: no cost budget, K alone).
     pub fn cost_budget(&self) -> Option<f64> {
-        self.cost_budget
+        self.number(Key::CostBudget)
     }
 
     /// The storage of the candidates for the passes.
     pub fn storage(&self) -> Storage {
-        self.storage.unwrap_or_default()
+        self.named(Key::Storage, &STORAGE).unwrap_or_default()
     }
 
     /// The input policy.
     pub fn input_policy(&self) -> InputPolicy {
         InputPolicy {
-            normalization: self.normalization.unwrap_or_default(),
-            invalid_candidates: self.invalid.unwrap_or_default(),
+            normalization: self
+                .named(Key::Normalization, &NORMALIZATION)
+                .unwrap_or_default(),
+            invalid_candidates: self.named(Key::Invalid, &INVALID).unwrap_or_default(),
         }
     }
 
@@ -748,7 +904,8 @@ impl SelectSpec {
     /// form (`FromStr`). Unknown keys pass (`assign` names them).
     fn refuse_repeat(&self, key: &str) -> Result<(), SpecError> {
         let canonical = canonical_key(key);
-        if canonical == "method" || !self.options().iter().any(|(k, _)| *k == canonical) {
+        let method = OPTIONS[Key::Method as usize].key;
+        if canonical == method || !self.options().iter().any(|(k, _)| *k == canonical) {
             return Ok(());
         }
         let (snake, camel) = (canonical.clone(), KeyStyle::Camel.spell(&canonical));
@@ -779,7 +936,7 @@ impl SelectSpec {
                 key: key.to_owned(),
             });
         };
-        let invalid = |expected: &'static str| SpecError::InvalidValue {
+        let invalid = |expected: String| SpecError::InvalidValue {
             key: key.to_owned(),
             value: match value {
                 Value::Text(t) => format!("'{t}'"),
@@ -787,84 +944,43 @@ impl SelectSpec {
             },
             expected,
         };
-        match info.ty {
+        let given = match info.ty {
             OptionType::Method => {
                 let Value::Text(name) = value else {
-                    return Err(invalid("a method name"));
+                    return Err(invalid("a method name".to_owned()));
                 };
                 self.method = name.parse()?;
+                return Ok(());
             }
-            OptionType::Number => {
-                let x = match value {
-                    Value::Number(x) => x,
-                    Value::Text(t) if text_spells_values => {
-                        t.trim().parse().map_err(|_| invalid("a number"))?
-                    }
-                    Value::Text(_) => return Err(invalid("a number, not a string")),
-                    Value::Bool(_) => return Err(invalid("a number")),
-                };
-                match info.key {
-                    "gamma" => self.gamma = Some(x),
-                    "ridge" => self.ridge = Some(x),
-                    "mmr_lambda" => self.mmr_lambda = Some(x),
-                    "cost_budget" => self.cost_budget = Some(x),
-                    _ => self.optimum_tolerance = Some(x),
+            OptionType::Number => Given::Number(match value {
+                Value::Number(x) => x,
+                Value::Text(t) if text_spells_values => t
+                    .trim()
+                    .parse()
+                    .map_err(|_| invalid("a number".to_owned()))?,
+                Value::Text(_) => return Err(invalid("a number, not a string".to_owned())),
+                Value::Bool(_) => return Err(invalid("a number".to_owned())),
+            }),
+            OptionType::Bool => Given::Bool(match value {
+                Value::Bool(b) => b,
+                Value::Text(_) if !text_spells_values => {
+                    return Err(invalid("true or false, not a string".to_owned()))
                 }
-            }
-            OptionType::Bool => {
-                let b = match value {
-                    Value::Bool(b) => b,
-                    Value::Text(_) if !text_spells_values => {
-                        return Err(invalid("true or false, not a string"))
-                    }
-                    Value::Text("true") => true,
-                    Value::Text("false") => false,
-                    _ => return Err(invalid("true or false")),
-                };
-                match info.key {
-                    "raw_relevance" => self.raw_relevance = Some(b),
-                    "pool_order" => self.pool_order = Some(b),
-                    _ => self.adaptive = Some(b),
-                }
-            }
+                Value::Text("true") => true,
+                Value::Text("false") => false,
+                _ => return Err(invalid("true or false".to_owned())),
+            }),
             OptionType::Name(names) => {
-                let expected = match info.key {
-                    "at_pool_optimum" => "'continue', 'stop' or 'fill'",
-                    "dependent_picks" => "'keep' or 'skip'",
-                    "normalization" => "'cosine' or 'require_unit'",
-                    "invalid" => "'reject' or 'exclude'",
-                    _ => "'f32', 'f16', 'bf16' or 'int8'",
+                let found = match value {
+                    Value::Text(name) => names.iter().position(|n| *n == name),
+                    _ => None,
                 };
-                let Value::Text(name) = value else {
-                    return Err(invalid(expected));
-                };
-                let Some(i) = names.iter().position(|n| *n == name) else {
-                    return Err(invalid(expected));
-                };
-                match info.key {
-                    "at_pool_optimum" => {
-                        self.at_pool_optimum = Some(
-                            [
-                                AtPoolOptimum::Continue,
-                                AtPoolOptimum::Stop,
-                                AtPoolOptimum::FillByRelevance,
-                            ][i],
-                        )
-                    }
-                    "dependent_picks" => {
-                        self.dependent_picks = Some([DependentPicks::Keep, DependentPicks::Skip][i])
-                    }
-                    "normalization" => {
-                        self.normalization =
-                            Some([Normalization::Cosine, Normalization::RequireUnit][i])
-                    }
-                    "invalid" => {
-                        self.invalid =
-                            Some([InvalidCandidates::Reject, InvalidCandidates::Exclude][i])
-                    }
-                    _ => self.storage = Some(Storage::ALL[i]),
-                }
+                Given::Name(found.ok_or_else(|| invalid(one_of(names)))?)
             }
+        };
+        let slot = OPTIONS.iter().position(|o| o.key == info.key);
+        if let Some(slot) = slot {
+            self.given[slot] = Some(given);
         }
         Ok(())
     }
@@ -882,66 +998,22 @@ impl SelectSpec {
     fn is_centroid(&self) -> bool {
         match self.method {
             MethodName::Centroid => true,
-            MethodName::Pursuit => self.ridge == Some(f64::INFINITY),
+            MethodName::Pursuit => self.ridge() == Some(f64::INFINITY),
             _ => false,
         }
     }
 
-    /// The options given that do not apply to the method, first one as an
-    /// error.
+    /// The first option given with an effect ([`OptionInfo::applies_to`])
+    /// that does not apply to the method, as an error.
     fn check_applicable(&self) -> Result<(), SpecError> {
-        use MethodName::*;
-        let m = self.method;
-        let pursuit_family = matches!(m, Pursuit | Centroid);
-        let qp = m == Pursuit && !self.is_centroid();
-        let rules: [(&str, bool, bool, &'static str); 8] = [
-            (
-                "gamma",
-                self.gamma.is_some(),
-                pursuit_family,
-                "pursuit, centroid",
-            ),
-            ("ridge", self.ridge.is_some(), m == Pursuit, "pursuit"),
-            ("mmr_lambda", self.mmr_lambda.is_some(), m == Mmr, "mmr"),
-            (
-                "raw_relevance",
-                self.raw_relevance == Some(true),
-                m != Recommended,
-                "pursuit, centroid, topk, mmr (the recommended setting uses scores by rank)",
-            ),
-            (
-                "adaptive",
-                self.adaptive == Some(true),
-                pursuit_family,
-                "pursuit, centroid",
-            ),
-            (
-                "at_pool_optimum",
-                self.at_pool_optimum
-                    .is_some_and(|a| a != AtPoolOptimum::Continue),
-                qp,
-                "pursuit with a finite ridge",
-            ),
-            (
-                "optimum_tolerance",
-                self.optimum_tolerance.is_some(),
-                qp,
-                "pursuit with a finite ridge",
-            ),
-            (
-                "dependent_picks",
-                self.dependent_picks
-                    .is_some_and(|d| d != DependentPicks::Keep),
-                qp,
-                "pursuit with a finite ridge",
-            ),
-        ];
-        for (key, given, applies, applies_to) in rules {
-            if given && !applies {
+        let centroid = self.is_centroid();
+        for (info, given) in OPTIONS.iter().zip(self.given) {
+            let effective = given.is_some_and(Given::is_effective);
+            if effective && !info.applies_to.holds(self.method, centroid) {
                 return Err(SpecError::NotApplicable {
-                    key: self.key_style.spell(key),
-                    method: m,
-                    applies_to,
+                    key: self.key_style.spell(info.key),
+                    method: self.method,
+                    applies_to: info.applies_to.describe(),
                 });
             }
         }
@@ -960,16 +1032,19 @@ impl SelectSpec {
         self.check_applicable()?;
         let input = self.input_policy();
         let pursuit = |base: PursuitOptions| PursuitOptions {
-            ridge: self.ridge.unwrap_or(base.ridge),
-            gamma: self.gamma.unwrap_or(base.gamma),
-            stopping: if self.adaptive == Some(true) {
+            ridge: self.ridge().unwrap_or(base.ridge),
+            gamma: self.gamma().unwrap_or(base.gamma),
+            stopping: if self.flag(Key::Adaptive) == Some(true) {
                 Stopping::PAPER_ADAPTIVE
             } else {
                 Stopping::FixedBudget
             },
-            at_pool_optimum: self.at_pool_optimum.unwrap_or(base.at_pool_optimum),
-            optimum_tolerance: self.optimum_tolerance.unwrap_or(base.optimum_tolerance),
-            dependent_picks: self.dependent_picks.unwrap_or(base.dependent_picks),
+            at_pool_optimum: (self.named(Key::AtPoolOptimum, &AT_POOL_OPTIMUM))
+                .unwrap_or(base.at_pool_optimum),
+            optimum_tolerance: (self.number(Key::OptimumTolerance))
+                .unwrap_or(base.optimum_tolerance),
+            dependent_picks: (self.named(Key::DependentPicks, &DEPENDENT_PICKS))
+                .unwrap_or(base.dependent_picks),
             input,
         };
         let method = match self.method {
@@ -980,7 +1055,7 @@ impl SelectSpec {
             }
             MethodName::TopK => Method::TopK(input),
             MethodName::Mmr => Method::Mmr(MmrOptions {
-                lambda: self.mmr_lambda.unwrap_or(MmrOptions::PAPER.lambda),
+                lambda: self.mmr_lambda().unwrap_or(MmrOptions::PAPER.lambda),
                 input,
             }),
         };
@@ -990,7 +1065,7 @@ impl SelectSpec {
             _ => Ok(()),
         };
         checked.map_err(SpecError::OutOfRange)?;
-        if let Some(c) = self.cost_budget {
+        if let Some(c) = self.cost_budget() {
             if !(c.is_finite() && c >= 0.0) {
                 return Err(SpecError::OutOfRange(Error::InvalidCostBudget(c)));
             }
@@ -1007,7 +1082,7 @@ impl SelectSpec {
     /// `cost_budget` without costs. (The costs themselves are checked by
     /// the selector, the total by [`SelectSpec::method`].)
     pub fn costs<'c>(&self, costs: Option<&'c [f32]>) -> Result<Option<CostBudget<'c>>, SpecError> {
-        match (costs, self.cost_budget) {
+        match (costs, self.cost_budget()) {
             (Some(costs), Some(total)) => Ok(Some(CostBudget { costs, total })),
             (None, None) => Ok(None),
             // The messages name no key, so they read the same in every
@@ -1051,50 +1126,31 @@ impl SelectSpec {
     /// [`OPTIONS`], `method` first (always present).
     pub fn options(&self) -> Vec<(&'static str, String)> {
         let mut out = vec![("method", self.method.as_str().to_owned())];
-        let num = |x: Option<f64>| x.map(|x| Num(x).to_string());
-        let flag = |b: Option<bool>| b.map(|b| b.to_string());
-        let name = |key: &str, i: Option<usize>| {
-            let info = OPTIONS.iter().find(|o| o.key == key)?;
-            match info.ty {
-                OptionType::Name(names) => i.map(|i| names[i].to_owned()),
-                _ => None,
-            }
-        };
-        let at = self.at_pool_optimum.map(|a| match a {
-            AtPoolOptimum::Stop => 1,
-            AtPoolOptimum::FillByRelevance => 2,
-            _ => 0,
-        });
-        let dep = self
-            .dependent_picks
-            .map(|d| usize::from(d == DependentPicks::Skip));
-        let norm = self
-            .normalization
-            .map(|n| usize::from(n == Normalization::RequireUnit));
-        let inv = self
-            .invalid
-            .map(|i| usize::from(i == InvalidCandidates::Exclude));
-        let storage = self
-            .storage
-            .map(|s| Storage::ALL.iter().position(|x| *x == s).unwrap_or(0));
-        let values = [
-            ("gamma", num(self.gamma)),
-            ("ridge", num(self.ridge)),
-            ("mmr_lambda", num(self.mmr_lambda)),
-            ("raw_relevance", flag(self.raw_relevance)),
-            ("pool_order", flag(self.pool_order)),
-            ("cost_budget", num(self.cost_budget)),
-            ("adaptive", flag(self.adaptive)),
-            ("at_pool_optimum", name("at_pool_optimum", at)),
-            ("optimum_tolerance", num(self.optimum_tolerance)),
-            ("dependent_picks", name("dependent_picks", dep)),
-            ("normalization", name("normalization", norm)),
-            ("invalid", name("invalid", inv)),
-            ("storage", name("storage", storage)),
-        ];
-        out.extend(values.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
+        for (info, given) in OPTIONS.iter().zip(self.given) {
+            let text = match (given, info.ty) {
+                (Some(Given::Number(x)), _) => Num(x).to_string(),
+                (Some(Given::Bool(b)), _) => b.to_string(),
+                (Some(Given::Name(i)), OptionType::Name(names)) => names[i].to_owned(),
+                _ => continue,
+            };
+            out.push((info.key, text));
+        }
         out
     }
+}
+
+/// `'a', 'b' or 'c'`: what a named option takes.
+fn one_of(names: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, n) in names.iter().enumerate() {
+        let sep = match i {
+            0 => "",
+            _ if i + 1 == names.len() => " or ",
+            _ => ", ",
+        };
+        out.push_str(&format!("{sep}'{n}'"));
+    }
+    out
 }
 
 impl fmt::Display for SelectSpec {
@@ -1154,7 +1210,7 @@ impl FromStr for SelectSpec {
                     return Err(SpecError::InvalidValue {
                         key: item.to_owned(),
                         value: "''".to_owned(),
-                        expected: "written as key=value",
+                        expected: "written as key=value".to_owned(),
                     })
                 }
             }
@@ -1250,6 +1306,86 @@ mod serde_impl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_key_indexes_its_option() {
+        use Key::*;
+        let keys = [
+            Method,
+            Gamma,
+            Ridge,
+            MmrLambda,
+            RawRelevance,
+            PoolOrder,
+            CostBudget,
+            Adaptive,
+            AtPoolOptimum,
+            OptimumTolerance,
+            DependentPicks,
+            Normalization,
+            Invalid,
+            Storage,
+        ];
+        assert_eq!(keys.len(), OPTIONS.len());
+        for (i, key) in keys.into_iter().enumerate() {
+            assert_eq!(key as usize, i);
+            let camel = format!("{key:?}");
+            assert_eq!(KeyStyle::Camel.spell(OPTIONS[i].key), {
+                let mut c = camel.clone();
+                c[..1].make_ascii_lowercase();
+                c
+            });
+        }
+        // Every named option's values round-trip through the text form,
+        // and the first name is the default.
+        for o in OPTIONS {
+            let OptionType::Name(names) = o.ty else {
+                continue;
+            };
+            for (i, name) in names.iter().enumerate() {
+                let spec = SelectSpec::paper().with(o.key, Value::Text(name)).unwrap();
+                let shown = spec.options().iter().any(|(k, v)| *k == o.key && v == name);
+                assert!(shown, "{} = {name}", o.key);
+                if i == 0 {
+                    assert_eq!(
+                        spec.method().unwrap(),
+                        SelectSpec::paper().method().unwrap()
+                    );
+                }
+            }
+        }
+        assert_eq!(SelectSpec::default().storage(), super::Storage::ALL[0]);
+        assert_eq!(STORAGE.map(|(_, s)| s), super::Storage::ALL);
+    }
+
+    #[test]
+    fn the_docs_state_the_defaults_of_the_constants() {
+        let doc = |key: &str| option_info(key).unwrap().doc;
+        let gamma = format!(
+            "(default {} for pursuit, {} for centroid)",
+            PursuitOptions::PAPER.gamma,
+            CENTROID_GAMMA
+        );
+        assert!(doc("gamma").contains(&gamma), "{}", doc("gamma"));
+        let ridge = format!("default {:e}", PursuitOptions::PAPER_RIDGE);
+        assert!(doc("ridge").contains(&ridge), "{}", doc("ridge"));
+        let mmr = format!("default {}", MmrOptions::PAPER.lambda);
+        assert!(doc("mmrLambda").contains(&mmr), "{}", doc("mmr_lambda"));
+        let tol = format!("default {:e}", PursuitOptions::PAPER.optimum_tolerance);
+        assert!(doc("optimum-tolerance").contains(&tol));
+        // The module docs' table.
+        let module = include_str!("spec.rs");
+        let row = format!(
+            "| `gamma` | γ ∈ (0, 1] | `pursuit`, `centroid` | {} (`pursuit`), [`CENTROID_GAMMA`] (`centroid`) |",
+            PursuitOptions::PAPER.gamma
+        );
+        assert!(module.contains(&row));
+        let row = format!(
+            "| `mmr_lambda` | λ_mmr ∈ [0, 1] | `mmr` | [`MmrOptions::PAPER`] ({}) |",
+            MmrOptions::PAPER.lambda
+        );
+        assert!(module.contains(&row));
+    }
 
     #[test]
     fn the_default_is_the_recommended_setting() {

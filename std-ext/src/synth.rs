@@ -477,6 +477,150 @@ fn to_unit_f32(v: &[f64]) -> Vec<f32> {
     v.iter().map(|&x| (x / n) as f32).collect()
 }
 
+/// The orthonormal frame e_0, e_1..e_h, e_q of an instance (d each).
+struct Frame {
+    dim: usize,
+    axes: Vec<Vec<f64>>,
+}
+
+impl Frame {
+    /// h + 2 random orthonormal directions in R^d.
+    fn draw(rng: &mut ChaCha12Rng, dim: usize, h: usize) -> Frame {
+        let mut axes: Vec<Vec<f64>> = Vec::with_capacity(h + 2);
+        for _ in 0..h + 2 {
+            let e = random_orthogonal(rng, dim, &axes);
+            axes.push(e);
+        }
+        Frame { dim, axes }
+    }
+
+    /// Σ_i coef_i e_i.
+    fn combine(&self, coef: &[f64]) -> Vec<f64> {
+        let mut v = vec![0.0; self.dim];
+        for (c, e) in coef.iter().zip(&self.axes) {
+            v.iter_mut().zip(e).for_each(|(x, y)| *x += c * y);
+        }
+        v
+    }
+}
+
+/// A value drawn uniformly from [lo, hi], or lo for an empty range.
+fn uniform(rng: &mut ChaCha12Rng, lo: f64, hi: f64) -> f64 {
+    if hi > lo {
+        rng.random_range(lo..=hi)
+    } else {
+        lo
+    }
+}
+
+/// Frame coordinates (length h + 2) of the centres
+/// c_k = s_k e_0 + sqrt(1 − s_k²) e_k, with s_k² drawn from ρ ± η.
+fn centre_coefficients(params: &FactClusterParams, rng: &mut ChaCha12Rng) -> Vec<Vec<f64>> {
+    let h = params.facts();
+    let (lo, hi) = ((params.rho - params.eta).max(0.0), params.rho + params.eta);
+    let s: Vec<f64> = (0..h).map(|_| uniform(rng, lo, hi).sqrt()).collect();
+    (0..h)
+        .map(|k| {
+            let mut c = vec![0.0; h + 2];
+            c[0] = s[k];
+            c[1 + k] = (1.0 - s[k] * s[k]).sqrt();
+            c
+        })
+        .collect()
+}
+
+/// Frame coordinates of the query: the minimum-norm (β, θ) with
+/// q·c_k = a_k (a_k drawn from [a_min, a_max]), then ζ on e_q.
+///
+/// # Errors
+/// [`SynthError::Infeasible`] when no unit query has those relevances.
+fn query_coefficients(
+    params: &FactClusterParams,
+    centre_coef: &[Vec<f64>],
+    rng: &mut ChaCha12Rng,
+) -> Result<Vec<f64>, SynthError> {
+    let h = params.facts();
+    let a: Vec<f64> = (0..h)
+        .map(|_| uniform(rng, params.a_min, params.a_max))
+        .collect();
+    let rows: Vec<Vec<f64>> = centre_coef.iter().map(|c| c[..h + 1].to_vec()).collect();
+    let x = min_norm_solve(&rows, &a).ok_or(SynthError::Infeasible("query system is singular"))?;
+    let zeta2 = 1.0 - dot(&x, &x);
+    if zeta2 <= 1e-9 {
+        return Err(SynthError::Infeasible(
+            "the relevances are too high for the cluster geometry",
+        ));
+    }
+    let mut q_coef = x;
+    q_coef.push(zeta2.sqrt());
+    Ok(q_coef)
+}
+
+/// The members of every cluster: each at an angle φ ≤ 2 asin(ε/4) from
+/// its centre, in a random direction.
+fn members(
+    params: &FactClusterParams,
+    centres: &[Vec<f64>],
+    rng: &mut ChaCha12Rng,
+) -> (Vec<Vec<f64>>, Vec<Label>) {
+    let phi_max = 2.0 * (params.epsilon / 4.0).min(1.0).asin();
+    let mut vectors: Vec<Vec<f64>> = Vec::new();
+    let mut labels: Vec<Label> = Vec::new();
+    for (k, &n) in params.cluster_sizes.iter().enumerate() {
+        for _ in 0..n {
+            let phi = uniform(rng, 0.0, phi_max);
+            let t = random_orthogonal(rng, params.dim, std::slice::from_ref(&centres[k]));
+            let m: Vec<f64> = centres[k]
+                .iter()
+                .zip(&t)
+                .map(|(c, t)| phi.cos() * c + phi.sin() * t)
+                .collect();
+            vectors.push(m);
+            labels.push(Label::Cluster(k));
+        }
+    }
+    (vectors, labels)
+}
+
+/// The distractors: frame coordinates (u, v_1..v_h, w) by minimum norm for
+/// the requested similarities, the rest on a private direction orthogonal
+/// to the frame.
+///
+/// # Errors
+/// [`SynthError::Infeasible`] when no unit distractor has them.
+fn distractors(
+    params: &FactClusterParams,
+    frame: &Frame,
+    centre_coef: &[Vec<f64>],
+    q_coef: &[f64],
+    rng: &mut ChaCha12Rng,
+) -> Result<Vec<Vec<f64>>, SynthError> {
+    let h = params.facts();
+    let mut sys: Vec<Vec<f64>> = centre_coef.to_vec();
+    sys.push(q_coef.to_vec());
+    let mut out = Vec::with_capacity(params.distractors);
+    for _ in 0..params.distractors {
+        let xi = rng.random_range(0.0..=params.distractor_gap);
+        let mut target = vec![params.distractor_similarity; h];
+        target.push(params.a_min - params.distractor_gap - xi);
+        let coef = min_norm_solve(&sys, &target)
+            .ok_or(SynthError::Infeasible("distractor system is singular"))?;
+        let z2 = 1.0 - dot(&coef, &coef);
+        if z2 <= 1e-9 {
+            return Err(SynthError::Infeasible(
+                "no unit distractor has the requested similarities",
+            ));
+        }
+        let private = random_orthogonal(rng, params.dim, &frame.axes);
+        let mut v = frame.combine(&coef);
+        v.iter_mut()
+            .zip(&private)
+            .for_each(|(x, p)| *x += z2.sqrt() * p);
+        out.push(v);
+    }
+    Ok(out)
+}
+
 /// Generates a fact-cluster instance from `params` and `seed` (see the
 /// [module docs](self) for the construction) and measures its realized
 /// parameters.
@@ -489,116 +633,19 @@ fn to_unit_f32(v: &[f64]) -> Vec<f32> {
 pub fn generate(params: &FactClusterParams, seed: u64) -> Result<FactClusterInstance, SynthError> {
     params.validate()?;
     let mut rng = ChaCha12Rng::seed_from_u64(seed);
-    let h = params.facts();
     let d = params.dim;
-
-    // Frame: e_0, e_1..e_h, e_q.
-    let mut frame: Vec<Vec<f64>> = Vec::with_capacity(h + 2);
-    for _ in 0..h + 2 {
-        let e = random_orthogonal(&mut rng, d, &frame);
-        frame.push(e);
-    }
-    let combine = |coef: &[f64], frame: &[Vec<f64>]| -> Vec<f64> {
-        let mut v = vec![0.0; d];
-        for (c, e) in coef.iter().zip(frame) {
-            v.iter_mut().zip(e).for_each(|(x, y)| *x += c * y);
-        }
-        v
-    };
-
-    // Centres c_k = s_k e_0 + sqrt(1 - s_k^2) e_k.
-    let (lo, hi) = ((params.rho - params.eta).max(0.0), params.rho + params.eta);
-    let s: Vec<f64> = (0..h)
-        .map(|_| {
-            let s2 = if hi > lo {
-                rng.random_range(lo..=hi)
-            } else {
-                lo
-            };
-            s2.sqrt()
-        })
-        .collect();
-    let cbar: Vec<f64> = s.iter().map(|&x| (1.0 - x * x).sqrt()).collect();
-    // Frame coordinates of the centres (length h + 2).
-    let centre_coef: Vec<Vec<f64>> = (0..h)
-        .map(|k| {
-            let mut c = vec![0.0; h + 2];
-            c[0] = s[k];
-            c[1 + k] = cbar[k];
-            c
-        })
-        .collect();
-    let centres: Vec<Vec<f64>> = centre_coef.iter().map(|c| combine(c, &frame)).collect();
-
-    // Query: minimum-norm (β, θ) with q·c_k = a_k, then ζ on e_q.
-    let a: Vec<f64> = (0..h)
-        .map(|_| {
-            if params.a_max > params.a_min {
-                rng.random_range(params.a_min..=params.a_max)
-            } else {
-                params.a_min
-            }
-        })
-        .collect();
-    let rows: Vec<Vec<f64>> = centre_coef.iter().map(|c| c[..h + 1].to_vec()).collect();
-    let x = min_norm_solve(&rows, &a).ok_or(SynthError::Infeasible("query system is singular"))?;
-    let zeta2 = 1.0 - dot(&x, &x);
-    if zeta2 <= 1e-9 {
-        return Err(SynthError::Infeasible(
-            "the relevances are too high for the cluster geometry",
-        ));
-    }
-    let mut q_coef = x;
-    q_coef.push(zeta2.sqrt());
-    let query = combine(&q_coef, &frame);
-
-    // Members.
-    let phi_max = 2.0 * (params.epsilon / 4.0).min(1.0).asin();
-    let mut vectors: Vec<Vec<f64>> = Vec::new();
-    let mut labels: Vec<Label> = Vec::new();
-    for (k, &n) in params.cluster_sizes.iter().enumerate() {
-        for _ in 0..n {
-            let phi = if phi_max > 0.0 {
-                rng.random_range(0.0..=phi_max)
-            } else {
-                0.0
-            };
-            let t = random_orthogonal(&mut rng, d, std::slice::from_ref(&centres[k]));
-            let m: Vec<f64> = centres[k]
-                .iter()
-                .zip(&t)
-                .map(|(c, t)| phi.cos() * c + phi.sin() * t)
-                .collect();
-            vectors.push(m);
-            labels.push(Label::Cluster(k));
-        }
-    }
-
-    // Distractors: frame coordinates (u, v_1..v_h, w) by minimum norm, the
-    // rest on a private direction orthogonal to the frame.
+    // The draws happen in this order: frame, centres, query, members,
+    // distractors, shuffle (a fixed seed gives a fixed instance).
+    let frame = Frame::draw(&mut rng, d, params.facts());
+    let centre_coef = centre_coefficients(params, &mut rng);
+    let centres: Vec<Vec<f64>> = centre_coef.iter().map(|c| frame.combine(c)).collect();
+    let q_coef = query_coefficients(params, &centre_coef, &mut rng)?;
+    let query = frame.combine(&q_coef);
+    let (mut vectors, mut labels) = members(params, &centres, &mut rng);
     if params.distractors > 0 {
-        let mut sys: Vec<Vec<f64>> = centre_coef.clone();
-        sys.push(q_coef.clone());
-        for _ in 0..params.distractors {
-            let xi = rng.random_range(0.0..=params.distractor_gap);
-            let mut target = vec![params.distractor_similarity; h];
-            target.push(params.a_min - params.distractor_gap - xi);
-            let coef = min_norm_solve(&sys, &target)
-                .ok_or(SynthError::Infeasible("distractor system is singular"))?;
-            let z2 = 1.0 - dot(&coef, &coef);
-            if z2 <= 1e-9 {
-                return Err(SynthError::Infeasible(
-                    "no unit distractor has the requested similarities",
-                ));
-            }
-            let private = random_orthogonal(&mut rng, d, &frame);
-            let mut v = combine(&coef, &frame);
-            v.iter_mut()
-                .zip(&private)
-                .for_each(|(x, p)| *x += z2.sqrt() * p);
-            vectors.push(v);
-            labels.push(Label::Distractor);
-        }
+        let extra = distractors(params, &frame, &centre_coef, &q_coef, &mut rng)?;
+        labels.extend(extra.iter().map(|_| Label::Distractor));
+        vectors.extend(extra);
     }
 
     let mut order: Vec<usize> = (0..labels.len()).collect();
@@ -732,6 +779,40 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_seed_gives_the_same_instance_bit_for_bit() {
+        // FNV-1a over the bits of the query, the pool and the labels of
+        // three instances (one without distractors, one unshuffled): a
+        // change of the draws' order or arithmetic changes it.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |x: u64| {
+            hash ^= x;
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        };
+        let mut plain = FactClusterParams::typical(3, 16);
+        plain.distractors = 0;
+        let mut ordered = FactClusterParams::typical(4, 24);
+        ordered.shuffle = false;
+        for (params, seed) in [
+            (FactClusterParams::typical(5, 32), 7),
+            (plain, 1),
+            (ordered, 3),
+        ] {
+            let inst = generate(&params, seed).unwrap();
+            inst.query
+                .iter()
+                .chain(&inst.pool)
+                .for_each(|x| eat(u64::from(x.to_bits())));
+            for l in &inst.labels {
+                eat(match l {
+                    Label::Cluster(k) => *k as u64,
+                    _ => u64::MAX,
+                });
+            }
+        }
+        assert_eq!(hash, 0x1874_e695_1080_6124, "{hash:#x}");
+    }
 
     #[test]
     fn typical_parameters_are_mostly_certified() {

@@ -23,13 +23,13 @@
 //! `dtype` (`"float32"` or `"float16"`: the element type the caller holds
 //! the candidates in; every value is exact in it), and either `expect`
 //! (`picks`, `weights`, `stop_reason`, `excluded`, `skipped`, `steps` with
-//! the fields of `mempursuit::STEP_FIELDS`) or `error` (`kind`,
+//! the fields of `mempursuit::Step::FIELDS`) or `error` (`kind`,
 //! `message`). Non-finite inputs are the strings `"nan"`, `"inf"`, `"-inf"`.
 
 use std::path::PathBuf;
 
 use mempursuit::half::f16;
-use mempursuit::{CallData, Pool, SelectSpec, Selector, STEP_FIELDS};
+use mempursuit::{CallData, FieldValue, Pool, SelectSpec, Selector, Step};
 use mempursuit_tests::{fixture, random};
 use serde_json::{json, Map, Value};
 
@@ -589,24 +589,17 @@ fn run(case: &Case, selector: &mut Selector) -> Value {
                 .steps
                 .iter()
                 .map(|s| {
-                    let fields = [
-                        json!(s.index),
-                        f64_or_str(s.score),
-                        f64_or_str(s.residual_sq),
-                        f64_or_str(s.improvement),
-                        f64_or_str(s.fw_gap),
-                        f64_or_str(s.nu),
-                        json!(s.free_size),
-                        json!(s.solver_iterations),
-                        json!(s.filled),
-                        json!(s.dependent),
-                        json!(s.refit.as_str()),
-                        json!(s.verified),
-                    ];
-                    let map: Map<String, Value> = STEP_FIELDS
+                    let map: Map<String, Value> = Step::FIELDS
                         .iter()
-                        .zip(fields)
-                        .map(|(k, v)| ((*k).to_owned(), v))
+                        .map(|f| {
+                            let v = match f.value(s) {
+                                FieldValue::Integer(i) => json!(i),
+                                FieldValue::Flag(b) => json!(b),
+                                FieldValue::Refit(r) => json!(r.as_str()),
+                                other => f64_or_str(other.as_f64()),
+                            };
+                            (f.name.to_owned(), v)
+                        })
                         .collect();
                     Value::Object(map)
                 })
@@ -673,7 +666,7 @@ fn build() -> Value {
         .collect();
     json!({
         "about": "MemPursuit conformance vectors: produced by `MEMPURSUIT_BLESS=1 cargo test -p mempursuit-tests --test conformance`; checked by cargo test, pytest and node --test. Format: tests/conformance/README.md.",
-        "step_fields": STEP_FIELDS,
+        "step_fields": Step::FIELDS.map(|f| f.name),
         "inputs": inputs,
         "cases": cases,
     })

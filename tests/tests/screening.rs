@@ -1,6 +1,7 @@
-//! Exact screening (`Screening`, `core/src/pursuit.rs`, "Exact screening"): the screened
-//! pursuit makes the unscreened pursuit's picks, weights and steps bit for
-//! bit (the counter `verified` aside) on random and
+//! Exact screening (`Screening`, the module docs of
+//! `core/src/pursuit/screened/mod.rs`): the screened pursuit makes the
+//! unscreened pursuit's picks, weights and steps bit for bit (the counter
+//! `verified` aside) on random and
 //! adversarial pools — near-ties, exact duplicates, all-negative scores,
 //! non-unit and excluded rows — for paper mode, the family, centroid
 //! pursuit and the recommended setting, on f32, f16 and bf16 storage.

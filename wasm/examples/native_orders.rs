@@ -19,15 +19,39 @@
 //! for word.
 //!
 //! ```text
-//! cargo run -p mempursuit-wasm --example native_orders -- [FIXTURE_DIR] > target/native-orders.json
+//! cargo run -p mempursuit-wasm --example native_orders -- [--strict-order] [FIXTURE_DIR] > target/native-orders.json
 //! ```
 //!
-//! Its consumer is `wasm/test/native.test.mjs` (`npm test` in `wasm/`).
+//! `--strict-order` runs every call with the `StrictOrder` executor (the
+//! unfused kernels, the bits of the WebAssembly module): the reference of
+//! `wasm/test/native.test.mjs` (`npm test` in `wasm/`). Without it the
+//! calls run with `Serial` (the CPU's fastest kernels, as the Python
+//! package runs them): the reference of `python/tests/test_rust_agreement.py`.
 
 mod common;
 
 use mempursuit::spec::Value as SpecValue;
-use mempursuit::{npy, CallData, MethodName, Pool, SelectSpec, Selector};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use mempursuit::{
+    npy, CallData, Executor, MethodName, Pool, SelectSpec, Selector, Serial, StrictOrder,
+};
+
+/// Whether the calls run with `StrictOrder` (`--strict-order`, the npm
+/// package's reference): the unfused kernels, the same bits as the
+/// WebAssembly module and the firmware (the core's `kernels` docs).
+/// Without it they run with `Serial`, the CPU's fastest kernels, as the
+/// Python package does (its reference).
+static STRICT: AtomicBool = AtomicBool::new(false);
+
+/// The executor of every call here (see [`STRICT`]).
+fn executor() -> Box<dyn Executor> {
+    if STRICT.load(Ordering::Relaxed) {
+        Box::new(StrictOrder(Serial))
+    } else {
+        Box::new(Serial)
+    }
+}
 use serde_json::{json, Value};
 use std::error::Error;
 use std::path::PathBuf;
@@ -67,7 +91,12 @@ fn run_all(
     let mut out = serde_json::Map::new();
     for name in MethodName::ALL {
         let spec = SelectSpec::of(name);
-        let s = sel.select_spec(&spec, CallData::new(query, Pool::F32(pool)), k)?;
+        let s = sel.select_spec_with(
+            &spec,
+            CallData::new(query, Pool::F32(pool)),
+            k,
+            &mut *executor(),
+        )?;
         out.insert(name.as_str().into(), json!(s.picks));
         if !s.weights.is_empty() {
             out.insert(format!("{name}_weights"), json!(s.weights));
@@ -274,10 +303,11 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
         let outcome = match spec_of(&options)? {
             Err(e) => Err((e.kind(), e.to_string())),
             Ok(spec) => sel
-                .select_spec(
+                .select_spec_with(
                     &spec,
                     CallData::new(&q, Pool::F32(&c)).with_relevance(rel.as_deref()),
                     1,
+                    &mut *executor(),
                 )
                 .map_err(|e| (e.kind(), e.to_string())),
         };
@@ -293,9 +323,14 @@ fn error_cases(sel: &mut Selector) -> Result<Vec<Value>, Box<dyn Error>> {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(at) = args.iter().position(|a| a == "--strict-order") {
+        args.remove(at);
+        STRICT.store(true, Ordering::Relaxed);
+    }
     let dir = PathBuf::from(
-        std::env::args()
-            .nth(1)
+        args.first()
+            .cloned()
             .unwrap_or_else(|| "cli/data/hotpotqa-mini".into()),
     );
     let memories = npy::read_f32(dir.join("memories.f32.npy"))?;
@@ -342,8 +377,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut pool = vec![0.0f32; EMB_P * EMB_D];
     xorshift_fill(&mut seed, &mut query);
     xorshift_fill(&mut seed, &mut pool);
-    let mut run =
-        |spec: SelectSpec| sel.select_spec(&spec, CallData::new(&query, Pool::F32(&pool)), EMB_K);
+    let mut run = |spec: SelectSpec| {
+        let data = CallData::new(&query, Pool::F32(&pool));
+        sel.select_spec_with(&spec, data, EMB_K, &mut *executor())
+    };
     let embedded = json!({
         "p": EMB_P, "d": EMB_D, "k": EMB_K,
         "pursuit": run(SelectSpec::paper())?.picks,
@@ -353,7 +390,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let out = json!({
         "generator": "wasm/examples/native_orders.rs",
         "target": std::env::consts::ARCH,
-        "isa": mempursuit::Isa::detect().name(),
+        "isa": executor().isa().name(),
         "fixture": {"dir": dir.display().to_string(), "k": K_FIXTURE, "queries": fixture},
         "synthetic": {
             "seed": SYN_SEED, "cases": SYN_CASES, "p": SYN_P, "d": SYN_D, "k": SYN_K,

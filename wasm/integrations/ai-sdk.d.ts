@@ -43,8 +43,8 @@ export type MempursuitRerankResult = {
    * rerank again with the topN you need.
    */
   ranking: Array<{ index: number; relevanceScore: number }>;
-  /** `mempursuit`: the stop reason, the weights and the step scores, in pick order. */
-  providerMetadata: { mempursuit: { stopReason: StopReason; weights: number[]; scores: number[] } };
+  /** `mempursuit`: the stop reason, the weights and the step scores, in pick order, and the [index, firstIndex] of documents skipped as repeats of an earlier id. */
+  providerMetadata: { mempursuit: { stopReason: StopReason; weights: number[]; scores: number[]; duplicates: Array<[number, number]> } };
 };
 
 /** A reranking model for `rerank()` from `ai`. */

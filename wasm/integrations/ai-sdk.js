@@ -3,56 +3,41 @@
 // documents are objects that carry their embedding (no model is called for
 // them); the query embedding comes from `providerOptions.mempursuit
 // .queryEmbedding`, or from `embedQuery` / `embeddingModel` given here.
-// The ranking is the selection in pick order. Types: ai-sdk.d.ts.
+// The ranking is the selection in pick order. An adapter over the Rust
+// document layer (common.js): every rule is the layer's. Types: ai-sdk.d.ts.
 
 import { init } from '../mempursuit.js';
-import { argumentError, checkCost, checkSettings, checkVectors, costsOf, idOf, isVector, scoresOf, selectDocuments, selectOptions, shown } from './common.js';
+import { checkCostFunction, checkSettings, costsOf, idOf, inputError, optionError, select, selectOptions, shown } from './common.js';
 
 const OWN = ['embeddingField', 'scoreField', 'embedQuery', 'embeddingModel', 'cost'];
 const OWNER = 'mempursuit reranker';
 const CONSTRUCTOR = 'mempursuitReranker';
 
-// An embedding stored as text, parsed as a JSON array of numbers (pgvector
-// writes '[0.1,0.2]'); any other text is refused naming `what`.
-function parsed(text, what) {
-  let v;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    v = undefined;
-  }
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number')) {
-    throw argumentError(`${OWNER}: ${what} is a string that is not an array of numbers ('[0.1,0.2,...]', as pgvector writes it): got ${shown(text.length > 40 ? `${text.slice(0, 40)}...` : text)}`);
-  }
-  return v;
-}
-
 /**
  * A reranking model (AI SDK reranking-model specification v3, which `ai`
  * 6 and 7 accept) that selects `topN` documents with MemPursuit. Settings:
- * `embeddingField` (default 'embedding'), `scoreField` (a retriever score
- * on each document, used by rank), `embedQuery(query)` or `embeddingModel`
+ * `embeddingField` (default 'embedding'; an array of numbers, or pgvector's
+ * text '[0.1,...]'), `scoreField` (a retriever score on each document, a
+ * similarity: higher is better), `embedQuery(query)` or `embeddingModel`
  * (an AI SDK embedding model, used for the query, and for the documents
  * only when they are texts), `cost(doc)` (each document's cost, e.g. its
  * token count, for the `costBudget` option, here or per call), and any
- * option of `select()` (the recommended setting by default) but `costs`.
+ * option of `select()` (the library's defaults for the rest).
  */
 export function mempursuitReranker(settings = {}) {
-  if (settings === null || typeof settings !== 'object') throw argumentError('mempursuitReranker(settings): settings must be an object');
+  if (settings === null || typeof settings !== 'object') throw optionError('mempursuitReranker(settings): settings must be an object', 'settings');
   const { embeddingField = 'embedding', scoreField, embedQuery, embeddingModel, cost } = settings;
-  if (typeof embeddingField !== 'string') throw argumentError('mempursuitReranker: embeddingField must be a string');
-  if (scoreField !== undefined && typeof scoreField !== 'string') throw argumentError('mempursuitReranker: scoreField must be a string');
-  if (embedQuery !== undefined && typeof embedQuery !== 'function') throw argumentError('mempursuitReranker: embedQuery must be a function (query) => embedding');
+  if (typeof embeddingField !== 'string') throw optionError('mempursuitReranker: embeddingField must be a string', 'embeddingField');
+  if (scoreField !== undefined && typeof scoreField !== 'string') throw optionError('mempursuitReranker: scoreField must be a string', 'scoreField');
+  if (embedQuery !== undefined && typeof embedQuery !== 'function') throw optionError('mempursuitReranker: embedQuery must be a function (query) => embedding', 'embedQuery');
   if (embeddingModel !== undefined && typeof embeddingModel?.doEmbed !== 'function') {
-    throw argumentError('mempursuitReranker: embeddingModel must be an AI SDK embedding model (with doEmbed)');
+    throw optionError('mempursuitReranker: embeddingModel must be an AI SDK embedding model (with doEmbed)', 'embeddingModel');
   }
-  if (cost !== undefined && typeof cost !== 'function') throw argumentError('mempursuitReranker: cost must be a function (doc) => number, e.g. its token count');
-  const options = selectOptions(settings, OWN, CONSTRUCTOR, 'scoreField');
-  // The select() options now, as the library checks them on each call: the
-  // relevance scores depend on the documents (objects with a scoreField, or
-  // texts); costBudget may still come with each request.
-  const passesCosts = checkCost(CONSTRUCTOR, cost, options, true);
-  checkSettings(CONSTRUCTOR, options, { relevance: scoreField === undefined ? false : null, costs: passesCosts }, OWN);
+  checkCostFunction(CONSTRUCTOR, cost);
+  const options = selectOptions(settings, OWN);
+  // The settings now, by the layer: the scores depend on the documents
+  // (objects with a scoreField, or texts); costBudget may come per call.
+  checkSettings(CONSTRUCTOR, options, { scores: scoreField === undefined ? false : null, cost: cost !== undefined, budgetLater: true }, OWN);
 
   // As `embedMany` of the `ai` package does: the model's maxEmbeddingsPerCall
   // (a number or a promise of one; none or Infinity: no limit) splits the
@@ -63,7 +48,7 @@ export function mempursuitReranker(settings = {}) {
     abortSignal?.throwIfAborted();
     const size = max == null || max === Infinity ? Math.max(values.length, 1) : max;
     if (typeof size !== 'number' || !Number.isInteger(size) || size <= 0) {
-      throw argumentError(`${OWNER}: the embedding model's maxEmbeddingsPerCall must be a positive integer, got ${shown(max)}`);
+      throw optionError(`${OWNER}: the embedding model's maxEmbeddingsPerCall must be a positive integer, got ${shown(max)}`, 'embeddingModel');
     }
     const out = [];
     for (let start = 0; start < values.length; start += size) {
@@ -71,8 +56,9 @@ export function mempursuitReranker(settings = {}) {
       const { embeddings } = await embeddingModel.doEmbed({ values: chunk, abortSignal });
       abortSignal?.throwIfAborted();
       if (!Array.isArray(embeddings) || embeddings.length !== chunk.length) {
-        throw argumentError(
+        throw inputError(
           `${OWNER}: the embedding model returned ${Array.isArray(embeddings) ? embeddings.length : shown(embeddings)} embeddings for ${chunk.length} ${what}`,
+          { argument: 'embedding' },
         );
       }
       // By position: the embedding of values[start + j] is embeddings[j], never looked up by text.
@@ -92,61 +78,50 @@ export function mempursuitReranker(settings = {}) {
       abortSignal?.throwIfAborted();
       const { queryEmbedding, ...perCall } = providerOptions?.mempursuit ?? {};
       const values = documents?.values ?? [];
-      // costBudget may come with the settings or per call; costs only from cost().
-      const merged = { ...options, ...selectOptions(perCall, [], `${OWNER} (providerOptions.mempursuit)`, 'scoreField') };
-      checkCost(OWNER, cost, merged);
+      // costBudget may come with the settings or per call; the layer checks the pair.
+      const merged = { ...options, ...perCall };
       if (topN != null && (typeof topN !== 'number' || !Number.isInteger(topN) || topN < 0)) {
-        throw argumentError(`${OWNER}: topN must be a non-negative integer, got ${shown(topN)}`);
+        throw optionError(`${OWNER}: topN must be a non-negative integer, got ${shown(topN)}`, 'topN');
       }
-      // Document i in messages: its position, and its id when it is an object with one.
-      const name = (i) => `document ${i}${idOf(values[i])}`;
-      // An embedding stored as text (pgvector's '[0.1,0.2]', a JSON array) is parsed; text that is not one is refused naming the document.
-      const vectorOf = (v, i) => (typeof v === 'string' ? parsed(v, `${name(i)}: its '${embeddingField}'`) : v);
-      const costs = costsOf(cost, values, (i) => `${OWNER}: ${name(i)}`);
-      let vectors;
-      let relevance;
-      if (documents?.type === 'text') {
-        if (!embeddingModel) {
-          throw argumentError(
-            `mempursuit reranker: the documents are strings, which carry no embedding: pass objects with an '${embeddingField}' field, or an embeddingModel to embed them`,
-          );
-        }
-        vectors = await embed(values, abortSignal, 'documents');
-      } else {
-        vectors = values.map((doc, i) => vectorOf(doc?.[embeddingField], i));
-        if (scoreField !== undefined) {
-          relevance = scoresOf(OWNER, values, (doc) => doc?.[scoreField], `'${scoreField}' (scoreField)`, name);
-        }
+      const costs = costsOf(OWNER, cost, values); // before any model call
+      const texts = documents?.type === 'text';
+      if (texts && !embeddingModel) {
+        throw inputError(
+          `${OWNER}: the documents are strings, which carry no embedding: pass objects with an '${embeddingField}' field, or an embeddingModel to embed them`,
+          { argument: 'embedding' },
+        );
       }
-      const missing = vectors.findIndex((v) => !isVector(v));
-      if (missing >= 0) {
-        // Before any model call for the query.
-        throw argumentError(`${OWNER}: ${name(missing)} has no embedding ('${embeddingField}': an array of numbers)`);
-      }
+      const vectors = texts ? await embed(values, abortSignal, 'documents') : values.map((doc) => doc?.[embeddingField]);
       let q = queryEmbedding;
       if (q === undefined) {
         if (embedQuery) q = await embedQuery(query);
         else if (embeddingModel) [q] = await embed([query], abortSignal, 'the query');
         else {
-          throw argumentError(
-            'mempursuit reranker: no query embedding: pass providerOptions: { mempursuit: { queryEmbedding } } to rerank(), or embedQuery / embeddingModel to mempursuitReranker()',
+          throw inputError(
+            `${OWNER}: no query embedding: pass providerOptions: { mempursuit: { queryEmbedding } } to rerank(), or embedQuery / embeddingModel to mempursuitReranker()`,
+            { argument: 'query' },
           );
         }
       }
       abortSignal?.throwIfAborted();
-      if (typeof q === 'string') q = parsed(q, 'the query embedding');
-      if (!isVector(q)) throw argumentError('mempursuit reranker: the query embedding must be an array of numbers');
-      checkVectors(OWNER, vectors, q.length, name);
-      const k = topN ?? values.length;
-      const r = selectDocuments(OWNER, q, vectors, k, { ...merged, ...(relevance ? { relevance } : {}), ...(costs ? { costs } : {}) }, name);
-      const weights = Array.from(r.weights);
-      const scores = r.steps.map((st) => st.score);
+      const docs = values.map((doc, i) => ({
+        id: texts ? null : idOf(doc),
+        embedding: vectors[i],
+        score: !texts && scoreField !== undefined ? doc?.[scoreField] : undefined,
+        scoreKind: 'similarity', // a retriever's score: higher is better
+        cost: costs[i],
+      }));
+      const r = select(OWNER, q, docs, topN ?? values.length, merged, `give each document an '${embeddingField}' field (an array of numbers)`);
+      const records = r.picks.map((p) => Object.values(p.metadata)[0]);
+      const weights = records.every((m) => m.weight !== null) ? records.map((m) => m.weight) : [];
       return {
         // Pick order. For pursuit, centroid, topk and mmr (without adaptive)
         // every prefix is the selection for a smaller topN; not for the
-        // default, recommended, whose gamma depends on topN.
-        ranking: Array.from(r.picks, (index, t) => ({ index, relevanceScore: weights.length > 0 ? weights[t] : scores[t] })),
-        providerMetadata: { mempursuit: { stopReason: r.stopReason, weights, scores } },
+        // library's default, whose gamma depends on topN.
+        ranking: r.picks.map((p, t) => ({ index: p.index, relevanceScore: records[t].weight ?? records[t].score })),
+        providerMetadata: {
+          mempursuit: { stopReason: r.stop_reason, weights, scores: records.map((m) => m.score), duplicates: r.duplicates },
+        },
       };
     },
   };

@@ -1,14 +1,24 @@
 // Shared by the framework integrations (mempursuit/ai-sdk,
-// mempursuit/langchain): their settings checked at construction, the
-// embeddings of a list of documents checked against the query's dimension,
-// their costs (from the integration's `cost` function), and the selection,
-// with errors naming the integration and the document.
+// mempursuit/langchain): adapters between framework documents and the
+// Rust document layer (mempursuit::documents, docs/DOCUMENTS.md), reached
+// through selectDocuments, checkDocumentSettings and checkQuery. Every rule
+// is the layer's: duplicate ids, score orientation, what is missing, costs
+// and budgets, the checks of the settings, the errors (kind, index, id and
+// argument as fields) and the result record. This module holds no method
+// name, default, valid value or error text of its own to match; it adds
+// the integration's name in front of the layer's messages.
 
-import { MemPursuitError, Selector, initSync, select } from '../mempursuit.js';
+import { MemPursuitError, Selector, checkDocumentSettings, checkQuery, initSync, optionKeys, selectDocuments } from '../mempursuit.js';
 
-export const argumentError = (message, cause) => new MemPursuitError('argument', message, cause === undefined ? undefined : { cause });
+/** `mmrLambda` -> `mmr_lambda`, the layer's key. */
+const canonical = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-const isVector = (v) => v != null && typeof v === 'object' && typeof v.length === 'number';
+/** A setting that cannot be used (kind 'option', the layer's word), naming `argument`. */
+export const optionError = (message, argument = null, cause) => new MemPursuitError('option', message, { argument, ...(cause === undefined ? {} : { cause }) });
+
+/** Data that cannot be used (kind 'input'), naming the document at `index` where there is one. */
+export const inputError = (message, { index = null, id = null, argument = null } = {}, cause) =>
+  new MemPursuitError('input', message, { index, id, argument, ...(cause === undefined ? {} : { cause }) });
 
 /** A value in a message: a string quoted, a number (or null, undefined) as it is, anything else by its type. */
 export function shown(value) {
@@ -18,8 +28,17 @@ export function shown(value) {
   return Array.isArray(value) ? 'an array' : `a value of type ${typeof value}`;
 }
 
-/** ` (id 'x')` when the document has an id, else nothing. */
-export const idOf = (doc) => (doc != null && typeof doc === 'object' && doc.id != null ? ` (id '${String(doc.id)}')` : '');
+/** A document's id as the layer takes it (a string, or null). */
+export const idOf = (doc) => (doc != null && typeof doc === 'object' && doc.id != null ? String(doc.id) : null);
+
+/** `document 3 (id "x")`, as the layer names a document. */
+const nameOf = (i, id) => (id == null ? `document ${i}` : `document ${i} (id ${JSON.stringify(id)})`);
+
+/** The layer's error `err` as the integration throws it: `owner: message` (then `hint`), its kind, index, id and argument kept. */
+export function adapt(owner, err, hint = '') {
+  if (!(err instanceof MemPursuitError)) return err;
+  return new MemPursuitError(err.code, `${owner}: ${err.message}${hint ? `; ${hint}` : ''}`, { cause: err, index: err.index, id: err.id, argument: err.argument });
+}
 
 /**
  * Whether the WebAssembly module is loaded. In Node.js (where
@@ -49,151 +68,72 @@ function moduleLoaded() {
 }
 
 /**
- * The select() options of an integration's settings, checked at
- * construction as select() checks them on each call (unknown names, bad
- * values, options that do not apply to the method, options that exclude
- * each other): a dry select() on an empty pool. `relevance`: whether the
- * integration passes relevance scores (true, false, or null when that
- * depends on the documents: then only an error both with and without them
- * is raised); `costs`: whether it passes costs. `ownSettings` are listed
- * after the options in the message for an unknown name. Throws the
- * MemPursuitError of select(), its message prefixed by `owner`. Without a
- * loaded module (see moduleLoaded) the check is left to the first request.
+ * The settings checked once, at construction, by the layer
+ * (checkDocumentSettings): the select() `options`, whether scores are
+ * passed (`scores`: true, false, or null when that depends on the
+ * documents), whether a cost function is given (`cost`), whether the cost
+ * budget may still come with each request (`budgetLater`). `ownSettings`
+ * are listed after an unknown name. Without a loaded module (see
+ * moduleLoaded) the check is left to the first request, where the layer
+ * makes it again.
  */
-export function checkSettings(owner, options, { relevance, costs }, ownSettings) {
+export function checkSettings(owner, options, { scores, cost, budgetLater = false }, ownSettings) {
   if (!moduleLoaded()) return;
-  let first = null;
-  for (const rel of relevance === null ? [true, false] : [relevance]) {
-    try {
-      select([1], [], 0, { ...options, ...(rel ? { relevance: [] } : {}), ...(costs ? { costs: [] } : {}) });
-      return;
-    } catch (err) {
-      if (!(err instanceof MemPursuitError)) throw err;
-      first ??= err;
-    }
-  }
-  const own = first.message.startsWith('unknown option ') ? `; its own settings: ${ownSettings.join(', ')}` : '';
-  throw new MemPursuitError(first.code, `${owner}: ${first.message}${own}`, { cause: first });
-}
-
-/**
- * `vectors` (one per document, or undefined where a document has none)
- * checked against the query dimension `d`; `name(i)` names document i
- * (`document 3 (id 'x')`) in messages, `owner` the integration. When no
- * document has the query's dimension and all have the same one, the query
- * is the odd one out and the message says so.
- */
-export function checkVectors(owner, vectors, d, name) {
-  vectors.forEach((v, i) => {
-    if (!isVector(v)) throw argumentError(`${owner}: ${name(i)} has no embedding (an array of ${d} numbers)`);
-  });
-  const n0 = vectors.length > 0 ? vectors[0].length : d;
-  if (n0 !== d && vectors.every((v) => v.length === n0)) {
-    throw argumentError(
-      `${owner}: the query embedding has ${d} values but the documents' embeddings have ${n0}; embed documents and queries with the same model`,
-    );
-  }
-  const i = vectors.findIndex((v) => v.length !== d);
-  if (i >= 0) {
-    throw argumentError(
-      `${owner}: ${name(i)}: its embedding has ${vectors[i].length} values but the query embedding has ${d}; embed documents and queries with the same model`,
-    );
-  }
-}
-
-/**
- * select() on the documents' vectors, its errors prefixed by `owner`; an
- * error about candidate i names document i (`name(i)`), one about the
- * query names the query embedding.
- */
-export function selectDocuments(owner, q, vectors, k, options, name) {
   try {
-    return select(q, vectors, k, options);
+    checkDocumentSettings(options, { scores, cost, budgetLater });
   } catch (err) {
-    if (!(err instanceof MemPursuitError)) throw err;
-    const candidate = /^candidate (\d+): /.exec(err.message);
-    const where = candidate
-      ? `${name(Number(candidate[1]))}: its embedding: ${err.message.slice(candidate[0].length)}`
-      : err.message.startsWith('query: ')
-        ? `the query embedding: ${err.message.slice('query: '.length)}`
-        : err.message;
-    throw new MemPursuitError(err.code, `${owner}: ${where}`, { cause: err });
+    // A name the layer does not know (an option key it refused, not one of select()'s options).
+    const unknown = err instanceof MemPursuitError && err.argument != null && Object.hasOwn(options, err.argument) && !optionKeys().has(canonical(err.argument));
+    throw adapt(owner, err, unknown ? `${owner}'s own settings: ${ownSettings.join(', ')}` : '');
   }
 }
 
-/**
- * Each document's retriever score (`key(doc)` is the document's value,
- * `what` names where it comes from, e.g. "metadata 's' (scoreKey)"): a
- * finite number, or an error naming the document.
- */
-export function scoresOf(owner, docs, value, what, name) {
-  return docs.map((doc, i) => {
-    const s = value(doc);
-    if (typeof s !== 'number') throw argumentError(`${owner}: ${name(i)} has no numeric ${what}: got ${shown(s)}`);
-    if (!Number.isFinite(s)) throw argumentError(`${owner}: ${name(i)}: its ${what} is ${s}; a retriever score must be a finite number`);
-    return s;
-  });
+/** The query embedding checked by the layer before any store or model is asked. */
+export function checkQueryOf(owner, query) {
+  try {
+    return checkQuery(query);
+  } catch (err) {
+    throw adapt(owner, err);
+  }
 }
 
-/**
- * The select options of an integration's settings: every key but the
- * integration's own (`own`, which includes `cost`). `costs` and `relevance` are
- * filled by the integration (from `cost(doc)` and the `scoreSetting` field of
- * each document): given as a setting, either is an error
- * (`owner` names the integration).
- */
-export function selectOptions(settings, own, owner, scoreSetting) {
-  if (Object.hasOwn(settings, 'costs')) {
-    throw argumentError(`${owner}: 'costs' is filled by the integration, one per document: pass cost: (doc) => number (e.g. its token count) with costBudget`);
-  }
-  if (Object.hasOwn(settings, 'relevance')) {
-    throw argumentError(
-      `${owner}: 'relevance' is filled by the integration, one per document: name the documents' retriever score with ${scoreSetting} instead`,
-    );
-  }
+/** The select() options of an integration's settings: every key but the integration's own (`own`). */
+export function selectOptions(settings, own) {
   return Object.fromEntries(Object.entries(settings).filter(([key]) => !own.includes(key)));
 }
 
-/** Whether the options set a cost budget. */
-const hasBudget = (options) => options.costBudget !== undefined && options.costBudget !== null;
-
-/**
- * A `cost` function and a `costBudget` option go together, as `costs` and
- * `costBudget` do in select(): one without the other is an error, as is a
- * `cost` that is not a function. `budgetLater`: the budget may still come
- * with each request (then only a budget without a cost is an error).
- */
-export function checkCost(owner, cost, options, budgetLater = false) {
-  if (cost !== undefined && typeof cost !== 'function') throw argumentError(`${owner}: cost must be a function (doc) => number, e.g. its token count`);
-  const budget = hasBudget(options);
-  if (cost !== undefined && !budget && !budgetLater) {
-    throw argumentError(`${owner}: cost needs costBudget (the most the selected documents may cost in total, in the units of cost, e.g. tokens)`);
-  }
-  if (cost === undefined && budget) {
-    throw argumentError(`${owner}: costBudget needs cost: (doc) => number (each document's cost, e.g. its token count)`);
-  }
-  return cost !== undefined && budget;
+/** A `cost` setting is a function (or undefined). */
+export function checkCostFunction(owner, cost) {
+  if (cost !== undefined && typeof cost !== 'function') throw optionError(`${owner}: cost must be a function (doc) => number, e.g. its token count`, 'cost');
 }
 
 /**
- * `cost(doc)` for each document in order (undefined without `cost`), each
- * a finite number >= 0; `describe(i)` names document i in the error for a
- * cost function that throws or returns anything else.
+ * `cost(doc)` for each document in order (undefined each without `cost`),
+ * as returned: the layer checks the values. A cost function that throws is
+ * an input error naming the document (argument 'cost').
  */
-export function costsOf(cost, docs, describe) {
-  if (cost === undefined) return undefined;
+export function costsOf(owner, cost, docs) {
   return docs.map((doc, i) => {
-    let c;
+    if (cost === undefined) return undefined;
     try {
-      c = cost(doc);
+      return cost(doc);
     } catch (err) {
-      throw argumentError(`${describe(i)}: cost(doc) threw: ${err?.message ?? err}`, err);
+      const id = idOf(doc);
+      throw inputError(`${owner}: ${nameOf(i, id)}: cost(doc) threw: ${err?.message ?? err}`, { index: i, id, argument: 'cost' }, err);
     }
-    if (typeof c !== 'number' || !Number.isFinite(c) || c < 0) {
-      throw argumentError(`${describe(i)}: cost(doc) returned ${shown(c)}; a cost must be a finite number >= 0 (e.g. the document's token count)`);
-    }
-    return c;
   });
 }
 
-export { isVector };
+/**
+ * The layer's selectDocuments on `documents` (`{ id, embedding, score,
+ * scoreKind, cost }`): its result, errors adapted (`missingHint` follows
+ * the error for a document without an embedding).
+ */
+export function select(owner, query, documents, k, options, missingHint = '') {
+  try {
+    return selectDocuments(query, documents, k, options);
+  } catch (err) {
+    const missing = err instanceof MemPursuitError && err.index != null && err.argument === 'embedding' && documents[err.index]?.embedding == null;
+    throw adapt(owner, err, missing ? missingHint : '');
+  }
+}

@@ -34,6 +34,8 @@ export type MemPursuitCompressorFields = Omit<SelectOptions, 'relevance' | 'cost
    * the document (position and id).
    */
   cost?: (doc: DocumentInterface) => number;
+  /** Called with the [index, firstIndex] of documents skipped as repeats of an earlier id (the first is kept). */
+  onDuplicates?: (pairs: Array<[number, number]>) => void;
 };
 
 /** What the compressor adds to each returned document's metadata. */
@@ -44,6 +46,8 @@ export interface MemPursuitMetadata {
   weight: number | null;
   /** The step's score. */
   score: number;
+  /** The squared residual of the query after the pick (null for topk and mmr). */
+  residual_sq: number | null;
 }
 
 /**

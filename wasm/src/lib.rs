@@ -41,7 +41,7 @@
 //! * `result`: the fields of a selection in order, each of type `u32s`
 //!   (u32 array), `f64s` (f64 array), `steps` (f64 array, one record of
 //!   `step_fields.length` values per pick) or `name` (UTF-8 text);
-//! * `step_fields`: [`mempursuit::STEP_FIELDS`] with their types:
+//! * `step_fields`: [`Step::FIELDS`] with their types:
 //!   `integer`, `number`, `bool` (0 or 1) or `name` (an index into its
 //!   `names`);
 //! * `error_kinds`: the values [`mp_error_kind_ptr`] can take
@@ -69,8 +69,8 @@ use std::sync::OnceLock;
 
 use mempursuit::spec::{OptionType, Value, OPTIONS};
 use mempursuit::{
-    CallData, CallError, Error, ErrorKind, MethodName, Pool, RefitStatus, ScratchSize, SelectSpec,
-    Selection, Selector, Step, StopReason, STEP_FIELDS,
+    CallData, CallError, Error, ErrorKind, FieldType, MethodName, Pool, RefitStatus, ScratchSize,
+    SelectSpec, Selection, Selector, Step, StopReason,
 };
 
 /// Version of this C ABI; bumped on every incompatible change.
@@ -83,76 +83,13 @@ pub const ARGUMENT: &str = "argument";
 /// Alignment of every [`mp_alloc`] block (enough for f64).
 const ALLOC_ALIGN: usize = 8;
 
-/// How a step field is encoded in the f64 step records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FieldType {
-    /// An integer (exact in f64).
-    Integer,
-    /// A number.
-    Number,
-    /// 0 or 1.
-    Bool,
-    /// An index into [`REFIT_NAMES`].
-    Refit,
-}
-
-/// The type of each of [`STEP_FIELDS`], in its order ([`step_values`]
-/// writes them in this order; a unit test checks the pairing by name).
-const STEP_TYPES: [FieldType; STEP_FIELDS.len()] = [
-    FieldType::Integer, // index
-    FieldType::Number,  // score
-    FieldType::Number,  // residual_sq
-    FieldType::Number,  // improvement
-    FieldType::Number,  // fw_gap
-    FieldType::Number,  // nu
-    FieldType::Integer, // free_size
-    FieldType::Integer, // solver_iterations
-    FieldType::Bool,    // filled
-    FieldType::Bool,    // dependent
-    FieldType::Refit,   // refit
-    FieldType::Integer, // verified
-];
-
-/// Every refit status, in the order of their index in the step records.
-const REFITS: [RefitStatus; 4] = [
-    RefitStatus::Optimal,
-    RefitStatus::IterationCap { violation: 0.0 },
-    RefitStatus::Blocked {
-        index: 0,
-        violation: 0.0,
-    },
-    RefitStatus::NumericalFailure { violation: 0.0 },
-];
-
-/// The index of `status` in [`REFITS`] (by name; a status added to the
-/// core later than this list gets `REFITS.len()`, which the layout's names
-/// do not cover: the unit test `every_refit_status_has_a_name` and the
-/// conformance vectors catch it).
-fn refit_index(status: &RefitStatus) -> usize {
-    REFITS
-        .iter()
-        .position(|r| r.as_str() == status.as_str())
-        .unwrap_or(REFITS.len())
-}
+/// The number of f64 values of one step record: one per [`Step::FIELDS`].
+const STEP_LEN: usize = Step::FIELDS.len();
 
 /// One step as the f64 record of the layout (the order of
-/// [`STEP_FIELDS`]).
-fn step_values(st: &Step) -> [f64; STEP_FIELDS.len()] {
-    let flag = |b: bool| if b { 1.0 } else { 0.0 };
-    [
-        st.index as f64,
-        st.score,
-        st.residual_sq,
-        st.improvement,
-        st.fw_gap,
-        st.nu,
-        st.free_size as f64,
-        f64::from(st.solver_iterations),
-        flag(st.filled),
-        flag(st.dependent),
-        refit_index(&st.refit) as f64,
-        f64::from(st.verified),
-    ]
+/// [`Step::FIELDS`]; a refit status as its [`RefitStatus::index`]).
+fn step_values(st: &Step) -> [f64; STEP_LEN] {
+    Step::FIELDS.map(|f| f.value(st).as_f64())
 }
 
 /// The fields of a selection, in the order [`mp_result_ptr`] numbers them:
@@ -206,20 +143,20 @@ fn layout() -> String {
         out.push('}');
     }
     out.push_str("],\"step_fields\":[");
-    for (i, (name, ty)) in STEP_FIELDS.iter().zip(STEP_TYPES).enumerate() {
+    for (i, field) in Step::FIELDS.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         out.push_str("{\"name\":");
-        json_str(&mut out, name);
+        json_str(&mut out, field.name);
         out.push_str(",\"type\":");
-        match ty {
+        match field.ty {
             FieldType::Integer => out.push_str("\"integer\""),
             FieldType::Number => out.push_str("\"number\""),
-            FieldType::Bool => out.push_str("\"bool\""),
-            FieldType::Refit => {
+            FieldType::Flag => out.push_str("\"bool\""),
+            _ => {
                 out.push_str("\"name\",\"names\":");
-                json_strs(&mut out, REFITS.iter().map(RefitStatus::as_str));
+                json_strs(&mut out, RefitStatus::NAMES.iter().copied());
             }
         }
         out.push('}');
@@ -251,7 +188,7 @@ fn layout() -> String {
             _ => out.push_str("\"other\""),
         }
         out.push_str(",\"applies_to\":");
-        json_str(&mut out, o.applies_to);
+        json_str(&mut out, o.applies_to.describe());
         out.push('}');
     }
     out.push_str("]}");
@@ -611,7 +548,7 @@ unsafe fn select_inner(
     room(&mut sel.picks, n)?;
     room(&mut sel.excluded, s.excluded.len())?;
     room(&mut sel.skipped, s.skipped.len())?;
-    sel.steps.try_reserve(n * STEP_FIELDS.len()).map_err(|_| {
+    sel.steps.try_reserve(n * STEP_LEN).map_err(|_| {
         Failure(
             ErrorKind::Capacity.as_str(),
             "cannot allocate the result".into(),
@@ -819,11 +756,90 @@ pub unsafe extern "C" fn mp_docs_prepare(
     id_lens: *const u32,
     texts: *const u8,
 ) -> *mut MpDocs {
+    // SAFETY: forwarded caller contract.
+    let docs = unsafe {
+        decode_docs(
+            n,
+            (emb, emb_lens),
+            (scores, costs, flags, kinds),
+            (ids, id_lens),
+            texts,
+        )
+    };
+    // SAFETY: caller contract.
+    let q = unsafe { slice_of(query, d) };
+    let mut out = new_docs();
+    match docs.and_then(|docs| mempursuit::documents::prepare(q, &docs)) {
+        Err(err) => fail(&mut out, err),
+        Ok(p) => {
+            out.kept = p.kept.iter().map(|&i| i as u32).collect();
+            out.dups = p
+                .duplicates
+                .iter()
+                .flat_map(|&(a, b)| [a as u32, b as u32])
+                .collect();
+            out.text = p.relevance_source.as_bytes().to_vec();
+            out.prepared = Some(p);
+        }
+    }
+    finish_docs(out)
+}
+
+/// Writes a document error into `out`: status 1 + the kind's position in
+/// input, option, capacity; the index (`usize::MAX`: none); the text
+/// `argument\nmessage`.
+fn fail(out: &mut MpDocs, err: mempursuit::DocumentError) {
+    let kinds = [ErrorKind::Input, ErrorKind::Option, ErrorKind::Capacity];
+    out.info[0] = 1 + kinds.iter().position(|&k| k == err.kind).unwrap_or(0);
+    out.info[1] = err.index.unwrap_or(usize::MAX);
+    out.text = format!("{}\n{}", err.argument, err.message).into_bytes();
+}
+
+/// Fills the info words of `out` from its buffers and hands it over.
+fn finish_docs(mut out: Box<MpDocs>) -> *mut MpDocs {
+    let o = &mut *out;
+    o.info[2] = o.text.as_ptr() as usize;
+    o.info[3] = o.text.len();
+    o.info[4] = o.kept.as_ptr() as usize;
+    o.info[5] = o.kept.len();
+    o.info[6] = o.dups.as_ptr() as usize;
+    o.info[7] = o.dups.len();
+    if let Some(p) = &o.prepared {
+        o.info[8] = p.relevance.as_ptr() as usize;
+        o.info[9] = p.candidates.as_ptr() as usize;
+        o.info[10] = p.costs.as_ref().map_or(0, |c| c.as_ptr() as usize);
+        o.info[11] = p.dim;
+    }
+    Box::into_raw(out)
+}
+
+/// A new, empty result.
+fn new_docs() -> Box<MpDocs> {
+    Box::new(MpDocs {
+        info: [0; 13],
+        text: Vec::new(),
+        kept: Vec::new(),
+        dups: Vec::new(),
+        prepared: None,
+    })
+}
+
+/// The documents of [`mp_docs_prepare`]'s arrays (its layout).
+///
+/// # Safety
+/// The pointer contract of [`mp_docs_prepare`].
+#[allow(clippy::type_complexity)]
+unsafe fn decode_docs(
+    n: usize,
+    (emb, emb_lens): (*const f32, *const u32),
+    (scores, costs, flags, kinds): (*const f64, *const f64, *const u8, *const u8),
+    (ids, id_lens): (*const u8, *const u32),
+    texts: *const u8,
+) -> Result<Vec<mempursuit::DocumentSpec>, mempursuit::DocumentError> {
     use mempursuit::{DocumentSpec, ScoreKind};
     // SAFETY: caller contract for every slice.
-    let (q, emb_lens, scores, costs, flags, kinds, id_lens) = unsafe {
+    let (emb_lens, scores, costs, flags, kinds, id_lens) = unsafe {
         (
-            slice_of(query, d),
             slice_of(emb_lens, n),
             slice_of(scores, n),
             slice_of(costs, n),
@@ -853,7 +869,7 @@ pub unsafe extern "C" fn mp_docs_prepare(
         )
     };
     let (mut e_at, mut i_at, mut t_at) = (0usize, 0usize, 0usize);
-    let docs: Result<Vec<DocumentSpec>, mempursuit::DocumentError> = (0..n)
+    (0..n)
         .map(|i| {
             let id = (id_lens[i] != u32::MAX).then(|| {
                 let l = id_lens[i] as usize;
@@ -883,46 +899,208 @@ pub unsafe extern "C" fn mp_docs_prepare(
                 cost: (flags[i] & 2 != 0).then_some(costs[i]),
             })
         })
-        .collect();
-    let mut out = Box::new(MpDocs {
-        info: [0; 13],
-        text: Vec::new(),
-        kept: Vec::new(),
-        dups: Vec::new(),
-        prepared: None,
-    });
-    match docs.and_then(|docs| mempursuit::documents::prepare(q, &docs)) {
-        Err(err) => {
-            let kinds = [ErrorKind::Input, ErrorKind::Option, ErrorKind::Capacity];
-            out.info[0] = 1 + kinds.iter().position(|&k| k == err.kind).unwrap_or(0);
-            out.info[1] = err.index.unwrap_or(usize::MAX);
-            out.text = format!("{}\n{}", err.argument, err.message).into_bytes();
+        .collect()
+}
+
+/// The `select` options of the document functions, as text: one line per
+/// option, `key\tkind\tvalue` with kind `t` (text), `n` (a number as
+/// JavaScript's `String(x)` writes it), `b` (`true`/`false`) or `x` (a
+/// value of a type no option takes, described: an error). Each name
+/// is checked by [`mempursuit::documents::check_option_name`], each value
+/// set by [`SelectSpec::set_typed`]; errors name the key as their argument.
+fn spec_from_lines(text: &str) -> Result<SelectSpec, mempursuit::DocumentError> {
+    let mut spec = SelectSpec::default();
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        let mut parts = line.splitn(3, '\t');
+        let (key, kind, value) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        mempursuit::documents::check_option_name(key)?;
+        let number = value.parse::<f64>().unwrap_or(f64::NAN);
+        if kind == "x" {
+            return Err(mempursuit::DocumentError {
+                kind: ErrorKind::Option,
+                index: None,
+                id: None,
+                argument: key.to_owned(),
+                message: format!(
+                    "option '{key}' is {value}: option values are numbers, booleans or strings"
+                ),
+            });
         }
-        Ok(p) => {
-            out.kept = p.kept.iter().map(|&i| i as u32).collect();
-            out.dups = p
-                .duplicates
+        let typed = match kind {
+            "b" => Value::Bool(value == "true"),
+            "n" => Value::Number(number),
+            _ => Value::Text(value),
+        };
+        spec.set_typed(key, typed)
+            .map_err(|e| mempursuit::DocumentError {
+                kind: e.kind(),
+                index: None,
+                id: None,
+                argument: key.to_owned(),
+                message: e.to_string(),
+            })?;
+    }
+    Ok(spec)
+}
+
+/// A JSON number, or `null` for a non-finite value.
+fn json_number(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:?}")
+    } else {
+        "null".to_owned()
+    }
+}
+
+/// A selection of documents as JSON: `{"picks": [{"index", "metadata":
+/// {"mempursuit": {"rank", "weight", "score", "residual_sq"}}}],
+/// "duplicates": [[index, first]], "relevance_source", "stop_reason"}`,
+/// the record's key and fields from [`mempursuit::documents`].
+fn selection_json(s: &mempursuit::documents::DocumentSelection) -> String {
+    use mempursuit::documents::{MetaValue, METADATA_KEY};
+    let picks: Vec<String> = s
+        .picks
+        .iter()
+        .map(|p| {
+            let record: Vec<String> = p
+                .metadata()
                 .iter()
-                .flat_map(|&(a, b)| [a as u32, b as u32])
+                .map(|&(k, v)| {
+                    let v = match v {
+                        MetaValue::Count(n) => n.to_string(),
+                        MetaValue::Number(x) => json_number(x),
+                        MetaValue::Null => "null".to_owned(),
+                    };
+                    format!("\"{k}\":{v}")
+                })
                 .collect();
-            out.text = p.relevance_source.as_bytes().to_vec();
-            out.prepared = Some(p);
-        }
+            format!(
+                "{{\"index\":{},\"metadata\":{{\"{METADATA_KEY}\":{{{}}}}}}}",
+                p.index,
+                record.join(",")
+            )
+        })
+        .collect();
+    let dups: Vec<String> = s
+        .duplicates
+        .iter()
+        .map(|(a, b)| format!("[{a},{b}]"))
+        .collect();
+    format!(
+        "{{\"picks\":[{}],\"duplicates\":[{}],\"relevance_source\":\"{}\",\"stop_reason\":\"{}\"}}",
+        picks.join(","),
+        dups.join(","),
+        s.relevance_source,
+        s.stop_reason
+    )
+}
+
+/// Selects up to `budget` of the documents of [`mp_docs_prepare`]'s arrays
+/// for the query with the options `opts` (`opts_len` UTF-8 bytes, the lines
+/// of [`spec_from_lines`]), by [`mempursuit::documents::select_documents`]
+/// (2026-12-05). Never null: ok, the info's text is the selection as JSON
+/// ([`selection_json`]); else the error as for [`mp_docs_prepare`]. Release
+/// with [`mp_docs_free`].
+///
+/// # Safety
+/// The pointer contract of [`mp_docs_prepare`]; `opts` points at
+/// `opts_len` readable bytes.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mp_docs_select(
+    query: *const f32,
+    d: usize,
+    n: usize,
+    emb: *const f32,
+    emb_lens: *const u32,
+    scores: *const f64,
+    costs: *const f64,
+    flags: *const u8,
+    kinds: *const u8,
+    ids: *const u8,
+    id_lens: *const u32,
+    texts: *const u8,
+    budget: usize,
+    opts: *const u8,
+    opts_len: usize,
+) -> *mut MpDocs {
+    // SAFETY: forwarded caller contract.
+    let (q, options) = unsafe { (slice_of(query, d), slice_of(opts, opts_len)) };
+    let outcome = spec_from_lines(&String::from_utf8_lossy(options)).and_then(|spec| {
+        // SAFETY: forwarded caller contract.
+        let docs = unsafe {
+            decode_docs(
+                n,
+                (emb, emb_lens),
+                (scores, costs, flags, kinds),
+                (ids, id_lens),
+                texts,
+            )
+        }?;
+        mempursuit::documents::select_documents(&mut Selector::new(), q, &docs, budget, &spec)
+    });
+    let mut out = new_docs();
+    match outcome {
+        Err(err) => fail(&mut out, err),
+        Ok(s) => out.text = selection_json(&s).into_bytes(),
     }
-    let o = &mut *out;
-    o.info[2] = o.text.as_ptr() as usize;
-    o.info[3] = o.text.len();
-    o.info[4] = o.kept.as_ptr() as usize;
-    o.info[5] = o.kept.len();
-    o.info[6] = o.dups.as_ptr() as usize;
-    o.info[7] = o.dups.len();
-    if let Some(p) = &o.prepared {
-        o.info[8] = p.relevance.as_ptr() as usize;
-        o.info[9] = p.candidates.as_ptr() as usize;
-        o.info[10] = p.costs.as_ref().map_or(0, |c| c.as_ptr() as usize);
-        o.info[11] = p.dim;
+    finish_docs(out)
+}
+
+/// An integration's settings checked once
+/// ([`mempursuit::documents::check_settings`]): the options `opts` (the
+/// lines of [`spec_from_lines`]), `scores` (0 never passed, 1 always, 2
+/// depends on the documents), `cost` (≠ 0: a cost function is given),
+/// `budget_later` (≠ 0: the cost budget may come with each call). Never
+/// null: status 0, or the error as for [`mp_docs_prepare`].
+///
+/// # Safety
+/// `opts` points at `opts_len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_docs_check(
+    opts: *const u8,
+    opts_len: usize,
+    scores: u32,
+    cost: u32,
+    budget_later: u32,
+) -> *mut MpDocs {
+    use mempursuit::documents::ScoresGiven;
+    // SAFETY: caller contract.
+    let options = unsafe { slice_of(opts, opts_len) };
+    let scores = match scores {
+        0 => ScoresGiven::No,
+        1 => ScoresGiven::Yes,
+        _ => ScoresGiven::Depends,
+    };
+    let outcome = spec_from_lines(&String::from_utf8_lossy(options)).and_then(|spec| {
+        mempursuit::documents::check_settings(&spec, scores, cost != 0, budget_later != 0)
+    });
+    let mut out = new_docs();
+    if let Err(err) = outcome {
+        fail(&mut out, err);
     }
-    Box::into_raw(out)
+    finish_docs(out)
+}
+
+/// The query embedding (`d` f32) checked before a store is asked
+/// ([`mempursuit::documents::check_query`]). Never null: status 0, or the
+/// error as for [`mp_docs_prepare`].
+///
+/// # Safety
+/// `query` points at `d` readable f32.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_docs_check_query(query: *const f32, d: usize) -> *mut MpDocs {
+    // SAFETY: caller contract.
+    let q = unsafe { slice_of(query, d) };
+    let mut out = new_docs();
+    if let Err(err) = mempursuit::documents::check_query(q) {
+        fail(&mut out, err);
+    }
+    finish_docs(out)
 }
 
 /// The result of [`mp_docs_prepare`] as 13 words: status (0 ok, else 1 +
@@ -1077,9 +1255,9 @@ mod tests {
             let native = expect(spec, 2);
             assert_eq!(f64s(sel, 1), native.weights, "{spec}");
             let steps = f64s(sel, 2);
-            assert_eq!(steps.len(), 2 * STEP_FIELDS.len());
+            assert_eq!(steps.len(), 2 * STEP_LEN);
             for (t, st) in native.steps.iter().enumerate() {
-                let record = &steps[t * STEP_FIELDS.len()..][..STEP_FIELDS.len()];
+                let record = &steps[t * STEP_LEN..][..STEP_LEN];
                 assert_eq!(record, step_values(st));
             }
             assert_eq!(stop(sel), "budget");
@@ -1291,7 +1469,8 @@ mod tests {
             .iter()
             .map(|f| f["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, STEP_FIELDS);
+        let want: Vec<&str> = Step::FIELDS.iter().map(|f| f.name).collect();
+        assert_eq!(names, want);
         assert_eq!(
             v["stop_reasons"],
             serde_json::json!([
@@ -1345,7 +1524,8 @@ mod tests {
             violation: 1.0,
         };
         st.verified = 12;
-        let by_name: Vec<(&str, f64)> = STEP_FIELDS.into_iter().zip(step_values(&st)).collect();
+        let names = Step::FIELDS.map(|f| f.name);
+        let by_name: Vec<(&str, f64)> = names.into_iter().zip(step_values(&st)).collect();
         assert_eq!(
             by_name,
             [
@@ -1362,18 +1542,6 @@ mod tests {
                 ("refit", 2.0),
                 ("verified", 12.0),
             ]
-        );
-    }
-
-    #[test]
-    fn every_refit_status_has_a_name() {
-        for (i, r) in REFITS.iter().enumerate() {
-            assert_eq!(refit_index(r), i);
-        }
-        let names: Vec<&str> = REFITS.iter().map(RefitStatus::as_str).collect();
-        assert_eq!(
-            names,
-            ["optimal", "iteration_cap", "blocked", "numerical_failure"]
         );
     }
 

@@ -25,8 +25,9 @@ function nativeOrders() {
   if (path) return JSON.parse(readFileSync(path, 'utf8'));
   const out = execFileSync(
     'cargo',
-    // strict-order: the unfused kernels, the same bits as this module.
-    ['run', '-q', '-p', 'mempursuit-wasm', '--features', 'strict-order', '--example', 'native_orders', '--', fixtureDir],
+    // --strict-order: the example runs its calls with the StrictOrder executor, the unfused
+    // kernels, the same bits as this module.
+    ['run', '-q', '-p', 'mempursuit-wasm', '--example', 'native_orders', '--', '--strict-order', fixtureDir],
     { cwd: root, maxBuffer: 256 << 20, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return JSON.parse(out);

@@ -117,6 +117,43 @@ pub trait Executor {
 
     /// Runs every job in `jobs` (see the trait docs).
     fn execute(&mut self, jobs: &mut [PassJob<'_>]);
+
+    /// The instruction set of every dot product of a call (the
+    /// [`kernels`](super) module docs: fused and unfused orders), asked when
+    /// the call starts and carried to its passes and single entries; it
+    /// must not change during a call. Default [`Isa::detect`], the fastest;
+    /// [`StrictOrder`] gives the unfused one. An instruction set this CPU
+    /// lacks runs as [`Isa::Portable`] ([`Isa::is_available`]).
+    fn isa(&self) -> Isa {
+        Isa::detect()
+    }
+}
+
+/// An executor whose calls use the unfused kernels ([`Isa::unfused`]): the
+/// same bits on every target (x86-64 with or without AVX2, Arm, WASM,
+/// microcontrollers), a few percent slower passes on x86-64 with FMA. The
+/// passes are cut and run as `E` cuts and runs them.
+///
+/// ```
+/// use mempursuit_core::{Isa, Executor, Serial, StrictOrder};
+/// assert!(!StrictOrder(Serial).isa().is_fused());
+/// assert_eq!(StrictOrder(Serial).isa(), Isa::detect().unfused());
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StrictOrder<E = Serial>(pub E);
+
+impl<E: Executor> Executor for StrictOrder<E> {
+    fn parts(&self) -> usize {
+        self.0.parts()
+    }
+
+    fn execute(&mut self, jobs: &mut [PassJob<'_>]) {
+        self.0.execute(jobs);
+    }
+
+    fn isa(&self) -> Isa {
+        self.0.isa().unfused()
+    }
 }
 
 /// The executor of the plain functions: one part, run on the calling thread.
@@ -162,6 +199,7 @@ fn finish(exec: &mut dyn Executor, jobs: &mut [PassJob<'_>]) {
 /// executor's parts. `rows` is P × d with P = `dots.len()`.
 pub(crate) fn query_pass(
     exec: &mut dyn Executor,
+    isa: Isa,
     rows: Rows<'_>,
     d: usize,
     q: &[f32],
@@ -170,7 +208,6 @@ pub(crate) fn query_pass(
 ) {
     let p = dots.len();
     let (parts, chunk) = plan(p, exec.parts());
-    let isa = Isa::detect();
     if parts == 1 {
         return rows.dots_and_sumsq(isa, d, q, dots, sumsq);
     }
@@ -205,6 +242,7 @@ pub(crate) fn query_pass(
 /// P × d with P = `out.len()` = `scale.len()`.
 pub(crate) fn gram_row(
     exec: &mut dyn Executor,
+    isa: Isa,
     all: Rows<'_>,
     d: usize,
     pick: usize,
@@ -213,7 +251,6 @@ pub(crate) fn gram_row(
 ) {
     let p = out.len();
     let (parts, chunk) = plan(p, exec.parts());
-    let isa = Isa::detect();
     let pick_scale = scale[pick];
     if parts == 1 {
         // One part: no job array to build (it is 16 jobs wide).

@@ -31,11 +31,14 @@
 //!
 //! What is not: a fused and an unfused result may differ in the last bits
 //! (so the picks of a near-tie may differ between an x86-64 CPU with FMA
-//! and a WASM runtime). The selection functions use [`Isa::detect`], the
-//! fused kernels where the CPU has AVX2 + FMA. Build with the `strict-order`
-//! feature to make [`Isa::detect`] choose [`Isa::Avx2`] instead, so that
-//! every target computes the same bits (the WASM and firmware checks use
-//! it for their native references).
+//! and a WASM runtime). Each selection call takes its instruction set
+//! once, from its [`Executor`] ([`Executor::isa`]), and carries it to
+//! every pass of the call: by default [`Isa::detect`], the fused kernels
+//! where the CPU has AVX2 + FMA. Run a call with the executor
+//! [`StrictOrder`] to have it choose the unfused [`Isa::unfused`] instead,
+//! so that every target computes the same bits (the WASM and firmware
+//! checks use it for their native references). The choice is made per
+//! call, by the caller: no build feature of any crate changes it.
 //!
 //! # Dispatch
 //! On x86-64 the kernels check once per pass (a cached CPUID result) for
@@ -60,7 +63,7 @@ mod portable;
 mod x86;
 
 pub(crate) use exec::{gram_row, query_pass};
-pub use exec::{Executor, PassJob, Serial, MAX_PARTS};
+pub use exec::{Executor, PassJob, Serial, StrictOrder, MAX_PARTS};
 pub(crate) use portable::{add_assign, dot, max, position, sub_scaled};
 
 /// The score refresh of Eq. 9 in one pass over u:
@@ -163,27 +166,32 @@ pub enum Isa {
     Avx2,
     /// The AVX2 kernels with fused multiply-adds (same CPUs as
     /// [`Isa::Avx2`]): the same lanes and order, one rounding per element
-    /// (module docs). The default where available, unless the
-    /// `strict-order` feature is on.
+    /// (module docs). The default where available ([`Isa::detect`]).
     Avx2Fma,
 }
 
 impl Isa {
-    /// The instruction set the selection functions use on this CPU (cached
-    /// after the first call; a relaxed atomic load afterwards):
-    /// [`Isa::Avx2Fma`] where the CPU has AVX2 + FMA + F16C ([`Isa::Avx2`]
-    /// with the `strict-order` feature), else [`Isa::Portable`].
+    /// The fastest instruction set of this CPU (cached after the first
+    /// call; a relaxed atomic load afterwards): [`Isa::Avx2Fma`] where the
+    /// CPU has AVX2 + FMA + F16C, else [`Isa::Portable`]. What a selection
+    /// call uses unless its executor says otherwise ([`Executor::isa`]).
     #[inline]
     pub fn detect() -> Isa {
         #[cfg(target_arch = "x86_64")]
         if x86::Token::get().is_some() {
-            return if cfg!(feature = "strict-order") {
-                Isa::Avx2
-            } else {
-                Isa::Avx2Fma
-            };
+            return Isa::Avx2Fma;
         }
         Isa::Portable
+    }
+
+    /// The unfused instruction set of the same speed class: [`Isa::Avx2`]
+    /// for [`Isa::Avx2Fma`], itself otherwise. Its results are the same
+    /// bits on every target (module docs).
+    pub const fn unfused(self) -> Isa {
+        match self {
+            Isa::Avx2Fma => Isa::Avx2,
+            other => other,
+        }
     }
 
     /// Whether this instruction set can run on this CPU. A kernel asked to
@@ -758,13 +766,19 @@ mod tests {
     }
 
     #[test]
-    fn detect_honours_strict_order() {
-        if cfg!(feature = "strict-order") {
-            assert_ne!(Isa::detect(), Isa::Avx2Fma);
-        } else if Isa::Avx2.is_available() {
+    fn detect_is_the_fastest_and_unfused_drops_only_the_fusion() {
+        if Isa::Avx2.is_available() {
             assert_eq!(Isa::detect(), Isa::Avx2Fma);
+        } else {
+            assert_eq!(Isa::detect(), Isa::Portable);
         }
         assert!(Isa::detect().is_available());
+        assert_eq!(Isa::Avx2Fma.unfused(), Isa::Avx2);
+        assert_eq!(Isa::Avx2.unfused(), Isa::Avx2);
+        assert_eq!(Isa::Portable.unfused(), Isa::Portable);
+        assert!(!Isa::detect().unfused().is_fused());
+        assert_eq!(Serial.isa(), Isa::detect());
+        assert_eq!(StrictOrder(Serial).isa(), Isa::detect().unfused());
     }
 
     #[test]

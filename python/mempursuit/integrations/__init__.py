@@ -14,67 +14,71 @@ needs its extra (``pip install "mempursuit[haystack]"``, ``[llama-index]``,
 * :mod:`mempursuit.integrations.mem0` -- ``MemPursuitReranker``, a reranker
   for Mem0's ``Memory.search(..., rerank=True)`` (extra ``[mem0]``).
 
-What they share:
+What they share (2026-12-05): each is an adapter between its framework's
+documents and the Rust document layer (``mempursuit::documents``,
+docs/DOCUMENTS.md), which holds every rule once, for Python and JavaScript
+alike:
 
 * The candidate pool is the documents the retriever returned, in that order
-  (pool row i = input document i), with the vectors the store already holds:
-  no document is embedded again unless its vector cannot be found and an
-  embedding model was given for that purpose.
+  (document i = input document i), with the vectors the store already
+  holds: no document is embedded again unless its vector cannot be found
+  and an embedding model was given for that purpose.
+* **Duplicate ids**: a document whose id an earlier one has is skipped
+  (the first occurrence is kept, never returned twice) and reported on the
+  logger ``mempursuit.integrations`` (WARNING; the record's
+  ``mempursuit_duplicates`` holds the ``[index, first_index]`` pairs).
+  Documents without ids are known by their position, never by their text.
+* **Scores**: a retriever's score is declared a similarity (higher is
+  better) and passed as relevance when every document has one (by rank, any
+  scale; ``use_scores=False`` turns that off); a store's distance (FAISS's
+  L2, Chroma, PGVector without a relevance function) is never relevance:
+  the vectors' cosine with the query is. Scores on some documents only are
+  an error.
 * Every keyword of :func:`mempursuit.select` except ``query``,
   ``candidates``, ``k``, ``relevance`` and ``costs`` is passed through by
   name (``method``, ``gamma``, ``mmr_lambda``, ``cost_budget``, ...), with
-  ``select``'s own defaults for whatever is not given: the integrations
-  declare no method names, defaults or values of their own. A name that
-  ``select`` does not take is an :class:`OptionError` when the integration
-  is built, worded as ``select``'s own (``unknown option 'mmr_lamda'
-  (options: method, gamma, ...)``), and so is a value ``select`` rejects
-  (prefixed by the component's name).
-* The retriever's scores, where the framework hands them over, are passed
-  as ``relevance`` (``use_scores=False`` turns that off).
+  the library's defaults for whatever is not given: the integrations
+  declare no method names, defaults or values of their own. The settings
+  are checked once, when the integration is built, by the layer (no dry
+  run): an unknown name, a reserved one, a value out of range, a ``cost``
+  without ``cost_budget`` or the reverse is an :class:`OptionError`.
 * A token budget: ``cost=`` (a function of one candidate -- Haystack
   ``Document``, LlamaIndex ``NodeWithScore``, LangChain ``Document`` --
   returning its cost, e.g. its token count) with ``cost_budget=`` (the most
   the returned documents may cost in total). ``cost`` is called once per
-  candidate in pool order, before any embedding call, to build ``select``'s
-  ``costs``; a pick that no longer fits is skipped and the count budget
-  still caps the picks. One without the other is an :class:`OptionError`
-  when the integration is built.
-* With ``select``'s default (recommended) method, documents whose vectors
+  candidate in pool order, before any embedding call; the layer checks
+  the values (finite, >= 0, on every document); a pick that no longer fits
+  is skipped and the count budget still caps the picks.
+* With the library's default (recommended) method, documents whose vectors
   are bit-identical count once: an exact copy is merged into its first
   occurrence and never picked, so fewer documents than the budget can come
-  back (one, with a stand-in embedding model that gives every text the same
-  vector). Near-copies of the picks are taken only when nothing else is
-  left, so they come last.
-* The documents come back in pick order as copies (the inputs are not
-  modified) whose metadata holds :data:`META_KEYS`: ``mempursuit_rank`` (0 for
-  the first pick), ``mempursuit_weight`` (the pick's simplex weight, ``None``
-  for methods without weights such as ``"topk"`` and ``"mmr"``),
-  ``mempursuit_score`` (the step's score at pick time, ``Selection.steps
-  ["score"]``) and, where there are weights, ``mempursuit_residual_sq`` (the
-  squared residual of the query after this pick). The document's own score
-  field keeps the retriever's score.
-* Errors: every error an integration raises for a bad document, query or
-  setting is a :class:`mempursuit.MemPursuitError` (a ``ValueError``) with
-  its ``kind``, the word ``select`` uses:
+  back. Near-copies of the picks are taken only when nothing else is left,
+  so they come last.
+* **The result**: the documents come back in pick order as copies (the
+  inputs are not modified) whose metadata holds one record under
+  :data:`META_KEY` (``"mempursuit"``) with the fields :data:`META_FIELDS`:
+  ``rank`` (0 for the first pick), ``weight`` (the pick's simplex weight,
+  ``None`` for methods without weights such as top-K and MMR), ``score``
+  (the step's score at pick time) and ``residual_sq`` (the squared residual
+  of the query after this pick; ``None`` without weights) -- the same keys
+  and nesting as the JavaScript integrations' ``metadata.mempursuit``. The
+  document's own score field keeps the retriever's score.
+* **Errors**: every error an integration raises for a bad document, query
+  or setting is a :class:`mempursuit.MemPursuitError` (a ``ValueError``)
+  whose ``kind`` (``"input"``, ``"option"``, ``"capacity"``), ``index``
+  (the document's position), ``id`` and ``argument`` (``"embedding"``,
+  ``"score"``, ``"cost"``, ``"query"``, an option's key) are fields set by
+  the layer, with a message prefixed by the component's name:
 
-  - a document that cannot be used (no embedding, a wrong dimension, a
-    non-finite element, a score that is not a finite number, a cost
-    function that raised for it or gave no finite cost >= 0) is a
-    :class:`DocumentError` of kind ``"input"`` naming its position in the
-    input and its id (and the value);
-  - a query embedding that is not a finite, non-zero vector of numbers, or
-    whose dimension differs from the documents' (all of the same
-    dimension), is a ``MemPursuitError`` of kind ``"input"`` naming the
-    query;
-  - a bad setting (an unknown or reserved option name, a value of the
-    wrong type or out of range: ``top_k=-1``, ``use_scores="no"``,
-    ``gamma=[1]``; ``cost`` without ``cost_budget``) is an
-    :class:`OptionError` of kind ``"option"``, also a ``TypeError`` (what
-    unknown names and wrong types were before), or ``select``'s own
-    ``MemPursuitError`` of kind ``"option"``, prefixed by the component's
-    name, raised when the component is built.
+  - a document that cannot be used is a :class:`DocumentError` (kind
+    ``"input"``, ``index`` and ``id`` set);
+  - a query embedding that cannot be used (not numbers, not finite, all
+    zeros, another length than every document's) is a ``MemPursuitError``
+    of kind ``"input"`` with ``argument == "query"``;
+  - a bad setting is an :class:`OptionError` (kind ``"option"``, also a
+    ``TypeError``), raised when the component is built.
 """
 
-from ._common import META_KEYS, DocumentError, OptionError
+from ._common import META_FIELDS, META_KEY, DocumentError, OptionError
 
-__all__ = ["META_KEYS", "DocumentError", "OptionError"]
+__all__ = ["META_FIELDS", "META_KEY", "DocumentError", "OptionError"]

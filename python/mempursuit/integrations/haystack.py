@@ -34,6 +34,7 @@ from . import _common
 
 __all__ = ["MemPursuitRanker"]
 
+_OWNER = "MemPursuitRanker"
 _MISSING = "run the retriever with return_embedding=True (or embed the documents before the ranker)"
 
 
@@ -51,10 +52,10 @@ class MemPursuitRanker:
     any scale; ``use_scores=False`` turns that off).
 
     The output is the picked documents in pick order, as copies whose
-    ``meta`` gains ``mempursuit_rank``, ``mempursuit_weight`` (the simplex
-    weight, ``None`` for methods without weights), ``mempursuit_score`` and,
-    with weights, ``mempursuit_residual_sq`` (see
-    :mod:`mempursuit.integrations`); ``score`` keeps the retriever's score.
+    ``meta`` gains the record ``meta["mempursuit"] = {"rank", "weight",
+    "score", "residual_sq"}`` (see :mod:`mempursuit.integrations`);
+    ``score`` keeps the retriever's score. A document whose id an earlier
+    one has is skipped and reported (logger ``mempursuit.integrations``).
 
     :param top_k: the budget K (at most this many documents come back), an
         int >= 0.
@@ -96,11 +97,13 @@ class MemPursuitRanker:
         cost: Optional[Callable[[Document], float]] = None,
         **options: Any,
     ) -> None:
-        self.top_k = _common.budget("MemPursuitRanker", "top_k", top_k)
-        self.use_scores = _common.flag("MemPursuitRanker", "use_scores", use_scores)
-        self.options = _common.select_options("MemPursuitRanker", options, ("top_k", "use_scores", "cost"))
-        _common.check_cost("MemPursuitRanker", cost, self.options)
-        _common.check_values("MemPursuitRanker", self.options, None if use_scores else False, cost is not None)
+        self.top_k = _common.budget(_OWNER, "top_k", top_k)
+        self.use_scores = _common.flag(_OWNER, "use_scores", use_scores)
+        self.options = _common.select_options(_OWNER, options)
+        _common.check_cost(_OWNER, cost)
+        _common.check_values(
+            _OWNER, self.options, None if use_scores else False, cost is not None, ("top_k", "use_scores", "cost")
+        )
         self.cost = cost
 
     def to_dict(self) -> Dict[str, Any]:
@@ -153,26 +156,21 @@ class MemPursuitRanker:
         k = self.top_k if top_k is None else _common.budget(owner, "top_k", top_k)
         options = self.options
         if cost_budget is not None:
-            options = {**options, "cost_budget": cost_budget}
-            _common.check_cost(owner, self.cost, options)
-            _common.check_values(owner, options, None if self.use_scores else False, True)
-        names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
-        relevance = None
-        if self.use_scores:
-            relevance = _common.scores_as_relevance("MemPursuitRanker", [d.score for d in documents], names)
-        costs = _common.costs_of("MemPursuitRanker", self.cost, documents, names)
-        sel = _common.selection(
-            "MemPursuitRanker",
-            query_embedding,
-            [d.embedding for d in documents],
-            names,
-            k,
-            relevance,
-            options,
-            _MISSING,
-            costs,
-        )
-        out = [replace(documents[i], meta={**documents[i].meta, **meta}) for i, meta in _common.picks(sel)]
+            options = {**options, "cost_budget": _common.plain(cost_budget)}
+            _common.check_values(owner, options, None if self.use_scores else False, self.cost is not None)
+        costs = _common.costs_of(_OWNER, self.cost, documents, [d.id for d in documents])
+        specs = [
+            _common.document(
+                d.id,
+                d.embedding,
+                d.score if self.use_scores else None,
+                "similarity",  # Haystack's embedding retrievers score by similarity
+                c,
+            )
+            for d, c in zip(documents, costs)
+        ]
+        picks = _common.select(_OWNER, query_embedding, specs, k, options, _MISSING)
+        out = [replace(documents[i], meta={**documents[i].meta, **meta}) for i, meta in picks]
         return {"documents": out}
 
     @component.output_types(documents=List[Document])

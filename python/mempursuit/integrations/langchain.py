@@ -77,33 +77,27 @@ def _is_vector(value: Any) -> bool:
     return isinstance(value, (collections.abc.Sequence, np.ndarray)) or hasattr(value, "__array__")
 
 
-def _store_dimension(store: Any) -> Optional[int]:
-    """The dimension of the vectors ``store`` holds, where it can be read
-    (the ``InMemoryVectorStore`` layout: its first entry), else None."""
-    table = getattr(store, "store", None)
-    if not isinstance(table, Mapping) or not table:
-        return None
-    entry = next(iter(table.values()))
-    vector = entry.get("vector") if isinstance(entry, Mapping) else None
-    try:
-        return len(vector) if vector is not None else None
-    except TypeError:
-        return None
-
-
 def _known_vectors(
     store: Any, documents: Sequence[Document], embedding_key: Optional[str]
-) -> List[Optional[Any]]:
+) -> Tuple[List[Optional[Any]], List[int]]:
     """Each document's vector without embedding: ``metadata[embedding_key]``
     when it holds one (``embedding_key`` None: not read), else the store's
-    for its id, else None."""
+    for its id (InMemoryVectorStore, FAISS, Chroma: ``_stores.py``), else
+    None; and the positions still without one."""
     vectors: List[Optional[Any]] = []
     for d in documents:
         carried = d.metadata.get(embedding_key) if embedding_key is not None else None
         vectors.append(carried if _is_vector(carried) else None)
-    missing = [i for i, v in enumerate(vectors) if v is None]
-    # The store's vectors by id (InMemoryVectorStore, FAISS, Chroma: _stores.py).
-    for i, v in zip(missing, _stores.held_vectors(store, [documents[i].id for i in missing])):
+    unread = [i for i, v in enumerate(vectors) if v is None]
+    for i, v in zip(unread, _stores.held_vectors(store, [documents[i].id for i in unread])):
+        vectors[i] = v
+    return vectors, [i for i, v in enumerate(vectors) if v is None]
+
+
+def _embedded(vectors: List[Optional[Any]], missing: Sequence[int], fresh: Sequence[Any]) -> List[Optional[Any]]:
+    """``vectors`` with ``fresh`` (one embedding per position of
+    ``missing``, in order) filled in."""
+    for i, v in zip(missing, fresh):
         vectors[i] = v
     return vectors
 
@@ -114,13 +108,10 @@ def _vectors(
     """Each document's vector: :func:`_known_vectors`, else (with
     ``embeddings``) embedded again, in one ``embed_documents`` call over
     those."""
-    vectors = _known_vectors(store, documents, embedding_key)
-    missing = [i for i, v in enumerate(vectors) if v is None]
-    if missing and embeddings is not None:
-        fresh = embeddings.embed_documents([documents[i].page_content for i in missing])
-        for i, v in zip(missing, fresh):
-            vectors[i] = v
-    return vectors
+    vectors, missing = _known_vectors(store, documents, embedding_key)
+    if not missing or embeddings is None:
+        return vectors
+    return _embedded(vectors, missing, embeddings.embed_documents([documents[i].page_content for i in missing]))
 
 
 async def _avectors(
@@ -128,20 +119,11 @@ async def _avectors(
 ) -> List[Optional[Any]]:
     """:func:`_vectors` with the one embedding call awaited
     (``aembed_documents``)."""
-    vectors = _known_vectors(store, documents, embedding_key)
-    missing = [i for i, v in enumerate(vectors) if v is None]
-    if missing and embeddings is not None:
-        fresh = await embeddings.aembed_documents([documents[i].page_content for i in missing])
-        for i, v in zip(missing, fresh):
-            vectors[i] = v
-    return vectors
-
-
-def _costs(
-    owner: str, cost: Optional[Callable[[Document], float]], documents: Sequence[Document]
-) -> Optional[List[float]]:
-    names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
-    return _common.costs_of(owner, cost, documents, names)
+    vectors, missing = _known_vectors(store, documents, embedding_key)
+    if not missing or embeddings is None:
+        return vectors
+    fresh = await embeddings.aembed_documents([documents[i].page_content for i in missing])
+    return _embedded(vectors, missing, fresh)
 
 
 def _select(
@@ -151,21 +133,22 @@ def _select(
     query: Any,
     documents: Sequence[Document],
     k: int,
-    relevance: Optional[Sequence[float]],
+    scores: Sequence[Any],
+    score_kind: Optional[str],
     options: Mapping[str, Any],
-    costs: Optional[Sequence[float]],
-    query_name: str,
+    costs: Sequence[Any],
     embedding_key: Optional[str] = None,
     vectors: Optional[List[Optional[Any]]] = None,
 ) -> List[Document]:
-    names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
     if vectors is None:
         vectors = _vectors(store, embeddings, documents, embedding_key)
     hint = _MISSING if embedding_key is None else _missing(embedding_key)
-    sel = _common.selection(owner, query, vectors, names, k, relevance, options, hint, costs, query_name)
+    specs = [
+        _common.document(d.id, v, s, score_kind, c) for d, v, s, c in zip(documents, vectors, scores, costs)
+    ]
+    picks = _common.select(owner, query, specs, k, options, hint)
     return [
-        documents[i].model_copy(update={"metadata": {**documents[i].metadata, **meta}})
-        for i, meta in _common.picks(sel)
+        documents[i].model_copy(update={"metadata": {**documents[i].metadata, **meta}}) for i, meta in picks
     ]
 
 
@@ -221,16 +204,17 @@ def mempursuit_search_by_vector(
         ``gamma``, ``mmr_lambda``, ``cost_budget``, ...), passed through
         unchanged; what is not given takes ``select``'s default.
     :returns: up to ``k`` documents in pick order, copies whose metadata
-        gains ``mempursuit_rank``, ``mempursuit_weight``,
-        ``mempursuit_score`` (and ``mempursuit_residual_sq``).
+        gains the record ``metadata["mempursuit"] = {"rank", "weight",
+        "score", "residual_sq"}``.
     :raises DocumentError: a document's vector cannot be found or does not
         fit, its score is not a finite number, or ``cost`` raised for it
         or gave no finite cost >= 0 (the message names it; kind
         ``"input"``).
     :raises MemPursuitError: a query embedding that is not a finite,
-        non-zero vector of numbers, or (where the store's dimension can be
-        read, as in ``InMemoryVectorStore``) of another dimension than the
-        store's vectors: kind ``"input"``, before the store is asked.
+        non-zero vector of numbers (kind ``"input"``, ``argument``
+        ``"query"``, before the store is asked); one of another length than
+        the fetched documents' (the same, after the fetch, unless the store
+        raises its own error first).
     :raises OptionError: an option name ``select`` does not take, a ``k``
         or ``fetch_k`` that is not an int >= 0, a ``use_scores`` that is
         not True or False, ``cost`` without ``cost_budget`` or the reverse
@@ -241,38 +225,39 @@ def mempursuit_search_by_vector(
     k = _common.budget(owner, "k", k)
     fetch_k = _common.budget(owner, "fetch_k", fetch_k)
     use_scores = _common.flag(owner, "use_scores", use_scores)
-    options = _common.select_options(
-        owner, options, ("k", "fetch_k", "embeddings", "use_scores", "search_kwargs", "cost")
+    options = _common.select_options(owner, options)
+    _common.check_cost(owner, cost)
+    _common.check_values(
+        owner,
+        options,
+        None if use_scores else False,
+        cost is not None,
+        ("k", "fetch_k", "embeddings", "use_scores", "search_kwargs", "cost"),
     )
-    _common.check_cost(owner, cost, options)
-    _common.check_values(owner, options, None if use_scores else False, cost is not None)
-    # The query first: a NaN or zero vector, or one of another dimension
-    # than the store's, is our error, not the store's.
-    q = _common.query_vector(owner, embedding, "embedding")
-    dimension = _store_dimension(store)
-    if dimension is not None:
-        _common.check_query_dimension(owner, "embedding", q.shape[0], dimension, "the store's")
+    _common.check_query(owner, embedding)  # before the store is asked
     search_kwargs = dict(search_kwargs or {})
     with_scores = getattr(store, "similarity_search_with_score_by_vector", None)
-    relevance = None
+    scores: List[Any] = []
+    score_kind: Optional[str] = None
     if callable(with_scores):
         hits = with_scores(embedding, k=fetch_k, **search_kwargs)
         documents = [doc for doc, _ in hits]
-        # A store's raw score may be a distance (FAISS: L2; Chroma, PGVector):
-        # never relevance as given. The store's own relevance function
-        # (the one `similarity_search_with_relevance_scores` applies) turns
-        # it into higher-is-better; a store without one: the vectors' cosine.
-        to_relevance = _relevance_fn(store) if use_scores else None
+        # A store's raw score may be a distance (FAISS: L2; Chroma, PGVector).
+        # The store's own relevance function (the one
+        # `similarity_search_with_relevance_scores` applies) turns it into a
+        # similarity; without one the raw score is declared a distance, and
+        # the layer then takes the vectors' cosine.
+        to_relevance = _relevance_fn(store)
         if to_relevance is not None:
-            hint = "the store gave it no usable score; pass use_scores=False"
-            relevance = [
-                _common.score(owner, _common.document_name(i, doc.id), to_relevance(s), "its score", hint)
-                for i, (doc, s) in enumerate(hits)
-            ]
+            scores, score_kind = [to_relevance(s) for _, s in hits], "similarity"
+        else:
+            scores, score_kind = [s for _, s in hits], "distance"
     else:
         documents = store.similarity_search_by_vector(embedding, k=fetch_k, **search_kwargs)
-    costs = _costs(owner, cost, documents)  # before any embedding call
-    return _select(owner, store, embeddings, embedding, documents, k, relevance, options, costs, "embedding")
+    if not use_scores or not scores:
+        scores, score_kind = [None] * len(documents), None
+    costs = _common.costs_of(owner, cost, documents, [d.id for d in documents])  # before any embedding call
+    return _select(owner, store, embeddings, embedding, documents, k, scores, score_kind, options, costs)
 
 
 async def amempursuit_search_by_vector(
@@ -328,8 +313,8 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     :class:`~mempursuit.integrations.DocumentError` naming the document.
 
     Returns up to ``k`` documents in pick order, copies whose metadata gains
-    ``mempursuit_rank``, ``mempursuit_weight``, ``mempursuit_score`` (and
-    ``mempursuit_residual_sq``); see :mod:`mempursuit.integrations`.
+    the record ``metadata["mempursuit"] = {"rank", "weight", "score",
+    "residual_sq"}``; see :mod:`mempursuit.integrations`.
 
     Settings are checked at construction, as ``select`` checks them: an
     unknown option name, a ``k`` that is not an int >= 0, or a value of the
@@ -372,15 +357,14 @@ class MemPursuitCompressor(BaseDocumentCompressor):
                 )
         if "k" in data:
             data["k"] = _common.budget("MemPursuitCompressor", "k", data["k"])
-        data["method_options"] = _common.select_options(
-            "MemPursuitCompressor", {**given, **options}, list(fields)
-        )
-        _common.check_cost("MemPursuitCompressor", data.get("cost"), data["method_options"])
+        data["method_options"] = _common.select_options("MemPursuitCompressor", {**given, **options})
+        _common.check_cost("MemPursuitCompressor", data.get("cost"))
         _common.check_values(
             "MemPursuitCompressor",
             data["method_options"],
             data.get("score_key") is not None,
             data.get("cost") is not None,
+            list(fields),
         )
         try:
             super().__init__(**data)
@@ -414,9 +398,9 @@ class MemPursuitCompressor(BaseDocumentCompressor):
         documents = list(documents)
         if not documents:
             return []
-        relevance, costs = self._inputs(documents)
+        scores, costs = self._inputs(documents)
         query_vector = self._query_embeddings().embed_query(query)
-        return self._select(documents, query_vector, relevance, costs, None)
+        return self._select(documents, query_vector, scores, costs, None)
 
     async def acompress_documents(
         self,
@@ -428,24 +412,37 @@ class MemPursuitCompressor(BaseDocumentCompressor):
         calls are awaited (``aembed_query`` and, for documents whose
         vectors cannot be read, one ``aembed_documents``), never the
         blocking ``embed_query`` / ``embed_documents``; the selection
-        itself runs inline (milliseconds: P = 200, d = 1536). Same result
-        and errors."""
+        itself (the same code as :meth:`compress_documents`) runs inline
+        (milliseconds: P = 200, d = 1536). Same result and errors."""
         documents = list(documents)
         if not documents:
             return []
-        relevance, costs = self._inputs(documents)
+        scores, costs = self._inputs(documents)
         query_vector = await self._query_embeddings().aembed_query(query)
         vectors = await _avectors(self.vector_store, self.embeddings, documents, self.embedding_key)
-        return self._select(documents, query_vector, relevance, costs, vectors)
+        return self._select(documents, query_vector, scores, costs, vectors)
+
+    def _inputs(self, documents: List[Document]) -> Tuple[List[Any], List[Any]]:
+        """The scores (``metadata[score_key]``, None each without
+        ``score_key``) and costs of ``documents``, before any embedding
+        call; the layer checks both."""
+        scores: List[Any] = [None] * len(documents)
+        if self.score_key is not None:
+            scores = [d.metadata.get(self.score_key) for d in documents]
+        costs = _common.costs_of("MemPursuitCompressor", self.cost, documents, [d.id for d in documents])
+        return scores, costs
 
     def _select(
         self,
         documents: List[Document],
         query_vector: Any,
-        relevance: Optional[List[float]],
-        costs: Optional[List[float]],
+        scores: List[Any],
+        costs: List[Any],
         vectors: Optional[List[Optional[Any]]],
     ) -> List[Document]:
+        """The selection :meth:`compress_documents` and
+        :meth:`acompress_documents` share (``vectors`` None: read or
+        embedded here)."""
         return _select(
             "MemPursuitCompressor",
             self.vector_store,
@@ -453,30 +450,10 @@ class MemPursuitCompressor(BaseDocumentCompressor):
             query_vector,
             documents,
             self.k,
-            relevance,
+            scores,
+            None if self.score_key is None else "similarity",
             self.method_options,
             costs,
-            "the query's embedding (embed_query)",
             self.embedding_key,
             vectors,
         )
-
-    def _inputs(self, documents: List[Document]) -> Tuple[Optional[List[float]], Optional[List[float]]]:
-        """The relevance (``score_key``) and costs of ``documents``, before
-        any embedding call."""
-        owner = "MemPursuitCompressor"
-        relevance: Optional[List[float]] = None
-        if self.score_key is not None:
-            names = [_common.document_name(i, d.id) for i, d in enumerate(documents)]
-            relevance = []
-            hint = "give every document a finite score there, or leave score_key unset"
-            for name, d in zip(names, documents):
-                score = d.metadata.get(self.score_key)
-                if score is None:
-                    raise _common.DocumentError(
-                        f"{owner}: {name} has no metadata[{self.score_key!r}] (score_key)"
-                    )
-                where = f"metadata[{self.score_key!r}] (score_key)"
-                relevance.append(_common.score(owner, name, score, where, hint))
-        _common.check_cost(owner, self.cost, self.method_options)
-        return relevance, _costs(owner, self.cost, documents)

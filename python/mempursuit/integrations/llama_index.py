@@ -63,6 +63,12 @@ def _store_vectors(store: Any, ids: List[str]) -> Dict[str, List[float]]:
     return found
 
 
+def _texts(nodes: List[NodeWithScore], positions: List[int]) -> List[str]:
+    """The text of the nodes at ``positions`` as the index embedded it
+    (``MetadataMode.EMBED``)."""
+    return [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in positions]
+
+
 class MemPursuitPostprocessor(BaseNodePostprocessor):
     """Reranks nodes with MemPursuit: picks ``top_n`` of them, one at a time,
     each the node that best covers what the picks so far leave out of the
@@ -85,10 +91,9 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
     ``use_scores=False`` turns that off).
 
     The result is the picked nodes in pick order, as copies whose
-    ``metadata`` gains ``mempursuit_rank``, ``mempursuit_weight`` (``None``
-    for methods without weights), ``mempursuit_score`` and, with weights,
-    ``mempursuit_residual_sq`` (see :mod:`mempursuit.integrations`); these
-    keys are excluded from the text the LLM and the embedder see.
+    ``metadata`` gains the record ``metadata["mempursuit"] = {"rank",
+    "weight", "score", "residual_sq"}`` (see :mod:`mempursuit.integrations`);
+    that key is excluded from the text the LLM and the embedder see.
     ``NodeWithScore.score`` keeps the retriever's score.
 
     Any keyword of :func:`mempursuit.select` other than query, candidates,
@@ -167,13 +172,14 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
             data["top_n"] = _common.budget(_OWNER, "top_n", data["top_n"])
         if "use_scores" in data:
             data["use_scores"] = _common.flag(_OWNER, "use_scores", data["use_scores"])
-        data["method_options"] = _common.select_options(_OWNER, {**given, **options}, list(fields))
-        _common.check_cost(_OWNER, data.get("cost"), data["method_options"])
+        data["method_options"] = _common.select_options(_OWNER, {**given, **options})
+        _common.check_cost(_OWNER, data.get("cost"))
         _common.check_values(
             _OWNER,
             data["method_options"],
             None if data.get("use_scores", True) else False,
             data.get("cost") is not None,
+            list(fields),
         )
         store = data.get("vector_store")
         query_model = None
@@ -224,13 +230,13 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
         nodes: List[NodeWithScore],
         query_bundle: Optional[QueryBundle] = None,
     ) -> List[NodeWithScore]:
-        query, query_name = self._query_embedding(query_bundle)
-        names, costs, vectors, missing = self._known(nodes)
+        query, _ = self._query_embedding(query_bundle)
+        ids, costs, vectors, missing = self._known(nodes)
         if missing and self.embed_model is not None:
-            texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in missing]
-            for i, v in zip(missing, self.embed_model.get_text_embedding_batch(texts)):
+            fresh = self.embed_model.get_text_embedding_batch(_texts(nodes, missing))
+            for i, v in zip(missing, fresh):
                 vectors[i] = v
-        return self._select(nodes, query, query_name, names, costs, vectors)
+        return self._select(nodes, query, ids, costs, vectors)
 
     async def _apostprocess_nodes(
         self,
@@ -242,61 +248,54 @@ class MemPursuitPostprocessor(BaseNodePostprocessor):
         (``aget_agg_embedding_from_queries`` for a query bundle without an
         embedding, one ``aget_text_embedding_batch`` for nodes whose
         vectors cannot be found), never the blocking ones; the selection
-        itself runs inline (milliseconds: P = 200, d = 1536). Same result
-        and errors."""
-        query, query_name = await self._aquery_embedding(query_bundle)
-        names, costs, vectors, missing = self._known(nodes)
+        itself (the same code as :meth:`_postprocess_nodes`) runs inline
+        (milliseconds: P = 200, d = 1536). Same result and errors."""
+        query, _ = await self._aquery_embedding(query_bundle)
+        ids, costs, vectors, missing = self._known(nodes)
         if missing and self.embed_model is not None:
-            texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in missing]
-            for i, v in zip(missing, await self.embed_model.aget_text_embedding_batch(texts)):
+            fresh = await self.embed_model.aget_text_embedding_batch(_texts(nodes, missing))
+            for i, v in zip(missing, fresh):
                 vectors[i] = v
-        return self._select(nodes, query, query_name, names, costs, vectors)
+        return self._select(nodes, query, ids, costs, vectors)
 
-    def _known(
-        self, nodes: List[NodeWithScore]
-    ) -> Tuple[List[str], Optional[List[float]], List[Optional[List[float]]], List[int]]:
-        """The nodes' names, costs (before any embedding call), vectors as
+    def _known(self, nodes: List[NodeWithScore]) -> Tuple[List[str], List[Any], List[Optional[Any]], List[int]]:
+        """The nodes' ids, costs (before any embedding call), vectors as
         far as the nodes and the vector store hold them, and the positions
         still without one."""
-        names = [_common.document_name(i, n.node.node_id, "node") for i, n in enumerate(nodes)]
-        _common.check_cost(_OWNER, self.cost, self.method_options)
-        costs = _common.costs_of(_OWNER, self.cost, nodes, names)
-        vectors: List[Optional[List[float]]] = [n.node.embedding for n in nodes]
+        ids = [n.node.node_id for n in nodes]
+        costs = _common.costs_of(_OWNER, self.cost, nodes, ids)
+        vectors: List[Optional[Any]] = [n.node.embedding for n in nodes]
         missing = [i for i, v in enumerate(vectors) if v is None]
-        held = _store_vectors(self.vector_store, [nodes[i].node.node_id for i in missing])
+        held = _store_vectors(self.vector_store, [ids[i] for i in missing])
         for i in missing:
-            vectors[i] = held.get(nodes[i].node.node_id)
-        missing = [i for i, v in enumerate(vectors) if v is None]
-        return names, costs, vectors, missing
+            vectors[i] = held.get(ids[i])
+        return ids, costs, vectors, [i for i, v in enumerate(vectors) if v is None]
 
     def _select(
         self,
         nodes: List[NodeWithScore],
         query: List[float],
-        query_name: str,
-        names: List[str],
-        costs: Optional[List[float]],
-        vectors: List[Optional[List[float]]],
+        ids: List[str],
+        costs: List[Any],
+        vectors: List[Optional[Any]],
     ) -> List[NodeWithScore]:
-        relevance = None
-        if self.use_scores:
-            relevance = _common.scores_as_relevance(_OWNER, [n.score for n in nodes], names)
-        sel = _common.selection(
+        """The selection the sync and async paths share."""
+        specs = [
+            # A retriever's node score is a similarity (higher is better).
+            _common.document(ids[i], vectors[i], n.score if self.use_scores else None, "similarity", costs[i])
+            for i, n in enumerate(nodes)
+        ]
+        picks = _common.select(
             _OWNER,
             query,
-            vectors,
-            names,
+            specs,
             self.top_n,
-            relevance,
             self.method_options,
             "the node carries no embedding and the vector store holds none for its id: pass "
             "vector_store=index.vector_store (or the index), or embed_model=... to embed it again",
-            costs,
-            query_name,
-            "node",
         )
         out = []
-        for i, meta in _common.picks(sel):
+        for i, meta in picks:
             node = nodes[i].node
             keys = list(meta)
             copy = node.model_copy(

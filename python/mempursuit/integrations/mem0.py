@@ -179,9 +179,12 @@ class MemPursuitReranker(BaseReranker):
         passed through unchanged (NumPy scalars become Python numbers).
 
     :meth:`rerank` returns copies of the picked memory dicts in pick order,
-    each with ``rerank_score`` (its ``mempursuit_score``, the pick's score
-    when it was picked) and the keys of
-    :data:`mempursuit.integrations.META_KEYS`.
+    each with the record ``memory["mempursuit"] = {"rank", "weight",
+    "score", "residual_sq"}`` (see :mod:`mempursuit.integrations`) and
+    ``rerank_score`` (the record's ``score``, the step's score at pick
+    time, as Mem0's other rerankers set it); ``score`` keeps Mem0's search
+    score. A memory whose id an earlier one has is skipped and reported
+    (logger ``mempursuit.integrations``).
 
     Settings are checked at construction, as ``select`` checks them: an
     unknown option, a bad ``k`` or ``use_scores``, or a value ``select``
@@ -224,9 +227,9 @@ class MemPursuitReranker(BaseReranker):
         k = given.pop("k", None)
         self.k: Optional[int] = None if k is None else _common.budget(_OWNER, "k", k)
         self.use_scores: bool = _common.flag(_OWNER, "use_scores", given.pop("use_scores", True))
-        self.options: Dict[str, Any] = _common.select_options(_OWNER, given, _OWN)
-        _common.check_cost(_OWNER, cost, self.options)
-        _common.check_values(_OWNER, self.options, None if self.use_scores else False, cost is not None)
+        self.options: Dict[str, Any] = _common.select_options(_OWNER, given)
+        _common.check_cost(_OWNER, cost)
+        _common.check_values(_OWNER, self.options, None if self.use_scores else False, cost is not None, _OWN)
         if fetch_vectors is not None and not callable(fetch_vectors):
             raise _common.OptionError(
                 f"{_OWNER}: fetch_vectors must be a function of a list of ids, got {fetch_vectors!r}"
@@ -246,11 +249,14 @@ class MemPursuitReranker(BaseReranker):
 
     def _prepare(
         self, documents: Sequence[Mapping[str, Any]]
-    ) -> Tuple[List[str], Optional[List[float]], List[Optional[Any]]]:
-        names = [_common.document_name(i, d.get("id"), "memory") for i, d in enumerate(documents)]
-        costs = _common.costs_of(_OWNER, self.cost, documents, names)
-        vectors: List[Optional[Any]] = [None] * len(documents)
+    ) -> Tuple[List[Optional[str]], List[Any], List[Optional[Any]]]:
+        """The memories' ids, costs (before any embedding call) and the
+        vectors ``fetch_vectors`` and Mem0's store give back (None where
+        neither does; a memory without an id is known by its position
+        only, never looked up)."""
         ids = [str(d.get("id")) if d.get("id") is not None else None for d in documents]
+        costs = _common.costs_of(_OWNER, self.cost, documents, ids)
+        vectors: List[Optional[Any]] = [None] * len(documents)
         if self.fetch_vectors is not None:
             asked = [i for i in ids if i is not None]
             fetched = list(self.fetch_vectors(asked))
@@ -259,6 +265,7 @@ class MemPursuitReranker(BaseReranker):
                     f"{_OWNER}: fetch_vectors returned {len(fetched)} vectors for {len(asked)} ids "
                     "(one vector, or None, per id, in order)",
                     "input",
+                    argument="fetch_vectors",
                 )
             known = iter(fetched)
             vectors = [next(known) if i is not None else None for i in ids]
@@ -266,7 +273,7 @@ class MemPursuitReranker(BaseReranker):
         store = getattr(self.memory, "vector_store", None)
         for j, v in zip(missing, _store_vectors(store, [ids[j] for j in missing])):
             vectors[j] = v
-        return names, costs, vectors
+        return ids, costs, vectors
 
     def rerank(
         self, query: str, documents: List[Dict[str, Any]], top_k: Optional[int] = None
@@ -292,44 +299,31 @@ class MemPursuitReranker(BaseReranker):
                 "or call reranker.attach(memory)",
                 "option",
             )
-        names, costs, vectors = self._prepare(documents)
+        ids, costs, vectors = self._prepare(documents)
         missing = [j for j, v in enumerate(vectors) if v is None]
         if missing:
             texts = [str(documents[j].get("memory", "")) for j in missing]
             for j, v in zip(missing, embedder.embed_batch(texts, "add")):
                 vectors[j] = v
         query_vector = embedder.embed(query, "search")
-        return self._select(query_vector, documents, names, costs, vectors, top_k)
+        return self._select(query_vector, documents, ids, costs, vectors, top_k)
 
     def _select(
         self,
         query_vector: Any,
         documents: List[Dict[str, Any]],
-        names: List[str],
-        costs: Optional[List[float]],
+        ids: List[Optional[str]],
+        costs: List[Any],
         vectors: List[Optional[Any]],
         top_k: Optional[int],
     ) -> List[Dict[str, Any]]:
         k = self.k if self.k is not None else len(documents)
         if top_k is not None:
             k = min(k, _common.budget(f"{_OWNER}.rerank", "top_k", top_k))
-        relevance = None
-        if self.use_scores:
-            relevance = _common.scores_as_relevance(_OWNER, [d.get("score") for d in documents], names)
-        sel = _common.selection(
-            _OWNER,
-            query_vector,
-            vectors,
-            names,
-            k,
-            relevance,
-            self.options,
-            _MISSING,
-            costs,
-            "the query's embedding (Mem0's embedder)",
-            "memory",
-        )
-        out = []
-        for i, meta in _common.picks(sel):
-            out.append({**documents[i], **meta, "rerank_score": meta["mempursuit_score"]})
-        return out
+        specs = [
+            # Mem0's search score is a similarity (higher first, whatever the store).
+            _common.document(i, v, d.get("score") if self.use_scores else None, "similarity", c)
+            for i, v, d, c in zip(ids, vectors, documents, costs)
+        ]
+        picks = _common.select(_OWNER, query_vector, specs, k, self.options, _MISSING)
+        return [{**documents[i], **meta, "rerank_score": meta[_common.META_KEY]["score"]} for i, meta in picks]

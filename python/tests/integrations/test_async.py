@@ -104,8 +104,9 @@ def test_langchain_acompress_documents_awaits_the_embeddings(data):
     assert emb.counter.calls == {"query": 2, "documents": 0}  # the store's search, the compressor
 
     comp = MemPursuitCompressor(vector_store=store, k=K)
-    with pytest.raises(DocumentError, match=r"document 0 \(id 'x0'\)"):
+    with pytest.raises(DocumentError, match="^MemPursuitCompressor: .*pass embeddings=") as e:
         asyncio.run(comp.acompress_documents(bare, data.question))
+    assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == ("input", 0, "x0", "embedding")
     assert asyncio.run(comp.acompress_documents([], data.question)) == []
 
 

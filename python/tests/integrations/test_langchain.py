@@ -81,12 +81,12 @@ def check(out, docs, sel):
     assert [d.id for d in out] == [docs[i].id for i in sel.picks]
     assert [d.page_content for d in out] == [docs[i].page_content for i in sel.picks]
     meta = [d.metadata for d in out]
-    assert [m["mempursuit_rank"] for m in meta] == list(range(len(sel.picks)))
-    assert [m["mempursuit_score"] for m in meta] == sel.steps["score"].tolist()
+    assert [m["mempursuit"]["rank"] for m in meta] == list(range(len(sel.picks)))
+    assert [m["mempursuit"]["score"] for m in meta] == sel.steps["score"].tolist()
     if sel.weights.shape[0]:
-        assert [m["mempursuit_weight"] for m in meta] == sel.weights.tolist()
+        assert [m["mempursuit"]["weight"] for m in meta] == sel.weights.tolist()
     else:
-        assert all(m["mempursuit_weight"] is None for m in meta)
+        assert all(m["mempursuit"]["weight"] is None for m in meta)
 
 
 def test_search_by_vector_reads_the_store(data, store):
@@ -171,21 +171,24 @@ def test_compressor_embeddings_fallback_and_scores(data, store):
 def test_bad_documents_name_the_document(data, store):
     docs = [d for d, _ in hits(store, data)][:3]
     stranger = Document(id="nowhere", page_content="not in the store")
-    with pytest.raises(DocumentError, match=r"document 3 \(id 'nowhere'\) has no embedding.*embeddings="):
+    with pytest.raises(DocumentError, match=r"^MemPursuitCompressor: document 3 \(id \"nowhere\"\).*embeddings=") as e:
         MemPursuitCompressor(vector_store=store, k=2).compress_documents(docs + [stranger], data.question)
+    assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == ("input", 3, "nowhere", "embedding")
     # Query embedded by another model than the store's vectors: dimension 8 vs
     # 384, named as the query's (the documents agree among themselves).
     with pytest.raises(
         mempursuit.MemPursuitError,
-        match=r"^MemPursuitCompressor: the query's embedding \(embed_query\) has 8 values, the documents' embeddings have 384",
-    ):
+        match=r"^MemPursuitCompressor: the query embedding has 8 values, the documents' embeddings have 384",
+    ) as e:
         MemPursuitCompressor(
             vector_store=store, embeddings=DeterministicFakeEmbedding(size=8), k=2
         ).compress_documents(docs, data.question)
-    with pytest.raises(DocumentError, match=r"document 1 \(id 'm\d+'\) has no metadata\['s'\]"):
+    assert (e.value.kind, e.value.index, e.value.argument) == ("input", None, "query")
+    with pytest.raises(DocumentError, match=r"document 1 \(id \"m\d+\"\): has no score while other documents have one") as e:
         MemPursuitCompressor(vector_store=store, k=2, score_key="s").compress_documents(
             [docs[0].model_copy(update={"metadata": {"s": 1.0}}), docs[1]], data.question
         )
+    assert (e.value.index, e.value.id, e.value.argument) == (1, docs[1].id, "score")
     with pytest.raises(ValueError, match="nothing to embed the query with"):
         MemPursuitCompressor(k=2).compress_documents(docs, data.question)
     with pytest.raises(TypeError, match="^mempursuit_search_by_vector: unknown option 'lambda_mult'"):
@@ -201,10 +204,10 @@ def test_bad_documents_name_the_document(data, store):
     # A bad query vector is our error, raised before the store is asked.
     bad = [float(x) for x in data.query]
     bad[3] = float("nan")
-    with pytest.raises(mempursuit.MemPursuitError, match=r"^query: element 3 is not finite \(NaN\)$"):
-        mempursuit_search_by_vector(store, bad, k=2)
-    with pytest.raises(mempursuit.MemPursuitError, match=r"^query: all elements are zero$"):
-        mempursuit_search_by_vector(store, [0.0] * len(bad), k=2)
+    for query, text in [(bad, "component 3 is NaN, not finite"), ([0.0] * len(bad), "is all zeros")]:
+        with pytest.raises(mempursuit.MemPursuitError, match=rf"^mempursuit_search_by_vector: the query embedding.*{text}") as e:
+            mempursuit_search_by_vector(store, query, k=2)
+        assert (e.value.kind, e.value.index, e.value.argument) == ("input", None, "query")
     assert MemPursuitCompressor(k=2).method_options == {}  # select's default method
 
 
@@ -276,24 +279,27 @@ def test_bad_costs_name_the_document(data, store):
     def boom():
         raise ValueError("cannot tokenize")
 
-    name = rf"document 2 \(id '{bad}'\)"
-    with pytest.raises(DocumentError, match=rf"{name}: cost\(\) raised ValueError: cannot tokenize"):
+    fields = ("input", 2, bad, "cost")
+    with pytest.raises(DocumentError, match=r"cost\(\) raised ValueError: cannot tokenize") as e:
         mempursuit_search_by_vector(store, q, 3, FETCH, cost=at_bad(boom), cost_budget=5)
+    assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == fields
     before = dict(store.embeddings.counter.calls)
     compressor = MemPursuitCompressor(vector_store=store, k=3, cost=at_bad(lambda: -1), cost_budget=5)
-    with pytest.raises(DocumentError, match=rf"{name}: cost\(\) returned -1; a cost must be finite"):
+    with pytest.raises(DocumentError, match=r"cost -1 must be finite") as e:
         compressor.compress_documents(docs, data.question)
-    assert store.embeddings.counter.calls == before, "the costs are checked before the query is embedded"
-    with pytest.raises(DocumentError, match=rf"{name}: cost\(\) returned '7', not a number"):
+    assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == fields
+    with pytest.raises(DocumentError, match=r"its cost is '7' \(str\), not a real number") as e:
         mempursuit_search_by_vector(store, q, 3, FETCH, cost=at_bad(lambda: "7"), cost_budget=5)
-    with pytest.raises(ValueError, match="mempursuit_search_by_vector: cost= needs cost_budget="):
-        mempursuit_search_by_vector(store, q, cost=words)
-    with pytest.raises(ValueError, match="MemPursuitCompressor: cost_budget= needs cost="):
-        MemPursuitCompressor(cost_budget=10)
-    with pytest.raises(ValueError, match="MemPursuitCompressor: cost= needs cost_budget="):
-        MemPursuitCompressor(cost=words)
-    with pytest.raises(TypeError, match="'costs' is set by the integration"):
-        mempursuit_search_by_vector(store, q, costs=[1.0], cost_budget=3)
+    assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == fields
+    for make, argument in [
+        (lambda: mempursuit_search_by_vector(store, q, cost=words), "cost"),
+        (lambda: MemPursuitCompressor(cost_budget=10), "cost_budget"),
+        (lambda: MemPursuitCompressor(cost=words), "cost"),
+        (lambda: mempursuit_search_by_vector(store, q, costs=[1.0], cost_budget=3), "costs"),
+    ]:
+        with pytest.raises(OptionError) as e:
+            make()
+        assert (e.value.kind, e.value.argument) == ("option", argument)
 
 
 # Errors are MemPursuitErrors with select's kinds (new-user trial of 2026-12-02, items 1-3, 12).
@@ -302,21 +308,20 @@ def test_bad_costs_name_the_document(data, store):
 def test_scores_from_score_key_must_be_finite_numbers(data, store):
     docs = [d for d, _ in hits(store, data)][:3]
     compressor = MemPursuitCompressor(vector_store=store, k=3, score_key="s")
-    for value, tail in (("high", "is 'high', not a number;"), (float("nan"), "is nan, not a finite number;")):
+    for value, tail in (("high", "its score is 'high' (str), not a real number"), (float("nan"), "similarity score NaN is not finite")):
         scored = [d.model_copy(update={"metadata": {"s": v}}) for d, v in zip(docs, [1.0, value, 0.5])]
         with pytest.raises(DocumentError) as e:
             compressor.compress_documents(scored, data.question)
-        assert str(e.value).startswith(
-            f"MemPursuitCompressor: document 1 (id '{docs[1].id}'): metadata['s'] (score_key) {tail}"
-        )
+        assert str(e.value).startswith(f'MemPursuitCompressor: document 1 (id "{docs[1].id}"): {tail}'), str(e.value)
+        assert (e.value.index, e.value.id, e.value.argument) == (1, docs[1].id, "score")
         assert e.value.kind == "input" and isinstance(e.value, mempursuit.MemPursuitError)
 
 
 def test_bad_settings_fail_at_construction_with_the_prefix(data, store):
     cases = [
-        ({"k": -1}, "MemPursuitCompressor: k must be an int >= 0, got -1"),
-        ({"k": "3"}, "MemPursuitCompressor: k must be an int >= 0, got '3'"),
-        ({"k": 2.0}, "MemPursuitCompressor: k must be an int >= 0, got 2.0"),
+        ({"k": -1}, "MemPursuitCompressor: k must be >= 0, got -1"),
+        ({"k": "3"}, "MemPursuitCompressor: k must be an int, not str"),
+        ({"k": 2.0}, "MemPursuitCompressor: k must be an int, not float"),
         ({"method": "pursuit", "gamma": [1]}, "MemPursuitCompressor: gamma must be a float or None, not list"),
         ({"mmr_lamda": 0.3}, "MemPursuitCompressor: unknown option 'mmr_lamda' (options: " + ", ".join(mempursuit.OPTIONS)),
         ({"gamma": 0.5, "method_options": {"gamma": 0.4}}, "MemPursuitCompressor: 'gamma' given twice"),
@@ -338,8 +343,8 @@ def test_bad_settings_fail_at_construction_with_the_prefix(data, store):
     q = [float(x) for x in data.query]
     for kwargs, message in [
         ({"use_scores": "no"}, "mempursuit_search_by_vector: use_scores must be True or False, got 'no'"),
-        ({"k": -1}, "mempursuit_search_by_vector: k must be an int >= 0, got -1"),
-        ({"fetch_k": 2.5}, "mempursuit_search_by_vector: fetch_k must be an int >= 0, got 2.5"),
+        ({"k": -1}, "mempursuit_search_by_vector: k must be >= 0, got -1"),
+        ({"fetch_k": 2.5}, "mempursuit_search_by_vector: fetch_k must be an int, not float"),
         ({"gamma": [1]}, "mempursuit_search_by_vector: gamma must be a float or None, not list"),
     ]:
         with pytest.raises(OptionError) as e:
@@ -348,15 +353,18 @@ def test_bad_settings_fail_at_construction_with_the_prefix(data, store):
 
 
 def test_a_query_of_another_dimension_names_the_query(data, store):
-    # The store's dimension is read before it is asked (it would raise its own error).
-    with pytest.raises(mempursuit.MemPursuitError) as e:
+    # The store is asked first (the layer checks what it returns): a
+    # ValueError, the store's own for InMemoryVectorStore.
+    with pytest.raises(ValueError):
         mempursuit_search_by_vector(store, [0.1] * 10, k=3)
-    assert type(e.value) is mempursuit.MemPursuitError and e.value.kind == "input"
-    assert str(e.value).startswith(
-        "mempursuit_search_by_vector: embedding has 10 values, the store's embeddings have 384 ("
-    )
-    with pytest.raises(mempursuit.MemPursuitError, match=r"^mempursuit_search_by_vector: embedding is not a vector of numbers \(got the string 'what\?'\)"):
-        mempursuit_search_by_vector(store, "what?", k=3)
+    docs = [d for d, _ in hits(store, data)][:3]
+    with pytest.raises(mempursuit.MemPursuitError) as e:
+        MemPursuitCompressor(vector_store=store, embeddings=DeterministicFakeEmbedding(size=10), k=2).compress_documents(
+            docs, data.question
+        )
+    assert type(e.value) is mempursuit.MemPursuitError
+    assert (e.value.kind, e.value.index, e.value.argument) == ("input", None, "query")
+    assert str(e.value).startswith("MemPursuitCompressor: the query embedding has 10 values, the documents' embeddings have 384")
 
 
 def test_compressor_reads_metadata_embedding_first(data, store):
@@ -370,13 +378,14 @@ def test_compressor_reads_metadata_embedding_first(data, store):
     sel = expected(store, docs, data.query, K)
     out = MemPursuitCompressor(embeddings=emb, k=K).compress_documents(carried, data.question)
     assert [d.page_content for d in out] == [docs[i].page_content for i in sel.picks]
-    assert [d.metadata["mempursuit_weight"] for d in out] == sel.weights.tolist()
+    assert [d.metadata["mempursuit"]["weight"] for d in out] == sel.weights.tolist()
     assert emb.counter.calls == {"query": 1, "documents": 0}, "no document embedded again"
     # The metadata vector wins over the store's (the same rule as LangChain.js):
     # here a zero vector the store does not hold is the one rejected.
     zeroed = [docs[0].model_copy(update={"metadata": {"embedding": [0.0] * 384}}), *docs[1:]]
-    with pytest.raises(DocumentError, match=rf"^MemPursuitCompressor: document 0 \(id '{docs[0].id}'\): candidate 0: "):
+    with pytest.raises(DocumentError, match=r"^MemPursuitCompressor: document 0 .*all elements are zero") as e:
         MemPursuitCompressor(vector_store=store, k=K).compress_documents(zeroed, data.question)
+    assert (e.value.index, e.value.id, e.value.argument) == (0, docs[0].id, "embedding")
     # Another key; a value that is not a vector (a string) is not read: the
     # store's vector is used, and only documents with neither are embedded.
     mixed = [
@@ -391,9 +400,9 @@ def test_compressor_reads_metadata_embedding_first(data, store):
     assert [d.page_content for d in out] == [docs[i].page_content for i in sel.picks]
     assert emb.counter.calls == {"query": 1, "documents": 1} and emb.counter.texts["documents"] == len(docs) - 2
     # Without embeddings, a document with neither is named, with the key.
-    with pytest.raises(DocumentError, match=r"^MemPursuitCompressor: document 2 \(id None\) has no embedding; it has no metadata\['vec'\]") as e:
+    with pytest.raises(DocumentError, match=r"^MemPursuitCompressor: document 2: has no embedding .*; it has no metadata\['vec'\]") as e:
         MemPursuitCompressor(vector_store=store, k=K, embedding_key="vec").compress_documents(mixed, data.question)
-    assert e.value.kind == "input"
+    assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == ("input", 2, None, "embedding")
 
 
 class _L2Store(InMemoryVectorStore):

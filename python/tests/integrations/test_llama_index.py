@@ -89,12 +89,12 @@ def expected(index, nodes, query, k, **options):
 def check(out, nodes, sel):
     assert [n.node.node_id for n in out] == [nodes[i].node.node_id for i in sel.picks]
     meta = [n.node.metadata for n in out]
-    assert [m["mempursuit_rank"] for m in meta] == list(range(len(sel.picks)))
-    assert [m["mempursuit_score"] for m in meta] == sel.steps["score"].tolist()
+    assert [m["mempursuit"]["rank"] for m in meta] == list(range(len(sel.picks)))
+    assert [m["mempursuit"]["score"] for m in meta] == sel.steps["score"].tolist()
     if sel.weights.shape[0]:
-        assert [m["mempursuit_weight"] for m in meta] == sel.weights.tolist()
+        assert [m["mempursuit"]["weight"] for m in meta] == sel.weights.tolist()
     else:
-        assert all(m["mempursuit_weight"] is None for m in meta)
+        assert all(m["mempursuit"]["weight"] is None for m in meta)
     # The retriever's scores are kept; the new keys stay out of the LLM's text.
     assert [n.score for n in out] == [nodes[i].score for i in sel.picks]
     for n, i in zip(out, sel.picks):
@@ -190,16 +190,17 @@ def test_bad_nodes_name_the_node(data, setup):
     good = NodeWithScore(node=TextNode(id_="good", text="x", embedding=[1.0, 0.0, 0.0]), score=1.0)
     pp = MemPursuitPostprocessor(top_n=2)
     with pytest.raises(
-        DocumentError, match=r"node 1 \(id 'bare'\) has no embedding.*vector_store=index.vector_store"
-    ):
+        DocumentError, match=r'document 1 \(id "bare"\): has no embedding.*vector_store=index.vector_store'
+    ) as e:
         pp.postprocess_nodes([good, NodeWithScore(node=TextNode(id_="bare", text="y"), score=0.5)], bundle)
     # Not in the store either.
-    with pytest.raises(DocumentError, match=r"node 1 \(id 'bare'\) has no embedding"):
+    assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == ("input", 1, "bare", "embedding")
+    with pytest.raises(DocumentError, match=r'document 1 \(id "bare"\): has no embedding'):
         MemPursuitPostprocessor(top_n=2, vector_store=index).postprocess_nodes(
             [good, NodeWithScore(node=TextNode(id_="bare", text="y"), score=0.5)], bundle
         )
     short = NodeWithScore(node=TextNode(id_="short", text="y", embedding=[1.0, 0.0]), score=0.5)
-    with pytest.raises(DocumentError, match=r"node 1 \(id 'short'\).*dimension 2, the query embedding has 3"):
+    with pytest.raises(DocumentError, match=r'document 1 \(id "short"\): embedding has length 2, the query has length 3'):
         pp.postprocess_nodes([good, short], bundle)
     with pytest.raises(ValueError, match="query bundle has no embedding.*embed_model"):
         pp.postprocess_nodes([good], query_str="q")
@@ -274,19 +275,20 @@ def test_bad_costs_name_the_node(data, setup):
         raise KeyError("tokens")
 
     before = dict(counter.calls)
-    with pytest.raises(DocumentError, match=rf"node 4 \(id '{bad}'\): cost\(\) raised KeyError: 'tokens'"):
-        pp(boom).postprocess_nodes(nodes, bundle)
-    with pytest.raises(DocumentError, match=rf"node 4 \(id '{bad}'\): cost\(\) returned -2.5; a cost"):
-        pp(lambda: -2.5).postprocess_nodes(nodes, bundle)
-    with pytest.raises(DocumentError, match=rf"node 4 \(id '{bad}'\): cost\(\) returned nan"):
-        pp(lambda: float("nan")).postprocess_nodes(nodes, bundle)
-    assert counter.calls == before, "the costs are checked before any embedding call"
-    with pytest.raises(ValueError, match="MemPursuitPostprocessor: cost= needs cost_budget="):
-        MemPursuitPostprocessor(cost=words)
-    with pytest.raises(ValueError, match="MemPursuitPostprocessor: cost_budget= needs cost="):
-        MemPursuitPostprocessor(method_options={"cost_budget": 10})
-    with pytest.raises(TypeError, match="'costs' is set by the integration"):
-        MemPursuitPostprocessor(costs=[1.0], cost_budget=3)
+    for value, text in [(boom, "cost\\(\\) raised KeyError: 'tokens'"), (lambda: -2.5, "cost -2.5 must be"), (lambda: float("nan"), "cost NaN must be")]:
+        with pytest.raises(DocumentError, match=rf'document 4 \(id "{bad}"\): {text}') as e:
+            pp(value).postprocess_nodes(nodes, bundle)
+        assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == ("input", 4, bad, "cost")
+        if value is boom:  # cost() runs before any embedding call (its values are the layer's to check)
+            assert counter.calls == before
+    for kwargs, argument in [
+        ({"cost": words}, "cost"),
+        ({"method_options": {"cost_budget": 10}}, "cost_budget"),
+        ({"costs": [1.0], "cost_budget": 3}, "costs"),
+    ]:
+        with pytest.raises(OptionError, match="^MemPursuitPostprocessor: ") as e:
+            MemPursuitPostprocessor(**kwargs)
+        assert (e.value.kind, e.value.argument) == ("option", argument)
 
 
 # Errors are MemPursuitErrors with select's kinds (new-user trial of 2026-12-02, items 1-3, 7).
@@ -299,21 +301,23 @@ def test_errors_are_mempursuit_errors_with_their_kind():
     with pytest.raises(mempursuit.MemPursuitError) as e:
         MemPursuitPostprocessor(top_n=2).postprocess_nodes([good, nan], bundle)
     assert type(e.value) is DocumentError and e.value.kind == "input"
-    assert str(e.value) == "MemPursuitPostprocessor: node 1 (id 'nan'): candidate 1: element 1 is not finite (NaN)" + EXCLUDE_HINT
+    assert str(e.value) == 'MemPursuitPostprocessor: document 1 (id "nan"): embedding component 1 is NaN, not finite'
+    assert (e.value.index, e.value.id, e.value.argument) == (1, "nan", "embedding")
     # A NaN score (NodeWithScore takes it): named with the node and the value.
     with pytest.raises(DocumentError) as e:
         MemPursuitPostprocessor(top_n=2).postprocess_nodes(
             [good, NodeWithScore(node=TextNode(id_="s", text="y", embedding=[0.0, 1.0, 0.0]), score=float("nan"))],
             bundle,
         )
-    assert str(e.value).startswith("MemPursuitPostprocessor: node 1 (id 's'): its score is nan, not a finite number;")
+    assert str(e.value).startswith('MemPursuitPostprocessor: document 1 (id "s"): similarity score NaN is not finite')
+    assert (e.value.index, e.value.id, e.value.argument) == (1, "s", "score")
     assert e.value.kind == "input"
     # Unknown names: select's words, kind "option", still a TypeError.
     with pytest.raises(OptionError) as e:
         MemPursuitPostprocessor(top_n=3, mmr_lamda=0.3)
     assert isinstance(e.value, TypeError) and e.value.kind == "option"
     assert str(e.value).startswith(
-        "MemPursuitPostprocessor: unknown option 'mmr_lamda' (options: " + ", ".join(mempursuit.OPTIONS) + "; "
+        "MemPursuitPostprocessor: unknown option 'mmr_lamda' (options: " + ", ".join(mempursuit.OPTIONS) + "); "
     )
     with pytest.raises(OptionError, match=r"^MemPursuitPostprocessor: 'gamma' given twice"):
         MemPursuitPostprocessor(gamma=0.5, method_options={"gamma": 0.4})
@@ -324,19 +328,19 @@ def test_errors_are_mempursuit_errors_with_their_kind():
     with pytest.raises(mempursuit.MemPursuitError) as e:
         MemPursuitPostprocessor(top_n=2).postprocess_nodes([good], QueryBundle("q", embedding=["a", "b", "c"]))
     assert str(e.value).startswith(
-        "MemPursuitPostprocessor: query_bundle.embedding is not a vector of numbers (it holds strings: ['a', 'b', 'c'])"
+        "MemPursuitPostprocessor: the query embedding is ['a', 'b', 'c'] (list), not a vector of numbers"
     )
-    assert e.value.kind == "input"
+    assert (e.value.kind, e.value.argument) == ("input", "query")
 
 
 def test_bad_settings_fail_at_construction_with_the_prefix():
     cases = [
-        ({"top_n": -1}, "MemPursuitPostprocessor: top_n must be an int >= 0, got -1"),
-        ({"top_n": "3"}, "MemPursuitPostprocessor: top_n must be an int >= 0, got '3'"),
-        ({"top_n": 2.0}, "MemPursuitPostprocessor: top_n must be an int >= 0, got 2.0"),
+        ({"top_n": -1}, "MemPursuitPostprocessor: top_n must be >= 0, got -1"),
+        ({"top_n": "3"}, "MemPursuitPostprocessor: top_n must be an int, not str"),
+        ({"top_n": 2.0}, "MemPursuitPostprocessor: top_n must be an int, not float"),
         ({"use_scores": "no"}, "MemPursuitPostprocessor: use_scores must be True or False, got 'no'"),
         ({"method": "pursuit", "gamma": [1]}, "MemPursuitPostprocessor: gamma must be a float or None, not list"),
-        ({"cost_budget": 5}, "MemPursuitPostprocessor: cost_budget= needs cost="),
+        ({"cost_budget": 5}, "MemPursuitPostprocessor: a cost budget needs a cost function"),
     ]
     for kwargs, message in cases:
         with pytest.raises(OptionError) as e:
@@ -356,9 +360,9 @@ def test_query_of_another_dimension_names_the_query():
     ]
     with pytest.raises(mempursuit.MemPursuitError) as e:
         MemPursuitPostprocessor(top_n=2).postprocess_nodes(nodes, QueryBundle("q", embedding=[1.0] * 10))
-    assert not isinstance(e.value, DocumentError) and e.value.kind == "input"
+    assert not isinstance(e.value, DocumentError) and (e.value.kind, e.value.argument) == ("input", "query")
     assert str(e.value).startswith(
-        "MemPursuitPostprocessor: query_bundle.embedding has 10 values, the nodes' embeddings have 3 ("
+        "MemPursuitPostprocessor: the query embedding has 10 values, the documents' embeddings have 3"
     )
 
 

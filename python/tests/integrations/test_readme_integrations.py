@@ -58,7 +58,7 @@ def test_haystack_snippet():
     )["documents"]
     picks, weights = default_picks([0.7, 0.1, 0.7], [d.embedding for d in hits], [d.score for d in hits], 2)
     assert [d.id for d in docs] == [hits[i].id for i in picks]
-    assert [d.meta["mempursuit_weight"] for d in docs] == (weights or [None, None])
+    assert [d.meta["mempursuit"]["weight"] for d in docs] == (weights or [None, None])
     # One paraphrase of Ed Wood's nationality, and Derrickson's.
     assert (
         sum("Ed Wood" in d.content for d in docs) == 1 and "Derrickson" in docs[1].content + docs[0].content
@@ -74,7 +74,7 @@ def test_llama_index_snippet():
     vectors = [index.vector_store.get(n.node.node_id) for n in hits]
     picks, weights = default_picks(query.embedding, vectors, [n.score for n in hits], 2)
     assert [n.node.node_id for n in picked] == [hits[i].node.node_id for i in picks]
-    assert [n.node.metadata["mempursuit_weight"] for n in picked] == (weights or [None, None])
+    assert [n.node.metadata["mempursuit"]["weight"] for n in picked] == (weights or [None, None])
     texts = [n.node.get_content() for n in picked]
     assert sum("Ed Wood" in t for t in texts) == 1 and any("Derrickson" in t for t in texts)
     assert out == f"{texts}\n"
@@ -89,7 +89,7 @@ def test_langchain_snippet():
     hits = store.as_retriever(search_kwargs={"k": 20}).invoke(question)
     picks, weights = default_picks(env["toy"][question], [store.store[d.id]["vector"] for d in hits], None, 2)
     assert [d.id for d in docs] == [hits[i].id for i in picks]
-    assert [d.metadata["mempursuit_weight"] for d in docs] == (weights or [None, None])
+    assert [d.metadata["mempursuit"]["weight"] for d in docs] == (weights or [None, None])
     # Hand-made vectors that show the composition (issue 30, item 4): one
     # paraphrase of Ed Wood's nationality and Derrickson's, printed.
     assert out == "['Ed Wood, a US film director.', 'Scott Derrickson is American.']\n"

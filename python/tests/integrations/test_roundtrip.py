@@ -155,8 +155,9 @@ def test_llama_index_to_json_from_json(data, name):
     }
     # cost (like vector_store and embed_model) is not saved: given back to
     # from_json; without it the saved cost_budget is refused, not dropped.
-    with pytest.raises(OptionError, match="cost_budget= needs cost="):
+    with pytest.raises(OptionError, match="^MemPursuitPostprocessor: ") as e:
         MemPursuitPostprocessor.from_json(text)
+    assert (e.value.kind, e.value.argument) == ("option", "cost_budget")
     again = MemPursuitPostprocessor.from_json(text, cost=words)
     assert again.to_dict() == pp.to_dict()
 

@@ -6,7 +6,7 @@ use mempursuit::{MethodName, SelectSpec};
 use mempursuit_cli::copies::CopyOptions;
 use mempursuit_cli::dataset::{Dataset, DatasetPaths};
 use mempursuit_cli::eval::{
-    evaluate, robustness, Bootstrap, EvalOptions, NamedMethod, RelevanceMode, TokenCosts,
+    evaluate, robustness, Bootstrap, EvalOptions, Half, NamedMethod, RelevanceMode, TokenCosts,
 };
 
 use crate::spec_args::{self, method_names, SpecArgs};
@@ -133,7 +133,8 @@ pub struct EvalArgs {
     /// Seed of the bootstrap (ChaCha8).
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
-    /// Draw evidence recall against K per method, with its 95% CI band, as SVG.
+    /// Draw evidence recall (unit recall when memories list their evidence
+    /// units) against K per method, with its 95% CI band, as SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// Print the metrics as JSON instead of a table.
@@ -146,6 +147,28 @@ pub struct EvalArgs {
     pub selectors: SpecArgs<spec_args::Eval>,
     #[command(flatten)]
     pub copies: CopyArgs,
+    /// Evaluate only the queries at even or odd 0-based positions of the
+    /// dataset (choose a setting on one half, report the other).
+    #[arg(long, value_enum, value_name = "HALF")]
+    pub half: Option<HalfArg>,
+}
+
+/// A half of the queries (`--half`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HalfArg {
+    /// Positions 0, 2, 4, ...
+    Even,
+    /// Positions 1, 3, 5, ...
+    Odd,
+}
+
+impl From<HalfArg> for Half {
+    fn from(h: HalfArg) -> Self {
+        match h {
+            HalfArg::Even => Half::Even,
+            HalfArg::Odd => Half::Odd,
+        }
+    }
 }
 
 /// Near-copies injected into the pools (`eval --copy-cosine`).
@@ -237,6 +260,7 @@ pub fn run(args: &EvalArgs) -> CliResult {
         },
         copies: None,
         tokens,
+        half: args.half.map(Half::from),
     };
     if !args.copies.copy_cosine.is_empty() {
         return run_robustness(args, &data, &label, &methods, &options);
@@ -250,7 +274,12 @@ pub fn run(args: &EvalArgs) -> CliResult {
         let svg = mempursuit_cli::plot::recall_svg(
             &report,
             &format!(
-                "evidence recall vs {}: {label}",
+                "{} vs {}: {label}",
+                if report.has_units() {
+                    "unit recall"
+                } else {
+                    "evidence recall"
+                },
                 if report.tokenizer.is_some() {
                     "tokens"
                 } else {
@@ -300,7 +329,14 @@ fn run_robustness(
     if let Some(plot) = &args.plot {
         let svg = mempursuit_cli::plot::recall_svg(
             &report.clean,
-            &format!("evidence recall vs K: {label}"),
+            &format!(
+                "{} vs K: {label}",
+                if report.clean.has_units() {
+                    "unit recall"
+                } else {
+                    "evidence recall"
+                }
+            ),
         )?;
         std::fs::write(plot, svg).map_err(|e| format!("{}: {e}", plot.display()))?;
     }

@@ -197,7 +197,7 @@ pub fn run(args: &SelectArgs) -> CliResult {
     if args.json {
         // The specification (its text form and its serde map), the core
         // options it resolves to and the selection, in the library's serde
-        // form: step fields as `STEP_FIELDS`, stop reasons as
+        // form: step fields as `Step::FIELDS`, stop reasons as
         // `StopReason::as_str` (κ = ∞ as "inf"; a baseline's steps without
         // the pursuit-only fields).
         let mut v = serde_json::json!({

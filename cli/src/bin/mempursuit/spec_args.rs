@@ -188,7 +188,7 @@ impl<M: Mode> SpecArgs<M> {
                 return Err(format!(
                     "--{name} applies to none of the selectors ({}); it applies to {}",
                     methods.join("; "),
-                    info.map_or("other methods", |o| o.applies_to)
+                    info.map_or("other methods", |o| o.applies_to.describe())
                 ));
             }
             rows = next;
@@ -283,9 +283,11 @@ impl<M: Mode> Args for SpecArgs<M> {
             .long_help(method_help::<M>());
         let mut cmd = cmd.next_help_heading("Selector").arg(method);
         for o in flags::<M>() {
-            let mut arg = Arg::new(o.key)
-                .long(flag(o.key))
-                .help(format!("{} [{}]", o.doc, o.applies_to));
+            let mut arg = Arg::new(o.key).long(flag(o.key)).help(format!(
+                "{} [{}]",
+                o.doc,
+                o.applies_to.describe()
+            ));
             arg = match o.ty {
                 OptionType::Bool => arg.action(ArgAction::SetTrue),
                 OptionType::Name(names) => {
