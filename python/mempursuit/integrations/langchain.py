@@ -70,9 +70,13 @@ def _missing(embedding_key: str) -> str:
 
 
 def _is_vector(value: Any) -> bool:
-    """Whether a metadata value is taken as a vector: a sequence or array
-    (not a string), as LangChain.js's compressor takes any array-like."""
-    if value is None or isinstance(value, (str, bytes, Mapping)):
+    """Whether a metadata value is taken as a vector: a sequence or array,
+    or a string (pgvector's text ``"[0.1,0.2,...]"``, which the layer parses
+    or refuses naming the document), as LangChain.js's compressor takes
+    them."""
+    if isinstance(value, str):
+        return True
+    if value is None or isinstance(value, (bytes, Mapping)):
         return False
     return isinstance(value, (collections.abc.Sequence, np.ndarray)) or hasattr(value, "__array__")
 
@@ -285,7 +289,9 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     not given, the vector store's own embedding model (one ``embed_query``
     call per selection). A document's vector is ``metadata["embedding"]``
     (the key ``embedding_key``) when the document carries one there (a list
-    or array of numbers, as LangChain.js's compressor reads it), else the
+    or array of numbers, or pgvector's text ``"[0.1,0.2,...]"``, as
+    LangChain.js's compressor reads it; other text is a
+    :class:`~mempursuit.integrations.DocumentError` naming the document), else the
     one ``vector_store`` holds for its id; only the documents with neither
     are embedded again, and only when ``embeddings`` is given (one
     ``embed_documents`` call over them; see the module docstring).

@@ -173,7 +173,9 @@ class MemPursuitReranker(BaseReranker):
         number >= 0 (e.g. its token count), called once per memory before
         any embedding call; needs ``cost_budget``, and the reverse.
     :param fetch_vectors: a function of a list of memory ids returning one
-        vector (or None) per id, read before Mem0's store.
+        vector (or None) per id, read before Mem0's store: a sequence of
+        numbers, or pgvector's text ``"[0.1,0.2,...]"`` (parsed by the
+        layer; other text is a ``DocumentError`` naming the memory).
     :param options: any other keyword of :func:`mempursuit.select`
         (``method``, ``gamma``, ``mmr_lambda``, ``cost_budget``, ...),
         passed through unchanged (NumPy scalars become Python numbers).

@@ -386,11 +386,14 @@ def test_compressor_reads_metadata_embedding_first(data, store):
     with pytest.raises(DocumentError, match=r"^MemPursuitCompressor: document 0 .*all elements are zero") as e:
         MemPursuitCompressor(vector_store=store, k=K).compress_documents(zeroed, data.question)
     assert (e.value.index, e.value.id, e.value.argument) == (0, docs[0].id, "embedding")
-    # Another key; a value that is not a vector (a string) is not read: the
-    # store's vector is used, and only documents with neither are embedded.
+    # Another key; pgvector's text form of a vector is parsed (issue 27: a
+    # string embedding is not missing), as LangChain.js reads it; the
+    # store's vector is used for a document without one, and only documents
+    # with neither are embedded.
+    text = "[" + ",".join(repr(float(x)) for x in store.store[docs[1].id]["vector"]) + "]"
     mixed = [
         Document(page_content=docs[0].page_content, metadata={"vec": store.store[docs[0].id]["vector"]}),
-        docs[1].model_copy(update={"metadata": {"vec": "not a vector"}}),
+        docs[1].model_copy(update={"metadata": {"vec": text}}),
         *(Document(page_content=d.page_content) for d in docs[2:]),
     ]
     emb = LookupEmbeddings(data)
@@ -398,7 +401,16 @@ def test_compressor_reads_metadata_embedding_first(data, store):
         mixed, data.question
     )
     assert [d.page_content for d in out] == [docs[i].page_content for i in sel.picks]
+    assert [d.metadata["mempursuit"]["weight"] for d in out] == sel.weights.tolist()
     assert emb.counter.calls == {"query": 1, "documents": 1} and emb.counter.texts["documents"] == len(docs) - 2
+    # Text that is not a vector is refused, naming the document (never
+    # taken as missing and replaced by the store's vector).
+    garbled = [mixed[0], docs[1].model_copy(update={"metadata": {"vec": "not a vector"}}), *mixed[2:]]
+    with pytest.raises(DocumentError, match=r"^MemPursuitCompressor: document 1 .*not a vector") as e:
+        MemPursuitCompressor(vector_store=store, embeddings=emb, k=K, embedding_key="vec").compress_documents(
+            garbled, data.question
+        )
+    assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == ("input", 1, docs[1].id, "embedding")
     # Without embeddings, a document with neither is named, with the key.
     with pytest.raises(DocumentError, match=r"^MemPursuitCompressor: document 2: has no embedding .*; it has no metadata\['vec'\]") as e:
         MemPursuitCompressor(vector_store=store, k=K, embedding_key="vec").compress_documents(mixed, data.question)

@@ -5,6 +5,7 @@ lookup embedder that gives the mini fixture's precomputed embeddings and
 counts its calls, memories added without an LLM (``infer=False``; the
 OpenAI LLM and embedder Mem0 builds by default are never called)."""
 
+import logging
 import os
 import sys
 import tempfile
@@ -273,6 +274,36 @@ def test_bad_settings_and_memories(data, qdrant):
     before = [dict(h) for h in hits]
     MemPursuitReranker(memory, k=K).rerank(data.question, hits, FETCH)
     assert hits == before and not any(key in hits[0] for key in (META_KEY, "rerank_score"))
+
+
+def test_repeated_memory_once_and_string_vectors(data, qdrant, caplog):
+    """A memory given twice (two searches merged) comes back once and is
+    reported; vectors given as pgvector's text "[0.1,...]" (a store read
+    through fetch_vectors) are parsed, other text refused naming the memory."""
+    memory, embedder = qdrant
+    hits = pool(memory, data.question)
+    r = MemPursuitReranker(memory, k=K)
+    once = r.rerank(data.question, hits, FETCH)
+    with caplog.at_level(logging.WARNING, "mempursuit.integrations"):
+        out = r.rerank(data.question, [*hits, dict(hits[0]), dict(hits[3])], FETCH + 2)
+    assert [m["id"] for m in out] == [m["id"] for m in once]
+    assert [m[META_KEY] for m in out] == [m[META_KEY] for m in once]
+    reports = [rec.mempursuit_duplicates for rec in caplog.records if hasattr(rec, "mempursuit_duplicates")]
+    assert reports == [[[FETCH, 0], [FETCH + 1, 3]]]
+
+    def text(v):
+        return "[" + ",".join(repr(float(x)) for x in v) + "]"
+
+    blind = types.SimpleNamespace(vector_store=None, embedding_model=embedder)
+    as_text = {h["id"]: text(data.embed(h["memory"])) for h in hits}
+    embedder.reset()
+    reader = MemPursuitReranker(blind, k=K, fetch_vectors=lambda ids: [as_text[i] for i in ids])
+    check(reader.rerank(data.question, hits, FETCH), hits, expected(data, hits, K))
+    assert embedder.batches == [], "string vectors are vectors, not missing"
+    as_text[hits[4]["id"]] = "not a vector"
+    with pytest.raises(mempursuit.MemPursuitError, match="^MemPursuitReranker: .*not a vector") as e:
+        reader.rerank(data.question, hits, FETCH)
+    assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == ("input", 4, hits[4]["id"], "embedding")
 
 
 def test_textbook_case_picks_fact_b(tmp_path):
