@@ -63,6 +63,12 @@ alike:
   of the query after this pick; ``None`` without weights) -- the same keys
   and nesting as the JavaScript integrations' ``metadata.mempursuit``. The
   document's own score field keeps the retriever's score.
+* **Async**: Haystack's ``run_async``, LlamaIndex's ``apostprocess_nodes``
+  (``aquery``) and LangChain's ``acompress_documents`` await the embedding
+  calls and run the same selection code as their sync twins (same result,
+  same errors); ``amempursuit_search_by_vector`` runs the store's search and
+  the selection in LangChain's executor. Mem0's ``AsyncMemory`` runs the
+  reranker in a thread itself.
 * **Errors**: every error an integration raises for a bad document, query
   or setting is a :class:`mempursuit.MemPursuitError` (a ``ValueError``)
   whose ``kind`` (``"input"``, ``"option"``, ``"capacity"``), ``index``
