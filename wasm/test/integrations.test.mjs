@@ -355,6 +355,20 @@ test('LangChain: vectors in the metadata: the picks of select(), in pick order w
   assert.deepEqual(byScore.map((d) => d.metadata.source), picks({ relevance: scored.map((d) => d.metadata.score) }));
 });
 
+test('LangChain: metadata embeddings stored as strings (pgvector\'s "[0.1,...]") are parsed, other text refused naming the document', { skip: skipLc }, async () => {
+  const { embeddings, counts } = countingEmbeddings();
+  const docs = candidates.map((embedding, i) => new lc.Document({ pageContent: texts[i], metadata: { embedding: `[${embedding.join(',')}]`, source: i }, id: `m${i}` }));
+  const out = await new lc.MemPursuitCompressor({ embeddings, k: K }).compressDocuments(docs, 'q');
+  assert.deepEqual(out.map((d) => d.metadata.source), RECOMMENDED);
+  assert.deepEqual(counts, { documentCalls: 0, documentTexts: 0, queryCalls: 1 }, 'a string embedding is not missing');
+  const bad = docs.map((d, i) => (i === 4 ? new lc.Document({ pageContent: d.pageContent, metadata: { embedding: 'not a vector' }, id: 'm4' }) : d));
+  await rejectsWith(
+    new lc.MemPursuitCompressor({ embeddings, k: K }).compressDocuments(bad, 'q'),
+    /^MemPursuitCompressor: document 4 \(id "m4"\): the embedding text must look like/,
+    { kind: 'input', index: 4, id: 'm4', argument: 'embedding' },
+  );
+});
+
 test('LangChain: vectors from an in-memory vector store: not re-embedded; embedded only where nothing holds them', { skip: skipLc }, async () => {
   const { embeddings, counts } = countingEmbeddings();
   // The layout of langchain's MemoryVectorStore: memoryVectors entries with
