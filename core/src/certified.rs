@@ -61,7 +61,7 @@ use crate::error::Error;
 use crate::exact::ExactParts;
 use crate::input::{first_stop, prepare, Input, Spend};
 use crate::int8::Int8Pool;
-use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
+use crate::kernels::{self, int8::dots_i8_pass, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
 use crate::pursuit::{
     argmax_available, centroid_loop, centroid_scores, f32_entry_error, pursuit_with, qp_loop,
@@ -365,7 +365,8 @@ impl Int8Scorer<'_> {
         let mut start = 0;
         while start < p {
             let n = BLOCK.min(p - start);
-            dots_i8(&codes[start * d..(start + n) * d], d, cj, &mut buf[..n]);
+            let part = &codes[start * d..(start + n) * d];
+            dots_i8_pass(part, d, cj, &mut buf[..n], codes.len());
             for r in 0..n {
                 // w_i w_j is exact in f64; one f64 and one f32 rounding.
                 row[start + r] = (buf[r] as f64 * (ws.wscale[start + r] * wj)) as f32;

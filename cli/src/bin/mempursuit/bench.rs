@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use mempursuit::half::{bf16, f16};
+use mempursuit::kernels::int8::Int8Kernel;
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{
     batch_plan_for, select_batch_with, BatchPlan, CacheInfo, CacheSource, SplitPool, L2_FILL,
@@ -163,6 +164,13 @@ pub struct BenchArgs {
     /// library's rule (`auto`).
     #[arg(long, value_enum, default_value_t = ScreeningArg::Auto)]
     pub screening: ScreeningArg,
+    /// With `--storage int8`: the kernel of the int8 passes, `auto` (the
+    /// best this CPU has) or one it runs (`avx512-vnni`, `avx-vnni`,
+    /// `avx2`, `portable`), e.g. `avx2` to time the AVX2 kernel without
+    /// VNNI on an AVX-512 VNNI CPU (`Int8Kernel::force`: the same values,
+    /// and `Int8Passes::Auto`'s rule reads this kernel).
+    #[arg(long, value_name = "KERNEL", default_value = "auto")]
+    pub int8_kernel: String,
     /// Also time the roofline: K + 1 plain matrix-vector passes per query
     /// (and with the external libraries of a build with the `openblas` /
     /// `faer` features, f32 storage only).
@@ -1468,6 +1476,15 @@ fn run_int8(
     if args.screening != ScreeningArg::Auto {
         return Err("bench: --screening applies to f32, f16 and bf16 storage, not int8".into());
     }
+    if args.int8_kernel != "auto" {
+        let kernel = Int8Kernel::from_name(&args.int8_kernel).ok_or_else(|| {
+            format!(
+                "bench: --int8-kernel {}: not a kernel name (auto, avx512-vnni, avx-vnni, avx2, simd128, portable)",
+                args.int8_kernel
+            )
+        })?;
+        Int8Kernel::force(Some(kernel)).map_err(|e| format!("bench: --int8-kernel: {e}"))?;
+    }
     let f32_inputs: Vec<Input<'_>> = queries
         .iter()
         .map(|q| Input::new(&q.query, &q.pool).with_relevance(relevance))
@@ -1484,9 +1501,18 @@ fn run_int8(
     writeln!(text, "data:    {source}")?;
     writeln!(
         text,
-        "method:  {spec}, K = {}, storage Int8, single thread, kernels {}",
+        "method:  {spec}, K = {}, storage Int8, single thread, kernels {}, int8 kernel {}{}",
         args.budget,
-        Isa::detect().name()
+        Isa::detect().name(),
+        Int8Kernel::active().name(),
+        if Int8Kernel::active() == Int8Kernel::detect() {
+            String::new()
+        } else {
+            format!(
+                " (forced; this CPU's best: {})",
+                Int8Kernel::detect().name()
+            )
+        }
     )?;
     writeln!(text, "cpu:     {}", cpu_text())?;
     let s = stats(samples);
