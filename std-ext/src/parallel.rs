@@ -430,7 +430,8 @@ const _: () = {
 pub enum BatchPlan {
     /// Chosen per batch by [`plan_batch`] from the size of the pools, the
     /// number of queries, the thread count and this machine's L2 cache
-    /// ([`CacheInfo::detect`]).
+    /// ([`CacheInfo::detect`]); a split whose parts wait (another process
+    /// holds a core) falls back to whole queries ([`FALLBACK_SHARE`]).
     #[default]
     Auto,
     /// Whole queries per thread: T threads, each running one query at a
@@ -631,6 +632,12 @@ impl BatchShape {
 ///    each group streams at least [`MIN_GROUP_BYTES`]
 ///    ([`BatchShape::streamed_bytes`]), and a batch under that runs on the
 ///    calling thread alone.
+///
+/// This is the plan a batch starts with. While it runs, a split that waits
+/// for its parts (another process on a core: [`FALLBACK_SHARE`]) gives way
+/// to whole queries on the same threads, and batches of the next
+/// [`REMEMBER_WAIT`] start with whole queries ([`select_batch_report`]);
+/// this function does not see that.
 ///
 /// Always `groups · split ≤ max(threads, 1)`, `groups ≤ max(queries, 1)`.
 ///
@@ -915,6 +922,10 @@ pub struct BatchReport {
     /// workers' parts kept them waiting ([`FALLBACK_SHARE`]; only
     /// [`BatchPlan::Auto`] does).
     pub fell_back: usize,
+    /// Whether [`BatchPlan::Auto`] ran whole queries from the start because
+    /// a split of this process waited less than [`REMEMBER_WAIT`] ago
+    /// (`plan` is then that whole-query plan).
+    pub remembered: bool,
 }
 
 /// [`select_batch_with`], also saying how the batch ran: its plan and how
@@ -931,32 +942,84 @@ pub fn select_batch_report<E: Element>(
     threads: usize,
     plan: BatchPlan,
 ) -> (Vec<Result<Selection, Error>>, BatchReport) {
-    let thread_plan = batch_plan_for(inputs, budget, method, threads, plan);
+    let mut thread_plan = batch_plan_for(inputs, budget, method, threads, plan);
     // Only the library's own choice adapts; a fixed plan runs as asked.
-    let fallback = (plan == BatchPlan::Auto).then_some(FALLBACK_SHARE);
+    let auto = plan == BatchPlan::Auto;
+    let remembered = auto && thread_plan.split > 1 && waited_recently();
+    if remembered {
+        // A split waited less than `REMEMBER_WAIT` ago: whole queries on
+        // the same threads from the start.
+        thread_plan = ThreadPlan {
+            groups: thread_plan.threads().min(inputs.len()).max(1),
+            split: 1,
+        };
+    }
+    let fallback = auto.then_some(FALLBACK_SHARE);
     let (results, fell_back) = run_batch(inputs, budget, method, thread_plan, fallback);
+    if fell_back > 0 {
+        note_wait();
+    }
     (
         results,
         BatchReport {
             plan: thread_plan,
             fell_back,
+            remembered,
         },
     )
 }
 
+/// How long [`BatchPlan::Auto`] remembers a split that waited: a batch
+/// starting within this time of a fallback ([`FALLBACK_SHARE`]) runs whole
+/// queries from the start, instead of losing its first split query to the
+/// wait again; after it, Auto tries its split again (the other process may
+/// have ended).
+pub const REMEMBER_WAIT: Duration = Duration::from_secs(1);
+
+/// The time of the last fallback: nanoseconds since [`process_epoch`] + 1
+/// (0: none yet).
+static LAST_WAIT: AtomicU64 = AtomicU64::new(0);
+
+fn process_epoch() -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+fn note_wait() {
+    let ns = process_epoch()
+        .elapsed()
+        .as_nanos()
+        .min(u64::MAX as u128 - 1) as u64;
+    LAST_WAIT.store(ns + 1, Ordering::Relaxed);
+}
+
+fn waited_recently() -> bool {
+    match LAST_WAIT.load(Ordering::Relaxed) {
+        0 => false,
+        t => {
+            let now = process_epoch().elapsed();
+            now.saturating_sub(Duration::from_nanos(t - 1)) < REMEMBER_WAIT
+        }
+    }
+}
+
 /// The share of a split query's time its caller may lose to its workers'
-/// parts ([`SplitBalance::lost_share`]) in two queries in a row before
-/// [`BatchPlan::Auto`] gives up the split for the rest of the batch and
-/// runs whole queries on the group's threads instead. Measured
+/// parts ([`SplitBalance::lost_share`], over the K + 1 passes of one
+/// query) before [`BatchPlan::Auto`] gives up the split for the rest of
+/// the batch and runs whole queries on the group's threads instead (and
+/// for the batches of the next [`REMEMBER_WAIT`]). When the parts are even
+/// (a quiet machine) the caller finishes its part about when the worker
+/// does and the share is the handshake and the imbalance, a small fraction;
+/// a preempted worker's part is waited for in every pass. Measured
 /// (BENCHMARKS.md, "Batch threads under load", 2026-12-05, AMD EPYC Zen 4,
-/// 2 vCPUs): ≤ 0.1 per query on the quiet machine at P = 200 and 1000,
-/// d = 1536, and 0.5 to several with another process spinning on one of
-/// the two cores (the preempted worker's part is waited for in every pass).
+/// 2 vCPUs at a 1-minute load of 8: other engineers' builds): per split
+/// query at P = 200, d = 1536, K = 20 a median of 0.95 (0.34 to 1.8), at
+/// P = 1000 0.67 (0.23 to 0.98). A quiet 2-core machine was not at hand.
 pub const FALLBACK_SHARE: f64 = 0.35;
 
 /// Runs the batch on `plan`. With `fallback = Some(share)`, a group whose
-/// split queries lose more than `share` of their time waiting for their
-/// workers ([`SplitBalance`]) in two queries in a row drops its
+/// split query lost more than `share` of its time waiting for its
+/// workers ([`SplitBalance`]) drops its
 /// [`SplitPool`] and runs the rest of the batch as whole queries, one per
 /// thread of the group (so it keeps its threads). Results do not depend on
 /// it: every query is computed whole by one selector, split or not, and
@@ -987,7 +1050,6 @@ fn run_batch<E: Element>(
         if split > 1 {
             let mut pool = SplitPool::new(split)
                 .unwrap_or_else(|e| panic!("mempursuit: spawning threads: {e}"));
-            let mut strikes = 0;
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(input) = inputs.get(i) else {
@@ -995,9 +1057,7 @@ fn run_batch<E: Element>(
                 };
                 done.push((i, selector.select_with(input, budget, method, &mut pool)));
                 let b = pool.take_balance();
-                let waited = fallback.is_some_and(|share| b.lost_share() > share);
-                strikes = if waited { strikes + 1 } else { 0 };
-                if strikes >= 2 {
+                if fallback.is_some_and(|share| b.lost_share() > share) {
                     break;
                 }
             }
@@ -1103,8 +1163,7 @@ mod tests {
                 let (got, fell) = run_batch(&inputs, k, &method, plan, fallback);
                 let got: Vec<String> = got.iter().map(|r| format!("{r:?}")).collect();
                 assert_eq!(got, want, "{plan:?} {fallback:?}");
-                // Each group falls back after its second split query (when
-                // the batch leaves it two).
+                // Each group falls back after its first split query.
                 assert_eq!(
                     fell > 0,
                     falls,

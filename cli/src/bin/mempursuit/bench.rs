@@ -314,8 +314,11 @@ struct Measured {
     rounds: Vec<f64>,
     picks: Vec<Vec<usize>>,
     /// Batch mode: timed rounds in which a group of threads left its split
-    /// for whole queries (`BatchReport::fell_back`).
+    /// for whole queries (`BatchReport::fell_back`), and rounds that ran
+    /// whole queries from the start after such a fallback
+    /// (`BatchReport::remembered`).
     fell_back: usize,
+    remembered: usize,
 }
 
 /// The queries of a run in every storage it times (f16 / bf16 empty when
@@ -356,6 +359,7 @@ fn config_round<E: Element>(
             m.samples.push(dt);
             m.rounds.push(dt);
             m.fell_back += usize::from(report.fell_back > 0);
+            m.remembered += usize::from(report.remembered);
         }
         for (slot, r) in m.picks.iter_mut().zip(results) {
             *slot = r?.picks;
@@ -1035,8 +1039,8 @@ pub fn run(args: &BenchArgs) -> CliResult {
             };
             let fell = match c.mode {
                 Mode::Batch(_, BatchPlan::Auto) => format!(
-                    "; the split fell back to whole queries in {} of {} rounds",
-                    measured[i].fell_back, a.n
+                    "; auto's split fell back to whole queries in {} of {} rounds, and {} rounds ran whole queries after a recent fallback",
+                    measured[i].fell_back, a.n, measured[i].remembered
                 ),
                 _ => String::new(),
             };
