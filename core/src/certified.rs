@@ -147,13 +147,17 @@ impl Int8Passes {
         match self {
             Int8Passes::Int8 => true,
             Int8Passes::F32 => false,
-            Int8Passes::Auto => Int8Passes::auto_rule(
-                Int8Kernel::active(),
-                p,
-                d,
-                k,
-                kernels::int8::l2_cache_bytes(),
-            ),
+            Int8Passes::Auto => {
+                // The L2 size (CPUID) is read only for a kernel the rule
+                // can choose (Miri, whose kernel is the portable one, has
+                // no CPUID).
+                let kernel = Int8Kernel::active();
+                let simd = matches!(
+                    kernel,
+                    Int8Kernel::Avx2 | Int8Kernel::AvxVnni | Int8Kernel::Avx512Vnni
+                );
+                simd && Int8Passes::auto_rule(kernel, p, d, k, kernels::int8::l2_cache_bytes())
+            }
         }
     }
 
