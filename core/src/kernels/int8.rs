@@ -16,7 +16,8 @@
 //! (`kernels::portable::dots_i8`) otherwise: AVX-512 VNNI, AVX-VNNI or AVX2
 //! on x86-64 (`int8_x86.rs`, detected at run time), simd128 on WebAssembly
 //! (`int8_wasm.rs`, when the build enables it). Same signature, same exact
-//! result.
+//! result. [`Int8Kernel`] names the kernels; [`Int8Kernel::force`] makes a
+//! process run a lesser one (benchmarks of the AVX2 path on a VNNI CPU).
 
 /// The largest d for which an int8 dot product is exact in i32 (module
 /// docs): 127² · d < 2³¹.
