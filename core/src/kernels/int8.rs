@@ -65,6 +65,8 @@ pub(crate) fn dots_i8_pass(rows: &[i8], d: usize, v: &[i8], out: &mut [i32], pas
         out.len(),
         v.len()
     );
+    // (Read by the x86-64 AVX2 kernel only.)
+    let _ = pass_bytes;
     // SIMD variants, each behind its run-time (x86-64: AVX-512 VNNI,
     // AVX-VNNI or AVX2, cached detection) or compile-time (WASM simd128)
     // feature check; all give exactly the portable kernel's values.
