@@ -1047,6 +1047,48 @@ fn bench_int8_times_the_f32_pursuit() {
     );
 }
 
+/// `bench --storage int8 --int8-kernel portable` runs the int8 passes on
+/// the named kernel (every CPU runs the portable one), says so in the
+/// header, gives the same picks, and reports the rule of `Int8Passes::Auto`
+/// for that kernel (never int8 on the portable kernel); an unknown name is
+/// an error that lists the names.
+#[test]
+fn bench_int8_runs_a_forced_kernel() {
+    let args = [
+        "bench",
+        "-p",
+        "16",
+        "-d",
+        "8",
+        "-k",
+        "3",
+        "--queries",
+        "2",
+        "--rounds",
+        "1",
+        "--storage",
+        "int8",
+        "--int8-kernel",
+    ];
+    let o = run(&[&args[..], &["portable"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for want in [
+        "int8 kernel portable",
+        "int8 passes with Int8Passes::Auto at P = 16, d = 8, K = 3 on int8 kernel portable: no: the f32 pursuit runs",
+        "picks vs f32: identical sequence in 2/2 queries",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    let o = run(&[&args[..], &["avx3"]].concat());
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--int8-kernel avx3: not a kernel name (auto, avx512-vnni"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// Lists of storages, thread counts and batch plans are timed in one run:
 /// one row per configuration, the storage ratios against the first
 /// storage, the speedups against one thread, the plan each batch resolved

@@ -61,7 +61,8 @@ use crate::error::Error;
 use crate::exact::ExactParts;
 use crate::input::{first_stop, prepare, Input, Spend};
 use crate::int8::Int8Pool;
-use crate::kernels::{self, int8::dots_i8, sealed::Rows, Executor, Isa, Serial};
+use crate::kernels::int8::{dots_i8_pass, Int8Kernel};
+use crate::kernels::{self, sealed::Rows, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
 use crate::pursuit::scorer::{
     argmax_available, centroid_scores, f32_entry_error, refresh_scores, Choice, ScoreForm, Scorer,
@@ -136,26 +137,76 @@ pub enum Int8Passes {
 }
 
 impl Int8Passes {
-    /// Whether a pool of P rows of dimension d runs on the int8 passes:
-    /// always for [`Int8Passes::Int8`], never for [`Int8Passes::F32`], and
-    /// for [`Int8Passes::Auto`] when the CPU has an int8 dot-product
-    /// instruction (AVX-512 VNNI or AVX-VNNI on x86-64) **and** the f32 rows,
-    /// P·d·4 bytes, exceed the core's L2 cache (CPUID; 1 MiB where the CPU
-    /// does not report it). Measured (BENCHMARKS.md, "Certified int8
-    /// pursuit"): on an AVX2-only CPU the int8 pass is no faster than the
-    /// f32 one (int8 / f32 pursuit 1.22 at P = 200, K = 20, d = 1536), and
-    /// with the pool in L2 the verification costs what the smaller passes
-    /// save; beyond L2 with VNNI the int8 pursuit takes 0.25–0.6 of the f32
-    /// one.
-    pub fn uses_int8(self, p: usize, d: usize) -> bool {
+    /// Whether a pool of P rows of dimension d at budget K runs on the int8
+    /// passes: always for [`Int8Passes::Int8`], never for
+    /// [`Int8Passes::F32`], and for [`Int8Passes::Auto`] by
+    /// [`Int8Passes::auto_rule`] with the kernel the int8 pass runs on
+    /// ([`Int8Kernel::active`]) and the core's L2 cache
+    /// ([`l2_cache_bytes`](kernels::int8::l2_cache_bytes)).
+    pub fn uses_int8(self, p: usize, d: usize, k: usize) -> bool {
         match self {
             Int8Passes::Int8 => true,
             Int8Passes::F32 => false,
             Int8Passes::Auto => {
-                kernels::int8::has_int8_dot_instruction()
-                    && p.saturating_mul(d).saturating_mul(4) > kernels::int8::l2_cache_bytes()
+                // The L2 size (CPUID) is read only for a kernel the rule
+                // can choose (Miri, whose kernel is the portable one, has
+                // no CPUID).
+                let kernel = Int8Kernel::active();
+                let simd = matches!(
+                    kernel,
+                    Int8Kernel::Avx2 | Int8Kernel::AvxVnni | Int8Kernel::Avx512Vnni
+                );
+                simd && Int8Passes::auto_rule(kernel, p, d, k, kernels::int8::l2_cache_bytes())
             }
         }
+    }
+
+    /// The rule of [`Int8Passes::Auto`]: whether the certified int8 pursuit
+    /// of a pool of P rows of dimension d at budget K (K ≤ P counts) is
+    /// measured faster than the f32 pursuit with the int8 pass on `kernel`
+    /// and `l2_bytes` of L2 cache per core. Both conditions must hold:
+    ///
+    /// 1. the f32 rows do not fit in L2: 4·P·d > `l2_bytes` (in L2 the f32
+    ///    passes are as cheap per row as the int8 ones, and the
+    ///    verification is extra);
+    /// 2. P is large against K: P ≥ 100 + 0.4·K² with an int8 dot
+    ///    instruction (AVX-512 VNNI, AVX-VNNI), P ≥ 250 + 0.5·K² with AVX2
+    ///    alone (`vpmaddubsw`). The int8 passes save a fixed share of each
+    ///    of the K passes over P rows, while the verification (the f32
+    ///    entries of the candidates whose bound may win, each with every
+    ///    free pick) grows about as K², independently of P.
+    ///
+    /// Never on the portable or simd128 kernels (not measured to pay). The
+    /// thresholds are where the measured int8 / f32 pursuit time falls below
+    /// about 0.9 (BENCHMARKS.md, "Certified int8 pursuit", 2026-12-05, AMD
+    /// EPYC Zen 4 with AVX-512 VNNI and, forced, its AVX2 kernel; random
+    /// unit pools, d = 384 and 1536, K = 10, 20, 50): with AVX2, K = 20 at
+    /// P = 500 takes 0.83 and at P = 300 0.95; K = 50 at P = 2000 0.87 and
+    /// at P = 1000 1.17; with VNNI, K = 20 at P = 300 0.81, K = 50 at
+    /// P = 1000 1.02.
+    ///
+    /// ```
+    /// use mempursuit_core::kernels::int8::Int8Kernel;
+    /// use mempursuit_core::Int8Passes;
+    /// let mib = 1 << 20;
+    /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx2, 1000, 1536, 20, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 200, 1536, 20, mib));
+    /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx512Vnni, 300, 1536, 20, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 1000, 1536, 50, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 500, 384, 20, mib)); // in L2
+    /// ```
+    pub fn auto_rule(kernel: Int8Kernel, p: usize, d: usize, k: usize, l2_bytes: usize) -> bool {
+        let beyond_l2 = p.saturating_mul(d).saturating_mul(4) > l2_bytes;
+        let k2 = k.min(p).saturating_mul(k.min(p));
+        // 5P ≥ 500 + 2K² and 2P ≥ 500 + K², in integers.
+        let large = match kernel {
+            Int8Kernel::Avx512Vnni | Int8Kernel::AvxVnni => {
+                p.saturating_mul(5) >= k2.saturating_mul(2).saturating_add(500)
+            }
+            Int8Kernel::Avx2 => p.saturating_mul(2) >= k2.saturating_add(500),
+            _ => false,
+        };
+        beyond_l2 && large
     }
 }
 
@@ -185,11 +236,10 @@ impl Int8Passes {
 /// int8 passes run on the calling thread (the query pass may be split, see
 /// [`pursuit_int8_with`]).
 ///
-/// It runs the int8 passes only where they are faster than the f32
-/// pursuit ([`Int8Passes::uses_int8`]: a CPU with VNNI and f32 rows that do
-/// not fit in its L2 cache; P = 500, d = 1536: about a quarter of the f32
-/// pursuit's time), and the f32 pursuit elsewhere (BENCHMARKS.md in the
-/// repository).
+/// It runs the int8 passes only where they are measured faster than the
+/// f32 pursuit ([`Int8Passes::auto_rule`]: f32 rows that do not fit in the
+/// L2 cache and a pool large against K², on a CPU with AVX2 or VNNI), and
+/// the f32 pursuit elsewhere (BENCHMARKS.md in the repository).
 ///
 /// # Errors
 /// Every error of [`pursuit`](crate::pursuit), [`Error::Int8Length`] when
@@ -264,7 +314,7 @@ pub fn pursuit_int8_using<'w>(
                 found: pool.len(),
             });
         }
-        if !passes.uses_int8(p, d) {
+        if !passes.uses_int8(p, d, budget) {
             return pursuit_with(input, budget, options, ws, executor);
         }
     }
@@ -369,7 +419,8 @@ impl Int8Scorer<'_, '_> {
         let mut start = 0;
         while start < p {
             let n = BLOCK.min(p - start);
-            dots_i8(&codes[start * d..(start + n) * d], d, cj, &mut buf[..n]);
+            let part = &codes[start * d..(start + n) * d];
+            dots_i8_pass(part, d, cj, &mut buf[..n], codes.len());
             for r in 0..n {
                 // w_i w_j is exact in f64; one f64 and one f32 rounding.
                 row[start + r] = (buf[r] as f64 * (ws.wscale[start + r] * wj)) as f32;

@@ -437,6 +437,8 @@ pub enum CallError {
     /// The selector's own error: the input, a parameter or the capacity
     /// ([`Error::kind`]).
     Select(Error),
+    /// A [`Store`](crate::Store) call's ids ([`ErrorKind::Input`]).
+    Store(crate::StoreError),
 }
 
 impl CallError {
@@ -448,6 +450,7 @@ impl CallError {
             CallError::Storage(e) => e.kind(),
             CallError::Reserve(e) => e.kind(),
             CallError::Select(e) => e.kind(),
+            CallError::Store(e) => e.kind(),
         }
     }
 }
@@ -467,6 +470,7 @@ impl fmt::Display for CallError {
             CallError::Spec(e) => e.fmt(f),
             CallError::Storage(e) => e.fmt(f),
             CallError::Reserve(e) => e.fmt(f),
+            CallError::Store(e) => e.fmt(f),
             CallError::Select(e) => {
                 e.fmt(f)?;
                 match e {
@@ -491,6 +495,7 @@ impl std::error::Error for CallError {
             CallError::Storage(e) => Some(e),
             CallError::Reserve(e) => Some(e),
             CallError::Select(e) => Some(e),
+            CallError::Store(e) => Some(e),
         }
     }
 }
@@ -510,6 +515,12 @@ impl From<StorageError> for CallError {
 impl From<ReserveError> for CallError {
     fn from(e: ReserveError) -> Self {
         CallError::Reserve(e)
+    }
+}
+
+impl From<crate::StoreError> for CallError {
+    fn from(e: crate::StoreError) -> Self {
+        CallError::Store(e)
     }
 }
 

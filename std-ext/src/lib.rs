@@ -83,11 +83,13 @@ mod int8;
 pub mod npy;
 mod selector;
 pub mod spec;
+mod store;
 
 pub use call::{CallData, CallError, Pool, StorageError, StorageFault, EXCLUDE_HINT};
 pub use documents::{parse_embedding, DocumentError, DocumentSpec, Prepared, ScoreKind};
 pub use selector::{ReserveError, Selection, Selector};
 pub use spec::{MethodName, SelectSpec, SpecError, Storage};
+pub use store::{Store, StoreCall, StoreError};
 
 pub use int8::Int8Candidates;
 pub mod parallel;

@@ -159,6 +159,39 @@ pub struct SplitPool {
     workers: Vec<JoinHandle<()>>,
     handles: Vec<Thread>,
     threads: usize,
+    /// What the split passes cost the caller (see [`SplitBalance`]).
+    balance: SplitBalance,
+}
+
+/// What the split passes of a [`SplitPool`] cost its caller since the
+/// pool was made (or [`SplitPool::take_balance`] last read it): the time
+/// it ran its own part of each pass, and the time it then spent on parts
+/// meant for the workers (a worker had not started yet) and waiting for
+/// them. On a quiet machine the second is a small fraction of the first
+/// (the parts are even); when a worker's core is taken by another process,
+/// the caller waits for its preempted part in every pass and the fraction
+/// nears or passes 1: the split then runs no faster than one thread, or
+/// slower. [`select_batch`] reads it to leave a split that waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SplitBalance {
+    /// Split passes run (passes with one part ran serially, uncounted).
+    pub passes: u64,
+    /// Time the caller ran its own part (part 0) of those passes.
+    pub own: Duration,
+    /// Time the caller spent after its own part: running parts no worker
+    /// had started, then waiting for the workers' parts to finish.
+    pub lost: Duration,
+}
+
+impl SplitBalance {
+    /// `lost / own` (0 before any split pass).
+    pub fn lost_share(&self) -> f64 {
+        if self.own.is_zero() {
+            0.0
+        } else {
+            self.lost.as_secs_f64() / self.own.as_secs_f64()
+        }
+    }
 }
 
 impl std::fmt::Debug for SplitPool {
@@ -194,6 +227,7 @@ impl SplitPool {
             workers: Vec::with_capacity(threads - 1),
             handles: Vec::with_capacity(threads - 1),
             threads: 1,
+            balance: SplitBalance::default(),
         };
         for index in 1..threads {
             pool.shared.starting.fetch_add(1, Ordering::SeqCst);
@@ -216,6 +250,12 @@ impl SplitPool {
     /// Number of threads a pass is split over (the caller included).
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// What the split passes since the last call cost the caller (see
+    /// [`SplitBalance`]), and starts counting anew.
+    pub fn take_balance(&mut self) -> SplitBalance {
+        std::mem::take(&mut self.balance)
     }
 
     /// [`pursuit`](mempursuit_core::pursuit) with every pass split over this
@@ -275,12 +315,14 @@ impl Executor for SplitPool {
         let wait = Wait(s, n);
         // Our part, then any part no worker has started, then any extra
         // jobs beyond the thread count (the core never makes those).
+        let start = Instant::now();
         // SAFETY: `base` points to `len` ≥ n ≥ 2 live jobs, exclusively
         // borrowed by this call. Job 0 and jobs n.. are never claimable
         // (their `claimed` flags stay true), so this thread is the only one
         // that touches them; the `&mut` made here is to one element only
         // and ends before the next statement.
         unsafe { (*base).run() };
+        let own = start.elapsed();
         for index in 1..n {
             s.try_run(index);
         }
@@ -289,6 +331,10 @@ impl Executor for SplitPool {
             unsafe { (*base.add(index)).run() };
         }
         drop(wait);
+        let b = &mut self.balance;
+        b.passes += 1;
+        b.own += own;
+        b.lost += start.elapsed().saturating_sub(own);
         if s.panicked.swap(false, Ordering::Relaxed) {
             panic!("mempursuit: a SplitPool worker panicked while running a pass");
         }
@@ -384,7 +430,8 @@ const _: () = {
 pub enum BatchPlan {
     /// Chosen per batch by [`plan_batch`] from the size of the pools, the
     /// number of queries, the thread count and this machine's L2 cache
-    /// ([`CacheInfo::detect`]).
+    /// ([`CacheInfo::detect`]); a split whose parts wait (another process
+    /// holds a core) falls back to whole queries ([`FALLBACK_SHARE`]).
     #[default]
     Auto,
     /// Whole queries per thread: T threads, each running one query at a
@@ -585,6 +632,12 @@ impl BatchShape {
 ///    each group streams at least [`MIN_GROUP_BYTES`]
 ///    ([`BatchShape::streamed_bytes`]), and a batch under that runs on the
 ///    calling thread alone.
+///
+/// This is the plan a batch starts with. While it runs, a split that waits
+/// for its parts (another process on a core: [`FALLBACK_SHARE`]) gives way
+/// to whole queries on the same threads, and batches of the next
+/// [`REMEMBER_WAIT`] start with whole queries ([`select_batch_report`]);
+/// this function does not see that.
 ///
 /// Always `groups · split ≤ max(threads, 1)`, `groups ≤ max(queries, 1)`.
 ///
@@ -857,28 +910,190 @@ pub fn select_batch_with<E: Element>(
     threads: usize,
     plan: BatchPlan,
 ) -> Vec<Result<Selection, Error>> {
-    let ThreadPlan { groups, split } = batch_plan_for(inputs, budget, method, threads, plan);
+    select_batch_report(inputs, budget, method, threads, plan).0
+}
+
+/// How a batch ran ([`select_batch_report`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BatchReport {
+    /// The plan it started with ([`batch_plan_for`]).
+    pub plan: ThreadPlan,
+    /// Groups that left their split for whole queries because their
+    /// workers' parts kept them waiting ([`FALLBACK_SHARE`]; only
+    /// [`BatchPlan::Auto`] does).
+    pub fell_back: usize,
+    /// Whether [`BatchPlan::Auto`] ran whole queries from the start because
+    /// a split of this process waited less than [`REMEMBER_WAIT`] ago
+    /// (`plan` is then that whole-query plan).
+    pub remembered: bool,
+}
+
+/// [`select_batch_with`], also saying how the batch ran: its plan and how
+/// many groups of threads gave up splitting queries for whole queries
+/// because a part waited (another process on a core; [`FALLBACK_SHARE`]).
+/// The results are the same either way, bit for bit.
+///
+/// # Panics
+/// If a thread cannot be spawned.
+pub fn select_batch_report<E: Element>(
+    inputs: &[Input<'_, E>],
+    budget: usize,
+    method: &Method,
+    threads: usize,
+    plan: BatchPlan,
+) -> (Vec<Result<Selection, Error>>, BatchReport) {
+    let mut thread_plan = batch_plan_for(inputs, budget, method, threads, plan);
+    // Only the library's own choice adapts; a fixed plan runs as asked.
+    let auto = plan == BatchPlan::Auto;
+    let remembered = auto && thread_plan.split > 1 && waited_recently();
+    if remembered {
+        // A split waited less than `REMEMBER_WAIT` ago: whole queries on
+        // the same threads from the start.
+        thread_plan = ThreadPlan {
+            groups: thread_plan.threads().min(inputs.len()).max(1),
+            split: 1,
+        };
+    }
+    let fallback = auto.then_some(FALLBACK_SHARE);
+    let (results, fell_back) = run_batch(inputs, budget, method, thread_plan, fallback);
+    if fell_back > 0 {
+        note_wait();
+    }
+    (
+        results,
+        BatchReport {
+            plan: thread_plan,
+            fell_back,
+            remembered,
+        },
+    )
+}
+
+/// How long [`BatchPlan::Auto`] remembers a split that waited: a batch
+/// starting within this time of a fallback ([`FALLBACK_SHARE`]) runs whole
+/// queries from the start, instead of losing its first split query to the
+/// wait again; after it, Auto tries its split again (the other process may
+/// have ended).
+pub const REMEMBER_WAIT: Duration = Duration::from_secs(1);
+
+/// The time of the last fallback: nanoseconds since [`process_epoch`] + 1
+/// (0: none yet).
+static LAST_WAIT: AtomicU64 = AtomicU64::new(0);
+
+fn process_epoch() -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+fn note_wait() {
+    let ns = process_epoch()
+        .elapsed()
+        .as_nanos()
+        .min(u64::MAX as u128 - 1) as u64;
+    LAST_WAIT.store(ns + 1, Ordering::Relaxed);
+}
+
+fn waited_recently() -> bool {
+    match LAST_WAIT.load(Ordering::Relaxed) {
+        0 => false,
+        t => {
+            let now = process_epoch().elapsed();
+            now.saturating_sub(Duration::from_nanos(t - 1)) < REMEMBER_WAIT
+        }
+    }
+}
+
+/// The share of a split query's time its caller may lose to its workers'
+/// parts ([`SplitBalance::lost_share`], over the K + 1 passes of one
+/// query; the first query of a group is not judged) before
+/// [`BatchPlan::Auto`] gives up the split for the rest of the batch and
+/// runs whole queries on the group's threads instead (and for the batches
+/// of the next [`REMEMBER_WAIT`]). When the parts are even
+/// (a quiet machine) the caller finishes its part about when the worker
+/// does and the share is the handshake and the imbalance, a small fraction;
+/// a preempted worker's part is waited for in every pass. Measured
+/// (BENCHMARKS.md, "Batch threads under load", 2026-12-05, AMD EPYC Zen 4,
+/// 2 vCPUs at a 1-minute load of 8: other engineers' builds): per split
+/// query at P = 200, d = 1536, K = 20 a median of 0.95 (0.34 to 1.8), at
+/// P = 1000 0.67 (0.23 to 0.98); at a load of 1.1 (the second core free
+/// but for short bursts) at P = 1000 a median of 0.005 (at most 0.04) but
+/// up to 0.93 in the first query of a new pool, at P = 200 0.034 in half
+/// of the queries and 0.93 in a quarter (the other process on a core).
+pub const FALLBACK_SHARE: f64 = 0.35;
+
+/// Runs the batch on `plan`. With `fallback = Some(share)`, a group whose
+/// split query (any but its first) lost more than `share` of its time
+/// waiting for its workers ([`SplitBalance`]) drops its
+/// [`SplitPool`] and runs the rest of the batch as whole queries, one per
+/// thread of the group (so it keeps its threads). Results do not depend on
+/// it: every query is computed whole by one selector, split or not, and
+/// both give the single-threaded result bit for bit. Also returns how many
+/// groups fell back.
+fn run_batch<E: Element>(
+    inputs: &[Input<'_, E>],
+    budget: usize,
+    method: &Method,
+    plan: ThreadPlan,
+    fallback: Option<f64>,
+) -> (Vec<Result<Selection, Error>>, usize) {
+    let ThreadPlan { groups, split } = plan;
     let next = AtomicUsize::new(0);
+    let fell_back = AtomicUsize::new(0);
+    type Done = Vec<(usize, Result<Selection, Error>)>;
+    // Whole queries from the shared counter until none is left.
+    let whole = |selector: &mut Selector, done: &mut Done| loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(input) = inputs.get(i) else {
+            break;
+        };
+        done.push((i, selector.select(input, budget, method)));
+    };
     let group = || {
         let mut selector = Selector::new();
-        let mut pool = (split > 1).then(|| {
-            SplitPool::new(split).unwrap_or_else(|e| panic!("mempursuit: spawning threads: {e}"))
-        });
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(input) = inputs.get(i) else {
-                break;
-            };
-            let r = match pool.as_mut() {
-                Some(p) => selector.select_with(input, budget, method, p),
-                None => selector.select(input, budget, method),
-            };
-            done.push((i, r));
+        let mut done: Done = Vec::new();
+        if split > 1 {
+            let mut pool = SplitPool::new(split)
+                .unwrap_or_else(|e| panic!("mempursuit: spawning threads: {e}"));
+            for query in 0.. {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(input) = inputs.get(i) else {
+                    return done;
+                };
+                done.push((i, selector.select_with(input, budget, method, &mut pool)));
+                let b = pool.take_balance();
+                // The first query of a new pool is not judged: its workers
+                // may not run yet (measured up to 0.93 on the quiet machine).
+                if query > 0 && fallback.is_some_and(|share| b.lost_share() > share) {
+                    break;
+                }
+            }
+            // The split waits: its workers' threads stop, and the group's
+            // `split` threads run whole queries instead.
+            drop(pool);
+            fell_back.fetch_add(1, Ordering::Relaxed);
+            let extra: Vec<Done> = thread::scope(|scope| {
+                let handles: Vec<_> = (1..split)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let (mut sel, mut out) = (Selector::new(), Vec::new());
+                            whole(&mut sel, &mut out);
+                            out
+                        })
+                    })
+                    .collect();
+                whole(&mut selector, &mut done);
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .collect()
+            });
+            done.extend(extra.into_iter().flatten());
+        } else {
+            whole(&mut selector, &mut done);
         }
         done
     };
-    let mut parts: Vec<Vec<(usize, Result<Selection, Error>)>> = if groups <= 1 {
+    let mut parts: Vec<Done> = if groups <= 1 {
         vec![group()]
     } else {
         thread::scope(|scope| {
@@ -893,9 +1108,11 @@ pub fn select_batch_with<E: Element>(
     for (i, r) in parts.drain(..).flatten() {
         out[i] = Some(r);
     }
-    out.into_iter()
+    let results = out
+        .into_iter()
         .map(|r| r.expect("every input was handed out exactly once"))
-        .collect()
+        .collect();
+    (results, fell_back.into_inner())
 }
 
 #[cfg(test)]
@@ -917,6 +1134,51 @@ mod tests {
                 ((s >> 40) as f32 / (1u64 << 24) as f32) - 0.5
             })
             .collect()
+    }
+
+    /// A split group that waits falls back to whole queries on its
+    /// threads (forced here: any loss counts), one that does not keeps
+    /// splitting, and a fixed plan never adapts; every way gives the
+    /// serial results, in input order.
+    #[test]
+    fn a_batch_that_falls_back_gives_the_serial_results() {
+        use super::{run_batch, ThreadPlan};
+        use crate::{Method, PursuitOptions};
+        let (p, d, k) = (24, 8, 4);
+        let n = if cfg!(miri) { 5 } else { 9 };
+        let pools: Vec<Vec<f32>> = (0..n).map(|i| matrix(p, d, 40 + i as u64)).collect();
+        let queries: Vec<Vec<f32>> = (0..n).map(|i| matrix(1, d, 90 + i as u64)).collect();
+        let inputs: Vec<Input<'_>> = pools
+            .iter()
+            .zip(&queries)
+            .map(|(m, q)| Input::new(q, m))
+            .collect();
+        let method = Method::Pursuit(PursuitOptions::default());
+        let mut s = Selector::new();
+        let want: Vec<String> = inputs
+            .iter()
+            .map(|i| format!("{:?}", s.select(i, k, &method)))
+            .collect();
+        for (groups, split) in [(1, 2), (2, 2), (1, 3)] {
+            let plan = ThreadPlan { groups, split };
+            for (fallback, falls) in [
+                (Some(-1.0), true),
+                (Some(f64::INFINITY), false),
+                (None, false),
+            ] {
+                let (got, fell) = run_batch(&inputs, k, &method, plan, fallback);
+                let got: Vec<String> = got.iter().map(|r| format!("{r:?}")).collect();
+                assert_eq!(got, want, "{plan:?} {fallback:?}");
+                // A group falls back after its second split query (the
+                // first is not judged).
+                assert_eq!(
+                    fell > 0,
+                    falls,
+                    "{plan:?} {fallback:?}: {fell} groups fell back"
+                );
+                assert!(fell <= groups);
+            }
+        }
     }
 
     #[test]

@@ -335,12 +335,12 @@ impl Selector {
     ///
     /// # When it pays
     /// The int8 passes read a quarter of the bytes, but verifying the
-    /// candidates that might win costs extra f32 dot products, and only an
-    /// int8 dot-product instruction (AVX-512 VNNI, AVX-VNNI) makes the int8
-    /// pass cheaper per byte. So this runs them only on a CPU with VNNI and
-    /// f32 rows that do not fit in its L2 cache (P = 500, d = 1536, 3 MiB
-    /// of f32: about a quarter to 0.3 of the f32 pursuit's time), and the
-    /// f32 pursuit elsewhere ([`Int8Passes::uses_int8`](mempursuit_core::Int8Passes::uses_int8));
+    /// candidates that might win costs extra f32 dot products (about K² of
+    /// them per query). So this runs them only where measured faster: f32
+    /// rows that do not fit in the L2 cache and a pool large against K²
+    /// (with AVX2 alone P ≥ 250 + K²/2, with VNNI P ≥ 100 + 0.4·K²), and
+    /// the f32 pursuit elsewhere
+    /// ([`Int8Passes::auto_rule`](mempursuit_core::Int8Passes::auto_rule));
     /// [`Selector::select_int8_using`] chooses. The measurements and their
     /// commands: BENCHMARKS.md, "Certified int8 pursuit".
     ///

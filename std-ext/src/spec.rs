@@ -857,6 +857,14 @@ impl SelectSpec {
         self.named(Key::Storage, &STORAGE).unwrap_or_default()
     }
 
+    /// The storage when the specification names one (`None`: not given,
+    /// [`SelectSpec::storage`] is then the default, f32). A
+    /// [`Store`](crate::Store) keeps its own storage and refuses a call
+    /// whose specification names another.
+    pub fn given_storage(&self) -> Option<Storage> {
+        self.named(Key::Storage, &STORAGE)
+    }
+
     /// The input policy.
     pub fn input_policy(&self) -> InputPolicy {
         InputPolicy {

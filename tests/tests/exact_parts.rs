@@ -361,12 +361,14 @@ fn int8_certificate_holds_for_every_finite_code_and_scale() {
 /// `Int8Passes`: `Int8` always streams the int8 codes (certified argmax),
 /// `F32` never (the f32 pursuit runs: its steps equal the f32 selection's
 /// to the counters; the int8 path's first step reads no row, the f32 one's
-/// the query pass), and `Auto` follows its documented rule (a CPU with
-/// VNNI and f32 rows beyond L2); all three give the f32 pursuit's
-/// selection.
+/// the query pass), and `Auto` follows its documented rule
+/// (`Int8Passes::auto_rule` on this CPU's kernel and L2: f32 rows beyond
+/// L2 and P large against K²; at P = 500, d = 1536, K = 8 it holds on any
+/// x86-64 CPU with AVX2 and an L2 under 3 MB); all three give the f32
+/// pursuit's selection.
 #[test]
 fn int8_passes_choose_the_path_and_never_the_result() {
-    use mempursuit::kernels::int8::{has_int8_dot_instruction, l2_cache_bytes};
+    use mempursuit::kernels::int8::{l2_cache_bytes, Int8Kernel};
     use mempursuit::Int8Passes;
     use mempursuit_tests::checks::same_selection;
     assert!(
@@ -374,7 +376,8 @@ fn int8_passes_choose_the_path_and_never_the_result() {
         "{} bytes of L2",
         l2_cache_bytes()
     );
-    for (p, d) in [(40, 24), (10, 40_000)] {
+    let kernel = Int8Kernel::active();
+    for (p, d) in [(40, 24), (10, 40_000), (500, 1536)] {
         let (q, pool) = random::clustered_pool(77, p, d, 4, 0.3);
         let codes = Int8Candidates::quantize(&pool, d).unwrap();
         let input = Input::new(&q, &pool);
@@ -382,11 +385,20 @@ fn int8_passes_choose_the_path_and_never_the_result() {
         let mut sel = Selector::new();
         let want = sel.select(&input, 8, &Method::Pursuit(o)).unwrap();
         let fits = p * d * 4 <= l2_cache_bytes();
-        assert_eq!(
-            Int8Passes::Auto.uses_int8(p, d),
-            has_int8_dot_instruction() && !fits
+        let simd = matches!(
+            kernel,
+            Int8Kernel::Avx2 | Int8Kernel::AvxVnni | Int8Kernel::Avx512Vnni
         );
-        assert!(Int8Passes::Int8.uses_int8(p, d) && !Int8Passes::F32.uses_int8(p, d));
+        // Only the third pool is both beyond L2 and large against K² = 64.
+        assert_eq!(
+            Int8Passes::Auto.uses_int8(p, d, 8),
+            simd && !fits && p == 500,
+            "{kernel:?} P={p} d={d}"
+        );
+        if cfg!(target_arch = "x86_64") && Int8Kernel::Avx2.is_available() && p == 500 {
+            assert!(Int8Passes::Auto.uses_int8(p, d, 8), "AVX2, 3 MB of f32");
+        }
+        assert!(Int8Passes::Int8.uses_int8(p, d, 8) && !Int8Passes::F32.uses_int8(p, d, 8));
         for passes in [Int8Passes::Auto, Int8Passes::Int8, Int8Passes::F32] {
             let got = sel
                 .select_int8_using(&input, &codes, 8, &o, passes)
@@ -395,13 +407,13 @@ fn int8_passes_choose_the_path_and_never_the_result() {
             let verified: u32 = got.steps.iter().map(|s| s.verified).sum();
             assert_eq!(
                 verified > 0,
-                passes.uses_int8(p, d),
+                passes.uses_int8(p, d, 8),
                 "{passes:?} P={p} d={d}"
             );
         }
         // The default entry point is Auto.
         let auto = sel.select_int8(&input, &codes, 8, &o).unwrap();
         let verified: u32 = auto.steps.iter().map(|s| s.verified).sum();
-        assert_eq!(verified > 0, Int8Passes::Auto.uses_int8(p, d));
+        assert_eq!(verified > 0, Int8Passes::Auto.uses_int8(p, d, 8));
     }
 }

@@ -16,7 +16,8 @@
 //! (`kernels::portable::dots_i8`) otherwise: AVX-512 VNNI, AVX-VNNI or AVX2
 //! on x86-64 (`int8_x86.rs`, detected at run time), simd128 on WebAssembly
 //! (`int8_wasm.rs`, when the build enables it). Same signature, same exact
-//! result.
+//! result. [`Int8Kernel`] names the kernels; [`Int8Kernel::force`] makes a
+//! process run a lesser one (benchmarks of the AVX2 path on a VNNI CPU).
 
 /// The largest d for which an int8 dot product is exact in i32 (module
 /// docs): 127² · d < 2³¹.
@@ -46,6 +47,17 @@ pub const MAX_I8_DIM: usize = 133_000;
 /// assert_eq!(out, [6, -5]);
 /// ```
 pub fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
+    dots_i8_pass(rows, d, v, out, rows.len())
+}
+
+/// [`dots_i8`] on `rows`, a part of a pass over `pass_bytes` bytes of codes
+/// (P·d of the whole pool): where those exceed half the L2 cache the AVX2
+/// kernel prefetches the rows it reads next (a loss when they stay in L2,
+/// a gain when they stream from L3; `int8_x86.rs`). Same values.
+///
+/// # Panics
+/// As [`dots_i8`].
+pub(crate) fn dots_i8_pass(rows: &[i8], d: usize, v: &[i8], out: &mut [i32], pass_bytes: usize) {
     assert!(
         out.len().checked_mul(d) == Some(rows.len()) && v.len() == d && d <= MAX_I8_DIM,
         "int8 kernel shape: {} codes for {} rows of d = {d}, vector of {}",
@@ -53,33 +65,194 @@ pub fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
         out.len(),
         v.len()
     );
+    // (Read by the x86-64 AVX2 kernel only.)
+    let _ = pass_bytes;
     // SIMD variants, each behind its run-time (x86-64: AVX-512 VNNI,
     // AVX-VNNI or AVX2, cached detection) or compile-time (WASM simd128)
     // feature check; all give exactly the portable kernel's values.
-    #[cfg(target_arch = "x86_64")]
-    if super::int8_x86::I8Isa::detect().is_some() {
-        return super::int8_x86::dots_i8(rows, d, v, out);
+    match Int8Kernel::active() {
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Avx512Vnni => super::int8_x86::dots_i8_avx512vnni(rows, d, v, out),
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::AvxVnni => super::int8_x86::dots_i8_avxvnni(rows, d, v, out),
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Avx2 if pass_bytes > l2_cache_bytes() / 2 => {
+            super::int8_x86::dots_i8_avx2_prefetch(rows, d, v, out)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Avx2 => super::int8_x86::dots_i8_avx2(rows, d, v, out),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Int8Kernel::Simd128 => super::int8_wasm::dots_i8(rows, d, v, out),
+        _ => super::portable::dots_i8(rows, d, v, out),
     }
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    return super::int8_wasm::dots_i8(rows, d, v, out);
-    #[allow(unreachable_code)]
-    super::portable::dots_i8(rows, d, v, out)
 }
 
-/// Whether this CPU has an int8 dot-product instruction that makes the
-/// int8 pass cheaper per byte than the f32 one: AVX-512 VNNI or AVX-VNNI on
-/// x86-64 (cached detection). AVX2's `vpmaddubsw` path is exact too but
-/// measured no faster per row than the f32 pass (BENCHMARKS.md).
+/// The kernels of the int8 pass ([`dots_i8`]), best first. All give the
+/// same values (exact integers); they differ in speed only, and the rule
+/// of [`Int8Passes::Auto`](crate::Int8Passes::Auto) reads which one runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Int8Kernel {
+    /// x86-64 AVX-512 F/BW/VL + AVX512_VNNI: `vpdpbusd` on 64 bytes.
+    Avx512Vnni,
+    /// x86-64 AVX2 + AVX-VNNI: `vpdpbusd` on 32 bytes (VEX).
+    AvxVnni,
+    /// x86-64 AVX2 without an int8 dot instruction: `vpmaddubsw` +
+    /// `vpmaddwd` on 32 bytes.
+    Avx2,
+    /// WebAssembly simd128 (`i32x4.dot_i16x8_s`; compile-time feature).
+    Simd128,
+    /// The portable kernel (`wide`, any target).
+    Portable,
+}
+
+/// [`Int8Kernel::force`] of this process: 0 = none (detection), else the
+/// forced kernel's index + 1 in declaration order.
+static FORCED: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+
+/// The error of [`Int8Kernel::force`]: this CPU (or build) cannot run the
+/// kernel asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelUnavailable {
+    /// The kernel asked for.
+    pub asked: Int8Kernel,
+    /// The best kernel this CPU and build run ([`Int8Kernel::detect`]).
+    pub best: Int8Kernel,
+}
+
+impl core::fmt::Display for KernelUnavailable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "int8 kernel {} is not available on this CPU or build (best: {}); pick one it runs (Int8Kernel::is_available)",
+            self.asked.name(),
+            self.best.name()
+        )
+    }
+}
+
+impl Int8Kernel {
+    const ALL: [Int8Kernel; 5] = [
+        Int8Kernel::Avx512Vnni,
+        Int8Kernel::AvxVnni,
+        Int8Kernel::Avx2,
+        Int8Kernel::Simd128,
+        Int8Kernel::Portable,
+    ];
+
+    /// The best kernel this CPU and build run (x86-64: cached CPUID
+    /// detection; WebAssembly: simd128 when the build enables it).
+    pub fn detect() -> Int8Kernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use super::int8_x86::I8Isa;
+            match I8Isa::detect() {
+                Some(I8Isa::Avx512Vnni) => Int8Kernel::Avx512Vnni,
+                Some(I8Isa::AvxVnni) => Int8Kernel::AvxVnni,
+                Some(I8Isa::Avx2) => Int8Kernel::Avx2,
+                None => Int8Kernel::Portable,
+            }
+        }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            Int8Kernel::Simd128
+        }
+        #[cfg(not(any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        )))]
+        {
+            Int8Kernel::Portable
+        }
+    }
+
+    /// Whether this CPU and build run `self` (the portable kernel always).
+    pub fn is_available(self) -> bool {
+        match self {
+            Int8Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Int8Kernel::Avx512Vnni => super::int8_x86::I8Isa::Avx512Vnni.is_available(),
+            #[cfg(target_arch = "x86_64")]
+            Int8Kernel::AvxVnni => super::int8_x86::I8Isa::AvxVnni.is_available(),
+            #[cfg(target_arch = "x86_64")]
+            Int8Kernel::Avx2 => super::int8_x86::I8Isa::Avx2.is_available(),
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Int8Kernel::Simd128 => true,
+            #[allow(unreachable_patterns)]
+            _ => false,
+        }
+    }
+
+    /// The kernel [`dots_i8`] runs now: the one forced by
+    /// [`Int8Kernel::force`], else [`Int8Kernel::detect`]. One relaxed
+    /// atomic load (plus the cached detection).
+    #[inline]
+    pub fn active() -> Int8Kernel {
+        match FORCED.load(core::sync::atomic::Ordering::Relaxed) {
+            0 => Int8Kernel::detect(),
+            n => Int8Kernel::ALL[(n as usize - 1).min(Int8Kernel::ALL.len() - 1)],
+        }
+    }
+
+    /// Makes every int8 pass of this process (and so the certified pursuit
+    /// and the rule of [`Int8Passes::Auto`](crate::Int8Passes::Auto)) run
+    /// `kernel`, as on a CPU whose best int8 instruction set it is; `None`
+    /// restores detection. For benchmarks and tests that measure a lesser
+    /// kernel on a better CPU (`mempursuit bench --int8-kernel avx2` times
+    /// the AVX2 kernel on an AVX-512 VNNI machine): the values do not
+    /// change (every kernel is exact), only the speed and what `Auto`
+    /// chooses. Process-wide (a relaxed atomic), so other threads see it
+    /// from their next pass on.
+    ///
+    /// # Errors
+    /// [`KernelUnavailable`] when this CPU or build cannot run `kernel`
+    /// (nothing is changed then).
+    pub fn force(kernel: Option<Int8Kernel>) -> Result<(), KernelUnavailable> {
+        let n = match kernel {
+            None => 0,
+            Some(k) if k.is_available() => {
+                Int8Kernel::ALL.iter().position(|&a| a == k).unwrap_or(0) as u8 + 1
+            }
+            Some(asked) => {
+                return Err(KernelUnavailable {
+                    asked,
+                    best: Int8Kernel::detect(),
+                })
+            }
+        };
+        FORCED.store(n, core::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// A short name: `"avx512-vnni"`, `"avx-vnni"`, `"avx2"`, `"simd128"`
+    /// or `"portable"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Int8Kernel::Avx512Vnni => "avx512-vnni",
+            Int8Kernel::AvxVnni => "avx-vnni",
+            Int8Kernel::Avx2 => "avx2",
+            Int8Kernel::Simd128 => "simd128",
+            Int8Kernel::Portable => "portable",
+        }
+    }
+
+    /// The kernel named `name` (as [`Int8Kernel::name`] writes it), if any.
+    pub fn from_name(name: &str) -> Option<Int8Kernel> {
+        Int8Kernel::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether the kernel has an int8 dot-product instruction (AVX-512
+    /// VNNI, AVX-VNNI).
+    pub fn has_dot_instruction(self) -> bool {
+        matches!(self, Int8Kernel::Avx512Vnni | Int8Kernel::AvxVnni)
+    }
+}
+
+/// Whether the int8 pass runs on an int8 dot-product instruction: AVX-512
+/// VNNI or AVX-VNNI on x86-64 (cached detection; [`Int8Kernel::active`],
+/// so a kernel forced by [`Int8Kernel::force`] counts).
 pub fn has_int8_dot_instruction() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use super::int8_x86::I8Isa;
-        matches!(I8Isa::detect(), Some(I8Isa::Avx512Vnni | I8Isa::AvxVnni))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    Int8Kernel::active().has_dot_instruction()
 }
 
 /// The L2 cache of the core this runs on, in bytes: CPUID leaf 0x8000_0006
@@ -128,6 +301,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every kernel this CPU runs, forced, gives the portable kernel's
+    /// values through `dots_i8` and `dots_i8_pass` (with and without the
+    /// prefetch of a pass beyond L2); a kernel it cannot run is refused
+    /// with nothing changed. (Forcing is process-wide: the other tests of
+    /// this binary see other kernels meanwhile, with the same values.)
+    #[test]
+    fn forced_kernels_give_the_portable_values() {
+        let (p, d) = (13usize, 100usize);
+        let m = codes(p * d, 77);
+        let v = codes(d, 78);
+        let mut want = [0i32; 16];
+        dots_i8_portable(&m[..p * d], d, &v[..d], &mut want[..p]);
+        let mut ran = 0;
+        for k in Int8Kernel::ALL {
+            if !k.is_available() {
+                let before = Int8Kernel::active();
+                let e = Int8Kernel::force(Some(k)).unwrap_err();
+                assert_eq!((e.asked, e.best), (k, Int8Kernel::detect()));
+                assert_eq!(Int8Kernel::active(), before, "{}", k.name());
+                continue;
+            }
+            Int8Kernel::force(Some(k)).unwrap();
+            assert_eq!(Int8Kernel::active(), k);
+            assert_eq!(Int8Kernel::from_name(k.name()), Some(k));
+            for pass_bytes in [0, usize::MAX] {
+                let mut got = [i32::MIN; 16];
+                dots_i8_pass(&m[..p * d], d, &v[..d], &mut got[..p], pass_bytes);
+                assert_eq!(got[..p], want[..p], "{} {pass_bytes}", k.name());
+            }
+            ran += 1;
+        }
+        Int8Kernel::force(None).unwrap();
+        assert_eq!(Int8Kernel::active(), Int8Kernel::detect());
+        assert!(ran >= 1 && Int8Kernel::Portable.is_available());
+        assert_eq!(Int8Kernel::from_name("avx3"), None);
     }
 
     #[test]

@@ -29,9 +29,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use mempursuit::half::{bf16, f16};
+use mempursuit::kernels::int8::Int8Kernel;
 use mempursuit::kernels::{row_dots, Isa};
 use mempursuit::parallel::{
-    batch_plan_for, select_batch_with, BatchPlan, CacheInfo, CacheSource, SplitPool, L2_FILL,
+    batch_plan_for, select_batch_report, BatchPlan, CacheInfo, CacheSource, SplitPool, L2_FILL,
 };
 use mempursuit::{
     pursuit, pursuit_int8_using, Element, Input, Int8Candidates, Int8Passes, Method,
@@ -163,6 +164,13 @@ pub struct BenchArgs {
     /// library's rule (`auto`).
     #[arg(long, value_enum, default_value_t = ScreeningArg::Auto)]
     pub screening: ScreeningArg,
+    /// With `--storage int8`: the kernel of the int8 passes, `auto` (the
+    /// best this CPU has) or one it runs (`avx512-vnni`, `avx-vnni`,
+    /// `avx2`, `portable`), e.g. `avx2` to time the AVX2 kernel without
+    /// VNNI on an AVX-512 VNNI CPU (`Int8Kernel::force`: the same values,
+    /// and `Int8Passes::Auto`'s rule reads this kernel).
+    #[arg(long, value_name = "KERNEL", default_value = "auto")]
+    pub int8_kernel: String,
     /// Also time the roofline: K + 1 plain matrix-vector passes per query
     /// (and with the external libraries of a build with the `openblas` /
     /// `faer` features, f32 storage only).
@@ -305,6 +313,12 @@ struct Measured {
     samples: Vec<f64>,
     rounds: Vec<f64>,
     picks: Vec<Vec<usize>>,
+    /// Batch mode: timed rounds in which a group of threads left its split
+    /// for whole queries (`BatchReport::fell_back`), and rounds that ran
+    /// whole queries from the start after such a fallback
+    /// (`BatchReport::remembered`).
+    fell_back: usize,
+    remembered: usize,
 }
 
 /// The queries of a run in every storage it times (f16 / bf16 empty when
@@ -339,11 +353,13 @@ fn config_round<E: Element>(
     m.picks.resize(inputs.len(), Vec::new());
     if let Mode::Batch(threads, plan) = mode {
         let t = Instant::now();
-        let results = select_batch_with(inputs, k, method, threads, plan);
+        let (results, report) = select_batch_report(inputs, k, method, threads, plan);
         let dt = t.elapsed().as_secs_f64() / inputs.len() as f64;
         if timed {
             m.samples.push(dt);
             m.rounds.push(dt);
+            m.fell_back += usize::from(report.fell_back > 0);
+            m.remembered += usize::from(report.remembered);
         }
         for (slot, r) in m.picks.iter_mut().zip(results) {
             *slot = r?.picks;
@@ -1021,9 +1037,16 @@ pub fn run(args: &BenchArgs) -> CliResult {
             } else {
                 String::new()
             };
+            let fell = match c.mode {
+                Mode::Batch(_, BatchPlan::Auto) => format!(
+                    "; auto's split fell back to whole queries in {} of {} rounds, and {} rounds ran whole queries after a recent fallback",
+                    measured[i].fell_back, a.n, measured[i].remembered
+                ),
+                _ => String::new(),
+            };
             writeln!(
                 ratios,
-                "speedup of {} over 1 thread{st}: {:.3} (medians), {:.3} (minima) of {} round means",
+                "speedup of {} over 1 thread{st}: {:.3} (medians), {:.3} (minima) of {} round means{fell}",
                 mode_short(c.mode),
                 b.median / a.median,
                 b.min / a.min,
@@ -1446,6 +1469,15 @@ fn run_screening_compare(
     emit(&text)
 }
 
+/// The least P at which `Int8Passes::auto_rule` runs the int8 passes at
+/// budget K on the active int8 kernel, whatever d (`usize::MAX`: never).
+fn auto_min_pool(k: usize) -> usize {
+    let kernel = Int8Kernel::active();
+    (1..=1 << 20)
+        .find(|&p| Int8Passes::auto_rule(kernel, p, 1 << 20, k, 0))
+        .unwrap_or(usize::MAX)
+}
+
 /// `bench --storage int8`: the certified int8 pursuit and the f32 pursuit
 /// on the same pools, round by round, single-threaded.
 fn run_int8(
@@ -1468,6 +1500,15 @@ fn run_int8(
     if args.screening != ScreeningArg::Auto {
         return Err("bench: --screening applies to f32, f16 and bf16 storage, not int8".into());
     }
+    if args.int8_kernel != "auto" {
+        let kernel = Int8Kernel::from_name(&args.int8_kernel).ok_or_else(|| {
+            format!(
+                "bench: --int8-kernel {}: not a kernel name (auto, avx512-vnni, avx-vnni, avx2, simd128, portable)",
+                args.int8_kernel
+            )
+        })?;
+        Int8Kernel::force(Some(kernel)).map_err(|e| format!("bench: --int8-kernel: {e}"))?;
+    }
     let f32_inputs: Vec<Input<'_>> = queries
         .iter()
         .map(|q| Input::new(&q.query, &q.pool).with_relevance(relevance))
@@ -1484,9 +1525,18 @@ fn run_int8(
     writeln!(text, "data:    {source}")?;
     writeln!(
         text,
-        "method:  {spec}, K = {}, storage Int8, single thread, kernels {}",
+        "method:  {spec}, K = {}, storage Int8, single thread, kernels {}, int8 kernel {}{}",
         args.budget,
-        Isa::detect().name()
+        Isa::detect().name(),
+        Int8Kernel::active().name(),
+        if Int8Kernel::active() == Int8Kernel::detect() {
+            String::new()
+        } else {
+            format!(
+                " (forced; this CPU's best: {})",
+                Int8Kernel::detect().name()
+            )
+        }
     )?;
     writeln!(text, "cpu:     {}", cpu_text())?;
     let s = stats(samples);
@@ -1544,13 +1594,17 @@ fn run_int8(
         let (p, d) = queries.first().map_or((0, 0), |q| {
             (q.pool.len() / q.query.len().max(1), q.query.len())
         });
+        let k = args.budget;
         writeln!(
             text,
-            "int8 passes with Int8Passes::Auto on this CPU at P = {p}, d = {d}: {} (int8 dot instruction: {}, f32 rows {} bytes, L2 {} bytes)",
-            if Int8Passes::Auto.uses_int8(p, d) { "yes" } else { "no: the f32 pursuit runs" },
-            mempursuit::kernels::int8::has_int8_dot_instruction(),
+            "int8 passes with Int8Passes::Auto at P = {p}, d = {d}, K = {k} on int8 kernel {}: {} (Int8Passes::auto_rule: f32 rows {} bytes > L2 {} bytes: {}; P ≥ {} for K = {k} on this kernel: {})",
+            Int8Kernel::active().name(),
+            if Int8Passes::Auto.uses_int8(p, d, k) { "yes" } else { "no: the f32 pursuit runs" },
             p * d * 4,
-            mempursuit::kernels::int8::l2_cache_bytes()
+            mempursuit::kernels::int8::l2_cache_bytes(),
+            p * d * 4 > mempursuit::kernels::int8::l2_cache_bytes(),
+            auto_min_pool(k),
+            p >= auto_min_pool(k),
         )?;
     }
     let mut selector = Selector::new();
