@@ -57,7 +57,7 @@ __all__ = ["MemPursuitCompressor", "amempursuit_search_by_vector", "mempursuit_s
 
 _MISSING = (
     "the vector store holds no vector that can be read for its id: pass embeddings=... "
-    "to embed it again, or use a store that keeps its vectors (InMemoryVectorStore)"
+    "to embed it again, or use a store that keeps its vectors (InMemoryVectorStore, FAISS, Chroma)"
 )
 
 
@@ -65,7 +65,7 @@ def _missing(embedding_key: str) -> str:
     return (
         f"it has no metadata[{embedding_key!r}] and the vector store holds no vector that can be "
         "read for its id: pass embeddings=... to embed it again, or use a store that keeps its "
-        "vectors (InMemoryVectorStore)"
+        "vectors (InMemoryVectorStore, FAISS, Chroma)"
     )
 
 
