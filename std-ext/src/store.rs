@@ -16,6 +16,7 @@ use mempursuit_core::{
     VectorFault, MAX_I8_DIM, MAX_NORM, MIN_NORM,
 };
 
+use crate::parallel::{BatchPlan, BatchReport, BatchShape, CacheInfo};
 #[cfg(feature = "half")]
 use crate::StorageFault;
 use crate::{CallError, SelectSpec, Selection, Selector, SpecError, Storage, StorageError};
@@ -517,8 +518,16 @@ impl Store {
     }
 
     /// [`Store::select`] for many calls on up to `threads` threads (0: one
-    /// per available core), one [`Selector`] per thread; results in the
-    /// order of `calls`, each the result of [`Store::select`].
+    /// per available core); results in the order of `calls`, each the
+    /// result of [`Store::select`] bit for bit. The threads are spent as
+    /// [`select_batch`](crate::parallel::select_batch) spends them
+    /// ([`BatchPlan::Auto`]: whole calls per thread while a gathered pool
+    /// fits in a core's L2 cache, each call's passes split over threads
+    /// when it does not, and whole calls again when a split waits for a
+    /// preempted thread); see [`Store::select_batch_report`].
+    ///
+    /// # Panics
+    /// If a thread cannot be spawned.
     pub fn select_batch(
         &self,
         spec: &SelectSpec,
@@ -526,29 +535,53 @@ impl Store {
         budget: usize,
         threads: usize,
     ) -> Vec<Result<Selection, CallError>> {
+        self.select_batch_report(spec, calls, budget, threads).0
+    }
+
+    /// [`Store::select_batch`], also saying how the batch ran
+    /// ([`BatchReport`]: the thread plan, for the median pool of P · d
+    /// values in the storage's bytes (f32's for int8, whose calls read the
+    /// f32 rows too), and the groups that fell back to whole calls).
+    ///
+    /// # Panics
+    /// If a thread cannot be spawned.
+    pub fn select_batch_report(
+        &self,
+        spec: &SelectSpec,
+        calls: &[StoreCall<'_>],
+        budget: usize,
+        threads: usize,
+    ) -> (Vec<Result<Selection, CallError>>, BatchReport) {
         let threads = match threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
-        }
-        .min(calls.len())
-        .max(1);
-        let chunk = calls.len().div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = calls
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        let mut selector = Selector::new();
-                        part.iter()
-                            .map(|&call| self.select(&mut selector, spec, call, budget))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("a store selection thread panicked"))
-                .collect()
+        };
+        // A specification that fails fails every call: no threads to split.
+        let splits = self
+            .spec_for(spec)
+            .ok()
+            .and_then(|s| s.method().ok())
+            .is_some_and(|m| crate::parallel::splits(&m));
+        let plan = if splits {
+            BatchPlan::Auto
+        } else {
+            BatchPlan::Queries
+        };
+        let value_bytes = match self.storage {
+            Storage::F16 | Storage::Bf16 => 2,
+            _ => 4,
+        };
+        let mut sizes: Vec<usize> = calls.iter().map(|c| c.ids.len()).collect();
+        sizes.sort_unstable();
+        let p = sizes.get(sizes.len() / 2).copied().unwrap_or(0);
+        let shape = BatchShape {
+            pool_bytes: p.saturating_mul(self.dim).saturating_mul(value_bytes),
+            queries: calls.len(),
+            budget,
+        };
+        let thread_plan = plan.resolve(&shape, threads, &CacheInfo::detect());
+        crate::parallel::run_planned(calls.len(), thread_plan, plan, &|selector, i, executor| {
+            self.select_with(selector, spec, calls[i], budget, executor)
         })
     }
 
