@@ -231,7 +231,15 @@ impl fmt::Display for StoreError {
                 f,
                 "ids[{position}] = {id} names no row of the store (it holds {len} rows, ids 0..{len}); pass ids the store returned"
             ),
-            StoreError::Storage(e) => write!(f, "store {e}"),
+            StoreError::Storage(e) => {
+                // The storage error speaks of a call's candidate; here it
+                // is the store row.
+                let text = e.to_string();
+                let rest = text
+                    .strip_prefix(&format!("candidate {}", e.row))
+                    .unwrap_or(&text);
+                write!(f, "store row {}{rest}", e.row)
+            }
             StoreError::QueryLength { len, dim } => write!(
                 f,
                 "the query has {len} values but the store's rows have d = {dim}; embed the query with the store's encoder"

@@ -57,7 +57,11 @@ fn store_calls_equal_select_spec_and_the_reference_on_the_mini_fixture() {
     let n = fx.queries.len();
     let same = check(&fx, 10);
     // f32 and certified int8: the reference's picks on every query.
-    assert_eq!([same[0], same[3]], [n, n], "f32, int8 (f16, bf16: {same:?})");
+    assert_eq!(
+        [same[0], same[3]],
+        [n, n],
+        "f32, int8 (f16, bf16: {same:?})"
+    );
 }
 
 #[test]
