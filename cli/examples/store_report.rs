@@ -26,9 +26,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use mempursuit::kernels::int8::Int8Kernel;
+use mempursuit::spec::Value;
 use mempursuit::{
-    pursuit_using, Input, PursuitOptions, Screening, SelectSpec, Selection, Selector, Serial,
-    Storage, Store, StoreCall,
+    pursuit_using, CallData, Input, Pool, PursuitOptions, Screening, SelectSpec, Selection,
+    Selector, Serial, Storage, Store, StoreCall,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
@@ -37,13 +38,15 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 
 /// The variants timed on every pool, in table order.
-const VARIANTS: [&str; 6] = [
+const VARIANTS: [&str; 8] = [
     "per-call f32, unscreened",
     "per-call f32, screened (auto)",
     "store f32",
     "store f16",
     "store bf16",
     "store int8",
+    "per-call select_spec f16 (rounds every call)",
+    "per-call select_spec int8 (quantizes every call)",
 ];
 const STORAGES: [Storage; 4] = [Storage::F32, Storage::F16, Storage::Bf16, Storage::Int8];
 
@@ -225,7 +228,7 @@ fn time_set(set: &PoolSet, stores: &[Store], p: usize, k: usize, rounds: usize) 
             })
             .collect()
     };
-    let pools = [copy(), copy()];
+    let pools = [copy(), copy(), copy(), copy()];
     let options = PursuitOptions::PAPER;
     let spec = SelectSpec::paper();
     let mut selector = Selector::new();
@@ -254,6 +257,14 @@ fn time_set(set: &PoolSet, stores: &[Store], p: usize, k: usize, rounds: usize) 
                             .map(Selection::from)
                             .map_err(|e| e.to_string())
                     }
+                    6 | 7 => {
+                        let storage = if v == 6 { "f16" } else { "int8" };
+                        let spec = spec.with("storage", Value::Text(storage)).unwrap();
+                        let data = CallData::new(query, Pool::F32(&pools[v - 4][qi]));
+                        selector
+                            .select_spec(&spec, data, k)
+                            .map_err(|e| e.to_string())
+                    }
                     s => stores[s - 2]
                         .select(&mut selector, &spec, StoreCall::new(query, ids), k)
                         .map_err(|e| e.to_string()),
@@ -267,9 +278,11 @@ fn time_set(set: &PoolSet, stores: &[Store], p: usize, k: usize, rounds: usize) 
             }
             if round == 0 {
                 // Exact variants make the unscreened f32 pursuit's picks.
-                for v in [1, 2, 5] {
+                for v in [1, 2, 5, 7] {
                     mismatches += usize::from(picks[v] != picks[0]);
                 }
+                // The store's f16 picks are select_spec's f16 picks.
+                mismatches += usize::from(picks[6] != picks[3]);
                 for (n, v) in [3, 4].into_iter().enumerate() {
                     reduced_differ[n] += usize::from(picks[v] != picks[0]);
                 }

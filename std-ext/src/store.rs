@@ -6,6 +6,29 @@
 //! [`Selector::select_spec`] on the gathered rows `rows[ids[0]], rows[ids[1]], …`
 //! (the same specification, every method and storage, costs and scores):
 //! its picks are positions in `ids`, so `ids[pick]` is the store row.
+//!
+//! # What is done once, what every call does
+//! At build and [`Store::append`]: every row's validation (finite, norm
+//! range, in f64), its conversion to f16 / bf16 (the range and underflow
+//! checks of `select_spec`, errors naming the store row), and for int8 its
+//! codes, scale, error norm and norm ([`Int8Pool::quantize`] works row by
+//! row, so these are exactly the values a quantization of any gathered
+//! pool gives). `select_spec` redoes all of that on every call.
+//!
+//! Per call: the ids are checked, the rows they name are copied, in the
+//! storage (f32: 4·d bytes a row, f16 / bf16: 2·d; int8: the f32 rows and,
+//! where [`Int8Passes::Auto`] runs the int8 passes, d bytes of codes and 20
+//! of per-row values), into buffers the [`Selector`] keeps (no allocation
+//! once they have grown), and the core runs on them as on a caller's pool.
+//! The copy is the store's only cost over the per-call pursuit: measured
+//! (BENCHMARKS.md, "Store mode", 2026-12-05) about 75 µs for 200 rows of
+//! d = 1536 in f32 from a cold store. The core's per-call work on the pool
+//! is one query pass (each row's dot with the query and its squared norm,
+//! fused in one read of the row: the norms ride along with b, which needs
+//! the read anyway, so norms kept by the store would save no bytes) and
+//! an O(P) classification; neither is repeated work a store could skip
+//! without changing the bits (the squared norm's bits depend on the call's
+//! instruction set).
 
 use std::fmt;
 
