@@ -366,7 +366,8 @@ fn main() -> Result<(), String> {
     println!();
     println!("| pools | P | K | mode | median µs | min µs | / per-call f32 unscreened |");
     println!("|---|---|---|---|---|---|---|");
-    let mut sets: Vec<(&str, Box<dyn Fn() -> Result<PoolSet, String>>)> = Vec::new();
+    type Build = Box<dyn Fn() -> Result<PoolSet, String>>;
+    let mut sets: Vec<(&str, Build)> = Vec::new();
     if let Some(dir) = &a.data {
         for (name, sub) in [
             ("MiniLM", "hotpotqa-distractor"),

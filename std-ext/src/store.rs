@@ -148,7 +148,7 @@ impl Int8Rows {
 /// One query against a [`Store`]: the query embedding (d values), the
 /// candidate pool as store ids (P of them, any order, each < the store's
 /// length), and optionally the retriever's scores and the costs, one per id
-/// (as in [`CallData`]).
+/// (as in [`CallData`](crate::CallData)).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct StoreCall<'a> {
