@@ -337,6 +337,40 @@ fn time_set(set: &PoolSet, stores: &[Store], p: usize, k: usize, rounds: usize) 
     medians
 }
 
+/// `Store::select_batch` of all the set's queries on 1 and 2 threads
+/// (f32 store, K = 20), rounds alternating; prints the time per query and
+/// the speedup of 2 threads (medians over the rounds).
+fn batch_threads(set: &PoolSet, store: &Store, rounds: usize) {
+    let spec = SelectSpec::paper();
+    for p in [200, 1000] {
+        let calls: Vec<StoreCall<'_>> = set
+            .queries
+            .iter()
+            .map(|(q, ids)| StoreCall::new(q, &ids[..p]))
+            .collect();
+        let mut times = [Vec::new(), Vec::new()];
+        for round in 0..=rounds {
+            for t in if round % 2 == 0 { [1, 2] } else { [2, 1] } {
+                let t0 = Instant::now();
+                let (out, _) = store.select_batch_report(&spec, &calls, 20, t);
+                let dt = t0.elapsed().as_secs_f64() * 1e6 / calls.len() as f64;
+                assert!(out.iter().all(Result::is_ok));
+                if round > 0 {
+                    times[t - 1].push(dt);
+                }
+            }
+        }
+        let (one, two) = (median(&mut times[0]), median(&mut times[1]));
+        let (_, report) = store.select_batch_report(&spec, &calls, 20, 2);
+        println!(
+            "<!-- store f32 select_batch, P = {p}, K = 20, {} calls: 1 thread {one:.1} µs/query, 2 threads {two:.1} µs/query ({}), speedup {:.2} -->",
+            calls.len(),
+            report.plan,
+            one / two
+        );
+    }
+}
+
 fn main() -> Result<(), String> {
     let a = args()?;
     if let Some(name) = &a.int8_kernel {
@@ -398,6 +432,9 @@ fn main() -> Result<(), String> {
                     at200.push(m[2].min(m[5]) / m[0]);
                 }
             }
+        }
+        if last.is_none() {
+            batch_threads(&set, &stores[0], a.rounds);
         }
         println!(
             "<!-- {name}: store mode / per-call f32 at P = 200: K=20 {:.3}, K=50 {:.3} -->",
