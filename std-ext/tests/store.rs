@@ -334,3 +334,38 @@ fn values_the_storage_cannot_hold_and_wrong_queries_are_errors() {
     );
     assert!(err.to_string().contains("d = 4"), "{err}");
 }
+
+/// No ids (P = 0) and repeated ids: what `select_spec` gives on the
+/// gathered rows (nothing picked; a repeated row is a duplicate).
+#[test]
+fn empty_and_repeated_ids_give_select_spec_results() {
+    let (n, d) = (30, 8);
+    let all = rows(n, d, 41);
+    let query = rows(1, d, 43);
+    let mut selector = Selector::new();
+    for storage in Storage::ALL {
+        let store = Store::new(&all, d, storage).unwrap();
+        let spec = SelectSpec::paper()
+            .with("storage", mempursuit::spec::Value::Text(storage.as_str()))
+            .unwrap();
+        for ids in [vec![], vec![3, 3, 7, 3, 12]] {
+            let gathered: Vec<f32> = ids
+                .iter()
+                .flat_map(|&i| all[i * d..(i + 1) * d].iter().copied())
+                .collect();
+            let want = selector
+                .select_spec(&spec, CallData::new(&query, Pool::F32(&gathered)), 3)
+                .unwrap();
+            let got = store
+                .select(
+                    &mut selector,
+                    &SelectSpec::paper(),
+                    StoreCall::new(&query, &ids),
+                    3,
+                )
+                .unwrap();
+            assert_eq!(got, want, "{storage} {ids:?}");
+            assert_eq!(got.picks.is_empty(), ids.is_empty());
+        }
+    }
+}
