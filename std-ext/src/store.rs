@@ -397,9 +397,10 @@ impl Store {
         self.storage
     }
 
-    /// The bytes the store holds for its rows: N · d · the storage's size,
-    /// plus for int8 the f32 rows' N · 4d and N · 20 bytes of scales and
-    /// norms.
+    /// The bytes the store holds for its N rows of d values: f32 4·N·d;
+    /// f16 / bf16 2·N·d; int8 4·N·d (the f32 rows) + N·d (codes) + 20·N
+    /// (scales, error norms, norms), or 4·N·d alone for d > [`MAX_I8_DIM`]
+    /// (no codes: its calls run the f32 passes, as `select_spec` does).
     pub fn bytes(&self) -> usize {
         let rows = match &self.rows {
             Rows::F32(v) => std::mem::size_of_val(v.as_slice()),
