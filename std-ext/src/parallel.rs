@@ -831,7 +831,7 @@ fn l2_from_cpuid() -> Option<usize> {
 
 /// Whether `method` streams the pool in passes a [`SplitPool`] can split
 /// (the pursuit family; top-K and MMR run serially).
-fn splits(method: &Method) -> bool {
+pub(crate) fn splits(method: &Method) -> bool {
     matches!(method, Method::Pursuit(_) | Method::Recommended(_))
 }
 
@@ -942,7 +942,25 @@ pub fn select_batch_report<E: Element>(
     threads: usize,
     plan: BatchPlan,
 ) -> (Vec<Result<Selection, Error>>, BatchReport) {
-    let mut thread_plan = batch_plan_for(inputs, budget, method, threads, plan);
+    let thread_plan = batch_plan_for(inputs, budget, method, threads, plan);
+    run_planned(inputs.len(), thread_plan, plan, &|selector, i, executor| {
+        selector.select_with(&inputs[i], budget, method, executor)
+    })
+}
+
+/// The jobs 0..n run as [`select_batch_report`] runs its queries: on
+/// `thread_plan` (resolved from `plan`), which [`BatchPlan::Auto`] adapts
+/// (whole queries from the start after a recent wait, a fallback when a
+/// split waits); `job(selector, i, executor)` computes job i with the
+/// group's selector and its executor ([`Serial`](mempursuit_core::Serial)
+/// or the group's [`SplitPool`]) and must give the same result whatever
+/// the executor. Results in job order.
+pub(crate) fn run_planned<R: Send>(
+    n: usize,
+    mut thread_plan: ThreadPlan,
+    plan: BatchPlan,
+    job: &(dyn Fn(&mut Selector, usize, &mut dyn Executor) -> R + Sync),
+) -> (Vec<R>, BatchReport) {
     // Only the library's own choice adapts; a fixed plan runs as asked.
     let auto = plan == BatchPlan::Auto;
     let remembered = auto && thread_plan.split > 1 && waited_recently();
@@ -950,12 +968,12 @@ pub fn select_batch_report<E: Element>(
         // A split waited less than `REMEMBER_WAIT` ago: whole queries on
         // the same threads from the start.
         thread_plan = ThreadPlan {
-            groups: thread_plan.threads().min(inputs.len()).max(1),
+            groups: thread_plan.threads().min(n).max(1),
             split: 1,
         };
     }
     let fallback = auto.then_some(FALLBACK_SHARE);
-    let (results, fell_back) = run_batch(inputs, budget, method, thread_plan, fallback);
+    let (results, fell_back) = run_jobs(n, thread_plan, fallback, job);
     if fell_back > 0 {
         note_wait();
     }
@@ -1029,6 +1047,7 @@ pub const FALLBACK_SHARE: f64 = 0.35;
 /// it: every query is computed whole by one selector, split or not, and
 /// both give the single-threaded result bit for bit. Also returns how many
 /// groups fell back.
+#[cfg(test)]
 fn run_batch<E: Element>(
     inputs: &[Input<'_, E>],
     budget: usize,
@@ -1036,30 +1055,42 @@ fn run_batch<E: Element>(
     plan: ThreadPlan,
     fallback: Option<f64>,
 ) -> (Vec<Result<Selection, Error>>, usize) {
+    run_jobs(inputs.len(), plan, fallback, &|selector, i, executor| {
+        selector.select_with(&inputs[i], budget, method, executor)
+    })
+}
+
+/// [`run_batch`] for any jobs 0..n (see [`run_planned`]).
+fn run_jobs<R: Send>(
+    n: usize,
+    plan: ThreadPlan,
+    fallback: Option<f64>,
+    job: &(dyn Fn(&mut Selector, usize, &mut dyn Executor) -> R + Sync),
+) -> (Vec<R>, usize) {
     let ThreadPlan { groups, split } = plan;
     let next = AtomicUsize::new(0);
     let fell_back = AtomicUsize::new(0);
-    type Done = Vec<(usize, Result<Selection, Error>)>;
+    type Done<R> = Vec<(usize, R)>;
     // Whole queries from the shared counter until none is left.
-    let whole = |selector: &mut Selector, done: &mut Done| loop {
+    let whole = |selector: &mut Selector, done: &mut Done<R>| loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(input) = inputs.get(i) else {
+        if i >= n {
             break;
-        };
-        done.push((i, selector.select(input, budget, method)));
+        }
+        done.push((i, job(selector, i, &mut mempursuit_core::Serial)));
     };
     let group = || {
         let mut selector = Selector::new();
-        let mut done: Done = Vec::new();
+        let mut done: Done<R> = Vec::new();
         if split > 1 {
             let mut pool = SplitPool::new(split)
                 .unwrap_or_else(|e| panic!("mempursuit: spawning threads: {e}"));
             for query in 0.. {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(input) = inputs.get(i) else {
+                if i >= n {
                     return done;
-                };
-                done.push((i, selector.select_with(input, budget, method, &mut pool)));
+                }
+                done.push((i, job(&mut selector, i, &mut pool)));
                 let b = pool.take_balance();
                 // The first query of a new pool is not judged: its workers
                 // may not run yet (measured up to 0.93 on the quiet machine).
@@ -1071,7 +1102,7 @@ fn run_batch<E: Element>(
             // `split` threads run whole queries instead.
             drop(pool);
             fell_back.fetch_add(1, Ordering::Relaxed);
-            let extra: Vec<Done> = thread::scope(|scope| {
+            let extra: Vec<Done<R>> = thread::scope(|scope| {
                 let handles: Vec<_> = (1..split)
                     .map(|_| {
                         scope.spawn(|| {
@@ -1093,7 +1124,7 @@ fn run_batch<E: Element>(
         }
         done
     };
-    let mut parts: Vec<Done> = if groups <= 1 {
+    let mut parts: Vec<Done<R>> = if groups <= 1 {
         vec![group()]
     } else {
         thread::scope(|scope| {
@@ -1104,7 +1135,7 @@ fn run_batch<E: Element>(
                 .collect()
         })
     };
-    let mut out: Vec<Option<Result<Selection, Error>>> = (0..inputs.len()).map(|_| None).collect();
+    let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
     for (i, r) in parts.drain(..).flatten() {
         out[i] = Some(r);
     }

@@ -149,6 +149,8 @@ pub struct Selector {
     steps: Vec<Step>,
     max_pool: usize,
     max_budget: usize,
+    /// The rows a [`Store`](crate::Store) call gathers, reused across calls.
+    pub(crate) gathered: crate::store::Gathered,
 }
 
 impl std::fmt::Debug for Selector {

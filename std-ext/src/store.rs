@@ -6,16 +6,62 @@
 //! [`Selector::select_spec`] on the gathered rows `rows[ids[0]], rows[ids[1]], …`
 //! (the same specification, every method and storage, costs and scores):
 //! its picks are positions in `ids`, so `ids[pick]` is the store row.
+//!
+//! # What is done once, what every call does
+//! At build and [`Store::append`]: every row's validation (finite, norm
+//! range, in f64), its conversion to f16 / bf16 (the range and underflow
+//! checks of `select_spec`, errors naming the store row), and for int8 its
+//! codes, scale, error norm and norm ([`Int8Pool::quantize`] works row by
+//! row, so these are exactly the values a quantization of any gathered
+//! pool gives). `select_spec` redoes all of that on every call.
+//!
+//! Per call: the ids are checked, the rows they name are copied, in the
+//! storage (f32: 4·d bytes a row, f16 / bf16: 2·d; int8: the f32 rows and,
+//! where [`Int8Passes::Auto`] runs the int8 passes, d bytes of codes and 20
+//! of per-row values), into buffers the [`Selector`] keeps (no allocation
+//! once they have grown), and the core runs on them as on a caller's pool.
+//! The copy is the store's only cost over the per-call pursuit: measured
+//! (BENCHMARKS.md, "Store mode", 2026-12-05) about 75 µs for 200 rows of
+//! d = 1536 in f32 from a cold store. The core's per-call work on the pool
+//! is one query pass (each row's dot with the query and its squared norm,
+//! fused in one read of the row: the norms ride along with b, which needs
+//! the read anyway, so norms kept by the store would save no bytes) and
+//! an O(P) classification; neither is repeated work a store could skip
+//! without changing the bits (the squared norm's bits depend on the call's
+//! instruction set).
 
 use std::fmt;
 
-use mempursuit_core::{ErrorKind, Executor, Serial, VectorFault, MAX_NORM, MIN_NORM};
+#[cfg(feature = "half")]
+use mempursuit_core::half::{bf16, f16};
+use mempursuit_core::{
+    CostBudget, ErrorKind, Executor, Input, Int8Passes, Int8Pool, Method, Relevance, Serial,
+    VectorFault, MAX_I8_DIM, MAX_NORM, MIN_NORM,
+};
 
-use crate::{CallData, CallError, Pool, SelectSpec, Selection, Selector, SpecError, Storage};
+use crate::parallel::{BatchPlan, BatchReport, BatchShape, CacheInfo};
+#[cfg(feature = "half")]
+use crate::StorageFault;
+use crate::{CallError, SelectSpec, Selection, Selector, SpecError, Storage, StorageError};
 
-/// Memory embeddings kept across queries: N rows of d values (row-major
-/// N × d, f32 as given), each validated once when it enters (finite, norm
-/// in [`MIN_NORM`], [`MAX_NORM`]), with the [`Storage`] its passes read.
+/// Memory embeddings kept across queries: N rows of d values given as f32
+/// (row-major N × d), each validated once when it enters (finite, norm in
+/// [`MIN_NORM`], [`MAX_NORM`]) and kept in the [`Storage`] its passes read,
+/// converted once:
+///
+/// * f32: the rows as given (4·d bytes a row);
+/// * f16 / bf16 (feature `half`): the rows rounded once as
+///   [`Selector::select_spec`] rounds them (2·d bytes a row; the f32 rows
+///   are not kept); a value the storage cannot hold or a row that rounds
+///   to all zeros is refused at build ([`StoreError::Storage`]);
+/// * int8: the f32 rows (the certified pursuit's query pass and
+///   verification, and the methods without int8 passes, read them) plus
+///   each row's int8 codes, scale, error norm and norm
+///   ([`Int8Pool::quantize`], computed once; d + 20 bytes a row).
+///
+/// A call gathers the rows its ids name, in the storage (and, for int8,
+/// the codes), into a buffer its [`Selector`] keeps, so repeated calls
+/// allocate only their result; it converts and quantizes nothing.
 ///
 /// ```
 /// use mempursuit::{SelectSpec, Selector, Storage, Store, StoreCall};
@@ -36,13 +82,73 @@ use crate::{CallData, CallError, Pool, SelectSpec, Selection, Selector, SpecErro
 pub struct Store {
     dim: usize,
     storage: Storage,
-    rows: Vec<f32>,
+    len: usize,
+    rows: Rows,
+    /// The int8 copy (storage int8 with d ≤ [`MAX_I8_DIM`] only).
+    int8: Option<Int8Rows>,
+}
+
+/// The rows in the storage the passes read.
+#[derive(Debug, Clone, PartialEq)]
+enum Rows {
+    /// f32 (storage f32 and int8; f16 / bf16 without the `half` feature,
+    /// whose calls then report the missing feature as `select_spec` does).
+    F32(Vec<f32>),
+    #[cfg(feature = "half")]
+    F16(Vec<f16>),
+    #[cfg(feature = "half")]
+    Bf16(Vec<bf16>),
+}
+
+/// Every row's int8 codes (N × d), scale, error norm and norm, as
+/// [`Int8Pool::quantize`] computes them for the row alone (it quantizes
+/// each row independently of the others, so the rows gathered for a call
+/// carry exactly the values a quantization of the gathered pool gives).
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Int8Rows {
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+    errors: Vec<f64>,
+    norms: Vec<f64>,
+}
+
+/// The rows of one [`Store`] call, gathered in the store's storage into
+/// buffers a [`Selector`] keeps between calls (they grow to the largest
+/// pool seen and are reused, so a call allocates no rows).
+#[derive(Default, Clone)]
+pub(crate) struct Gathered {
+    f32s: Vec<f32>,
+    #[cfg(feature = "half")]
+    f16s: Vec<f16>,
+    #[cfg(feature = "half")]
+    bf16s: Vec<bf16>,
+    int8: Int8Rows,
+}
+
+/// Copies the rows `ids` (each < N, checked) of the row-major `src` (rows
+/// of `d`) into `out`, replacing its contents.
+fn gather<T: Copy>(src: &[T], d: usize, ids: &[usize], out: &mut Vec<T>) {
+    out.clear();
+    out.reserve(ids.len() * d);
+    for &id in ids {
+        out.extend_from_slice(&src[id * d..(id + 1) * d]);
+    }
+}
+
+impl Int8Rows {
+    /// The per-row values of the rows `ids` into `out`.
+    fn gather(&self, d: usize, ids: &[usize], out: &mut Int8Rows) {
+        gather(&self.codes, d, ids, &mut out.codes);
+        gather(&self.scales, 1, ids, &mut out.scales);
+        gather(&self.errors, 1, ids, &mut out.errors);
+        gather(&self.norms, 1, ids, &mut out.norms);
+    }
 }
 
 /// One query against a [`Store`]: the query embedding (d values), the
 /// candidate pool as store ids (P of them, any order, each < the store's
 /// length), and optionally the retriever's scores and the costs, one per id
-/// (as in [`CallData`]).
+/// (as in [`CallData`](crate::CallData)).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct StoreCall<'a> {
@@ -109,6 +215,17 @@ pub enum StoreError {
         /// The store's length N (ids run 0..N).
         len: usize,
     },
+    /// A value of a row that the store's storage (f16 or bf16) cannot
+    /// hold, or a row that rounds to all zeros in it; the error's `row` is
+    /// the store row.
+    Storage(StorageError),
+    /// The call's query has `len` values, the store's rows d.
+    QueryLength {
+        /// The number of query values given.
+        len: usize,
+        /// The store's dimension d.
+        dim: usize,
+    },
 }
 
 impl StoreError {
@@ -137,6 +254,19 @@ impl fmt::Display for StoreError {
                 f,
                 "ids[{position}] = {id} names no row of the store (it holds {len} rows, ids 0..{len}); pass ids the store returned"
             ),
+            StoreError::Storage(e) => {
+                // The storage error speaks of a call's candidate; here it
+                // is the store row.
+                let text = e.to_string();
+                let rest = text
+                    .strip_prefix(&format!("candidate {}", e.row))
+                    .unwrap_or(&text);
+                write!(f, "store row {}{rest}", e.row)
+            }
+            StoreError::QueryLength { len, dim } => write!(
+                f,
+                "the query has {len} values but the store's rows have d = {dim}; embed the query with the store's encoder"
+            ),
         }
     }
 }
@@ -145,24 +275,39 @@ impl std::error::Error for StoreError {}
 
 impl Store {
     /// A store of the row-major N × d matrix `rows` (f32, any norms within
-    /// [`MIN_NORM`], [`MAX_NORM`]), whose passes read `storage`.
+    /// [`MIN_NORM`], [`MAX_NORM`]), kept in `storage` (see [`Store`] for
+    /// what each storage keeps). The work every call would otherwise redo
+    /// is done here, once: the validation, the conversion to f16 / bf16,
+    /// the int8 quantization.
     ///
     /// # Errors
     /// [`StoreError::Shape`] when d = 0 or `rows.len()` is not a multiple
     /// of d; [`StoreError::Row`] for the first row that is non-finite, all
-    /// zero or out of the norm range.
+    /// zero or out of the norm range (for f16 / bf16: also after
+    /// rounding); [`StoreError::Storage`] for the first value f16 / bf16
+    /// cannot hold (beyond ±65504 for f16) or row that rounds to all zeros.
     pub fn new(rows: &[f32], d: usize, storage: Storage) -> Result<Store, StoreError> {
         let mut store = Store {
             dim: d,
             storage,
-            rows: Vec::new(),
+            len: 0,
+            rows: match storage {
+                #[cfg(feature = "half")]
+                Storage::F16 => Rows::F16(Vec::new()),
+                #[cfg(feature = "half")]
+                Storage::Bf16 => Rows::Bf16(Vec::new()),
+                _ => Rows::F32(Vec::new()),
+            },
+            int8: (storage == Storage::Int8 && d <= MAX_I8_DIM).then(Int8Rows::default),
         };
         store.append(rows)?;
         Ok(store)
     }
 
-    /// Adds the row-major rows `rows` (a multiple of d values) at the end;
-    /// returns the ids they get. On an error nothing is added.
+    /// Adds the row-major rows `rows` (a multiple of d values) at the end,
+    /// converted and quantized as at [`Store::new`]; returns the ids they
+    /// get (N..N + n). The rows already held, and so every call's picks on
+    /// them, do not change. On an error nothing is added.
     ///
     /// # Errors
     /// As [`Store::new`] (row indices are store indices).
@@ -174,25 +319,72 @@ impl Store {
                 dim: d,
             });
         }
-        let first = self.len();
+        let first = self.len;
+        let n = rows.len() / d;
         for (i, row) in rows.chunks_exact(d).enumerate() {
             check_row(row).map_err(|fault| StoreError::Row {
                 row: first + i,
                 fault,
             })?;
         }
-        self.rows.extend_from_slice(rows);
-        Ok(first..self.len())
+        match &mut self.rows {
+            Rows::F32(kept) => kept.extend_from_slice(rows),
+            #[cfg(feature = "half")]
+            Rows::F16(kept) => {
+                let narrowed = narrow_rows(
+                    rows,
+                    d,
+                    first,
+                    Storage::F16,
+                    f16::from_f32,
+                    f16::to_f32,
+                    f16::is_infinite,
+                )?;
+                kept.extend_from_slice(&narrowed);
+            }
+            #[cfg(feature = "half")]
+            Rows::Bf16(kept) => {
+                let narrowed = narrow_rows(
+                    rows,
+                    d,
+                    first,
+                    Storage::Bf16,
+                    bf16::from_f32,
+                    bf16::to_f32,
+                    bf16::is_infinite,
+                )?;
+                kept.extend_from_slice(&narrowed);
+            }
+        }
+        if let Some(int8) = &mut self.int8 {
+            let start = int8.scales.len();
+            int8.codes.resize((start + n) * d, 0);
+            int8.scales.resize(start + n, 0.0);
+            int8.errors.resize(start + n, 0.0);
+            int8.norms.resize(start + n, 0.0);
+            // The rows are finite and d ≤ MAX_I8_DIM: quantize cannot fail.
+            Int8Pool::quantize(
+                rows,
+                d,
+                &mut int8.codes[start * d..],
+                &mut int8.scales[start..],
+                &mut int8.errors[start..],
+                &mut int8.norms[start..],
+            )
+            .expect("checked rows quantize");
+        }
+        self.len += n;
+        Ok(first..self.len)
     }
 
     /// The number of rows N.
     pub fn len(&self) -> usize {
-        self.rows.len() / self.dim.max(1)
+        self.len
     }
 
     /// Whether the store holds no rows.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.len == 0
     }
 
     /// The embedding dimension d.
@@ -205,15 +397,34 @@ impl Store {
         self.storage
     }
 
+    /// The bytes the store holds for its N rows of d values: f32 4·N·d;
+    /// f16 / bf16 2·N·d; int8 4·N·d (the f32 rows) + N·d (codes) + 20·N
+    /// (scales, error norms, norms), or 4·N·d alone for d > [`MAX_I8_DIM`]
+    /// (no codes: its calls run the f32 passes, as `select_spec` does).
+    pub fn bytes(&self) -> usize {
+        let rows = match &self.rows {
+            Rows::F32(v) => std::mem::size_of_val(v.as_slice()),
+            #[cfg(feature = "half")]
+            Rows::F16(v) => std::mem::size_of_val(v.as_slice()),
+            #[cfg(feature = "half")]
+            Rows::Bf16(v) => std::mem::size_of_val(v.as_slice()),
+        };
+        rows + self
+            .int8
+            .as_ref()
+            .map_or(0, |q| q.codes.len() + q.scales.len() * 20)
+    }
+
     /// Runs the selector that `spec` describes on the rows the call's ids
     /// name, with budget K: the [`Selection`] of [`Selector::select_spec`]
-    /// on the gathered rows, picks as positions in `call.ids`.
+    /// on the gathered rows, bit for bit, picks as positions in `call.ids`.
     ///
     /// # Errors
-    /// [`StoreError::Id`] (as [`CallError::Store`]) for an id out of range;
-    /// [`SpecError::Conflict`] when `spec` names a storage other than the
-    /// store's; otherwise as [`Selector::select_spec`]. Nothing the caller
-    /// passed is modified.
+    /// [`SpecError::Conflict`] (as [`CallError::Spec`]) when `spec` names a
+    /// storage other than the store's; [`StoreError::QueryLength`] and
+    /// [`StoreError::Id`] (as [`CallError::Store`]) for a query that is not
+    /// d values and for an id out of range; otherwise as
+    /// [`Selector::select_spec`]. Nothing the caller passed is modified.
     pub fn select(
         &self,
         selector: &mut Selector,
@@ -238,16 +449,117 @@ impl Store {
         executor: &mut dyn Executor,
     ) -> Result<Selection, CallError> {
         let spec = self.spec_for(spec)?;
-        let rows = self.gather(call.ids)?;
-        let data = CallData::new(call.query, Pool::F32(&rows))
-            .with_relevance(call.relevance)
-            .with_costs(call.costs);
-        selector.select_spec_with(&spec, data, budget, executor)
+        self.check_call(&call)?;
+        // What `select_spec_with` does on the gathered rows, in its order.
+        let method = spec.method()?;
+        let relevance = spec.relevance(call.relevance)?;
+        let cost_budget = spec.costs(call.costs)?;
+        let p = call.ids.len();
+        selector
+            .try_reserve(p, budget.min(p))
+            .map_err(CallError::Reserve)?;
+        let mut g = std::mem::take(&mut selector.gathered);
+        let result = self.run(
+            selector,
+            &mut g,
+            &method,
+            relevance,
+            cost_budget,
+            call,
+            budget,
+            executor,
+        );
+        selector.gathered = g;
+        result
+    }
+
+    /// The gathered call: [`Store::select_with`] after the checks.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        selector: &mut Selector,
+        g: &mut Gathered,
+        method: &Method,
+        relevance: Relevance<'_>,
+        cost_budget: Option<CostBudget<'_>>,
+        call: StoreCall<'_>,
+        budget: usize,
+        executor: &mut dyn Executor,
+    ) -> Result<Selection, CallError> {
+        let (d, ids, query) = (self.dim, call.ids, call.query);
+        match &self.rows {
+            #[cfg(not(feature = "half"))]
+            Rows::F32(_) if matches!(self.storage, Storage::F16 | Storage::Bf16) => {
+                Err(CallError::Spec(SpecError::Conflict {
+                    message: "storage 'f16' and 'bf16' need the mempursuit crate's `half` feature"
+                        .to_owned(),
+                }))
+            }
+            Rows::F32(rows) => {
+                gather(rows, d, ids, &mut g.f32s);
+                let input = Input {
+                    cost_budget,
+                    ..Input::new(query, &g.f32s).with_relevance(relevance)
+                };
+                // The int8 pursuit where `select_spec` runs it (a pursuit
+                // whose passes Auto puts on int8); it returns the f32
+                // pursuit's selection bit for bit, and the f32 pursuit where
+                // Auto chooses it, as here.
+                if let (Some(int8), Method::Pursuit(options)) = (&self.int8, method) {
+                    if Int8Passes::Auto.uses_int8(ids.len(), d, budget) {
+                        int8.gather(d, ids, &mut g.int8);
+                        let q = &g.int8;
+                        let pool =
+                            Int8Pool::from_parts(&q.codes, &q.scales, &q.errors, &q.norms, d)
+                                .map_err(CallError::Select)?;
+                        let p = ids.len();
+                        let mut ws = selector.workspace(p, budget.min(p));
+                        let sel = mempursuit_core::pursuit_int8_using(
+                            &input,
+                            &pool,
+                            budget,
+                            options,
+                            Int8Passes::Auto,
+                            &mut ws,
+                            executor,
+                        )?;
+                        return Ok(sel.into());
+                    }
+                }
+                Ok(selector.select_with(&input, budget, method, executor)?)
+            }
+            #[cfg(feature = "half")]
+            Rows::F16(rows) => {
+                gather(rows, d, ids, &mut g.f16s);
+                let input = Input {
+                    cost_budget,
+                    ..Input::with_storage(query, &g.f16s[..]).with_relevance(relevance)
+                };
+                Ok(selector.select_with(&input, budget, method, executor)?)
+            }
+            #[cfg(feature = "half")]
+            Rows::Bf16(rows) => {
+                gather(rows, d, ids, &mut g.bf16s);
+                let input = Input {
+                    cost_budget,
+                    ..Input::with_storage(query, &g.bf16s[..]).with_relevance(relevance)
+                };
+                Ok(selector.select_with(&input, budget, method, executor)?)
+            }
+        }
     }
 
     /// [`Store::select`] for many calls on up to `threads` threads (0: one
-    /// per available core), one [`Selector`] per thread; results in the
-    /// order of `calls`, each the result of [`Store::select`].
+    /// per available core); results in the order of `calls`, each the
+    /// result of [`Store::select`] bit for bit. The threads are spent as
+    /// [`select_batch`](crate::parallel::select_batch) spends them
+    /// ([`BatchPlan::Auto`]: whole calls per thread while a gathered pool
+    /// fits in a core's L2 cache, each call's passes split over threads
+    /// when it does not, and whole calls again when a split waits for a
+    /// preempted thread); see [`Store::select_batch_report`].
+    ///
+    /// # Panics
+    /// If a thread cannot be spawned.
     pub fn select_batch(
         &self,
         spec: &SelectSpec,
@@ -255,29 +567,53 @@ impl Store {
         budget: usize,
         threads: usize,
     ) -> Vec<Result<Selection, CallError>> {
+        self.select_batch_report(spec, calls, budget, threads).0
+    }
+
+    /// [`Store::select_batch`], also saying how the batch ran
+    /// ([`BatchReport`]: the thread plan, for the median pool of P · d
+    /// values in the storage's bytes (f32's for int8, whose calls read the
+    /// f32 rows too), and the groups that fell back to whole calls).
+    ///
+    /// # Panics
+    /// If a thread cannot be spawned.
+    pub fn select_batch_report(
+        &self,
+        spec: &SelectSpec,
+        calls: &[StoreCall<'_>],
+        budget: usize,
+        threads: usize,
+    ) -> (Vec<Result<Selection, CallError>>, BatchReport) {
         let threads = match threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
-        }
-        .min(calls.len())
-        .max(1);
-        let chunk = calls.len().div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = calls
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        let mut selector = Selector::new();
-                        part.iter()
-                            .map(|&call| self.select(&mut selector, spec, call, budget))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("a store selection thread panicked"))
-                .collect()
+        };
+        // A specification that fails fails every call: no threads to split.
+        let splits = self
+            .spec_for(spec)
+            .ok()
+            .and_then(|s| s.method().ok())
+            .is_some_and(|m| crate::parallel::splits(&m));
+        let plan = if splits {
+            BatchPlan::Auto
+        } else {
+            BatchPlan::Queries
+        };
+        let value_bytes = match self.storage {
+            Storage::F16 | Storage::Bf16 => 2,
+            _ => 4,
+        };
+        let mut sizes: Vec<usize> = calls.iter().map(|c| c.ids.len()).collect();
+        sizes.sort_unstable();
+        let p = sizes.get(sizes.len() / 2).copied().unwrap_or(0);
+        let shape = BatchShape {
+            pool_bytes: p.saturating_mul(self.dim).saturating_mul(value_bytes),
+            queries: calls.len(),
+            budget,
+        };
+        let thread_plan = plan.resolve(&shape, threads, &CacheInfo::detect());
+        crate::parallel::run_planned(calls.len(), thread_plan, plan, &|selector, i, executor| {
+            self.select_with(selector, spec, calls[i], budget, executor)
         })
     }
 
@@ -295,18 +631,72 @@ impl Store {
         }
     }
 
-    /// The rows `ids` name, row-major P × d.
-    fn gather(&self, ids: &[usize]) -> Result<Vec<f32>, StoreError> {
-        let (d, len) = (self.dim, self.len());
-        let mut out = Vec::with_capacity(ids.len() * d);
-        for (position, &id) in ids.iter().enumerate() {
-            if id >= len {
-                return Err(StoreError::Id { position, id, len });
-            }
-            out.extend_from_slice(&self.rows[id * d..(id + 1) * d]);
+    /// The query's length and the ids.
+    fn check_call(&self, call: &StoreCall<'_>) -> Result<(), StoreError> {
+        if call.query.len() != self.dim {
+            return Err(StoreError::QueryLength {
+                len: call.query.len(),
+                dim: self.dim,
+            });
         }
-        Ok(out)
+        let len = self.len;
+        match call.ids.iter().enumerate().find(|(_, &id)| id >= len) {
+            Some((position, &id)) => Err(StoreError::Id { position, id, len }),
+            None => Ok(()),
+        }
     }
+}
+
+/// `rows` (rows of `d`, already checked in f32; the first is store row
+/// `first`) rounded to `storage` as `select_spec` rounds them, refusing a
+/// finite value that rounds to infinity, a row that rounds to all zeros
+/// (naming its element of largest magnitude) and a rounded row out of the
+/// norm range.
+#[cfg(feature = "half")]
+fn narrow_rows<T: Copy>(
+    rows: &[f32],
+    d: usize,
+    first: usize,
+    storage: Storage,
+    round: impl Fn(f32) -> T,
+    widen: impl Fn(T) -> f32,
+    is_infinite: impl Fn(T) -> bool,
+) -> Result<Vec<T>, StoreError> {
+    let mut out = Vec::with_capacity(rows.len());
+    let mut wide = vec![0.0f32; d];
+    for (i, row) in rows.chunks_exact(d).enumerate() {
+        let at = first + i;
+        for (k, &x) in row.iter().enumerate() {
+            let y = round(x);
+            if is_infinite(y) {
+                return Err(StoreError::Storage(StorageError {
+                    row: at,
+                    index: k,
+                    value: x,
+                    storage,
+                    fault: StorageFault::OutOfRange,
+                }));
+            }
+            wide[k] = widen(y);
+            out.push(y);
+        }
+        if wide.iter().all(|&w| w == 0.0) {
+            let (index, &value) = row
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+                .expect("d ≥ 1");
+            return Err(StoreError::Storage(StorageError {
+                row: at,
+                index,
+                value,
+                storage,
+                fault: StorageFault::Underflow,
+            }));
+        }
+        check_row(&wide).map_err(|fault| StoreError::Row { row: at, fault })?;
+    }
+    Ok(out)
 }
 
 /// The faults of a row that no call could use: a non-finite value, all
