@@ -650,6 +650,98 @@ function resultField(held, f, buf) {
 }
 
 /**
+ * One selection on `held` (a Selector's or a Store's): reads the caller's
+ * arguments (`readSecond(d)`: the candidates or the ids, named `second`),
+ * writes them into the arena (query | second | relevance | costs | option
+ * text) and runs `invoke(exports, args)`, the module's call with the
+ * arena's pointers and lengths. `owner` names the object in messages.
+ */
+function runSelect(held, owner, query, k, options, readSecond, second, invoke) {
+  if (!held?.selector) throw argumentError(`this ${owner} was freed: create a new one`);
+  if (held.exports !== wasm) {
+    throw argumentError(`this ${owner} belongs to a module instance that was discarded (after a trap or before init()): create a new ${owner}`);
+  }
+  // Any integer >= 0 (2 ** 53 and above too, as in Python): K above P selects min(K, P).
+  if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) {
+    throw argumentError(`k must be a non-negative integer, got ${describe(k)}`);
+  }
+  // Everything the caller's code can run in (getters, proxies) first.
+  const opts = readOptions(options);
+  const qRead = readVector(query, 'query');
+  const d = qRead.view ? typedArrayLength.call(qRead.view) : qRead.data.length;
+  const pool = readSecond(d);
+  const relRead = opts.relevance === null ? null : readVector(opts.relevance, 'options.relevance', true);
+  const costRead = opts.costs === null ? null : readVector(opts.costs, 'options.costs', true);
+  // The caller's code may have freed this Selector meanwhile.
+  if (!held.selector) throw argumentError(`this ${owner} was freed while its arguments were read`);
+  if (held.exports !== wasm) throw argumentError(`the module instance was discarded while the arguments were read: create a new ${owner}`);
+  // Then the typed arrays read in place, checked after every getter ran.
+  const q = settle(qRead, 'query');
+  if (typedArrayLength.call(q) !== d) throw argumentError(`query: its length changed from ${d} to ${typedArrayLength.call(q)} while the arguments were read`);
+  const c = settle(pool, second);
+  const cLen = typedArrayLength.call(c);
+  const rel = relRead === null ? null : settle(relRead, 'options.relevance');
+  const relLen = rel === null ? 0 : typedArrayLength.call(rel);
+  const cost = costRead === null ? null : settle(costRead, 'options.costs');
+  const costLen = cost === null ? 0 : typedArrayLength.call(cost);
+  const texts = opts.entries.reduce((n, [key, v]) => n + 3 * key.length + (typeof v === 'string' ? 3 * v.length : 0), 0);
+  // One arena: query | candidates (or ids) | relevance | costs | option text.
+  const offCand = align8(4 * d);
+  const offRel = align8(offCand + 4 * cLen);
+  const offCost = align8(offRel + 4 * relLen);
+  const offText = align8(offCost + 4 * costLen);
+  const bytes = Math.max(8, offText + texts);
+  if (bytes >= WASM32_BYTES) {
+    throw new MemPursuitError('capacity', `the input needs ${bytes} bytes, more than the 4 GiB of wasm32 memory; use a smaller pool`);
+  }
+  const e = held.exports;
+  try {
+    if (bytes > held.arenaBytes) {
+      if (held.arena) e.mp_free(held.arena, held.arenaBytes);
+      held.arena = 0;
+      held.arenaBytes = 0;
+      const grown = Math.min(Math.max(bytes, 2 * bytes), WASM32_BYTES - 65536);
+      let ptr = e.mp_alloc(grown) >>> 0;
+      let size = grown;
+      if (ptr === 0 && grown > bytes) {
+        ptr = e.mp_alloc(bytes) >>> 0;
+        size = bytes;
+      }
+      if (ptr === 0) {
+        throw new MemPursuitError('capacity', `cannot allocate ${bytes} bytes of wasm memory for the input; use a smaller pool`);
+      }
+      held.arena = ptr;
+      held.arenaBytes = size;
+    }
+    setSpec(held, opts.entries, offText);
+    const base = held.arena;
+    // Views only after the last allocation (memory may have grown).
+    const buf = e.memory.buffer;
+    typedArraySet.call(new Float32Array(buf, base, d), q);
+    typedArraySet.call(new (second === 'ids' ? Uint32Array : Float32Array)(buf, base + offCand, cLen), c);
+    if (rel) typedArraySet.call(new Float32Array(buf, base + offRel, relLen), rel);
+    if (cost) typedArraySet.call(new Float32Array(buf, base + offCost, costLen), cost);
+    const got = invoke(e, [
+      base, d,
+      base + offCand, cLen,
+      rel ? base + offRel : 0, relLen, rel ? 1 : 0,
+      cost ? base + offCost : 0, costLen, cost ? 1 : 0,
+      // usize is 32-bit here: K above 2^32 - 1 selects the same min(K, P).
+      Math.min(k, 0xffffffff),
+    ]);
+    if (got < 0) throw lastError(held);
+    const result = {};
+    const memory = e.memory.buffer;
+    for (const f of layout.result) result[f.name] = resultField(held, f, memory);
+    return result;
+  } catch (err) {
+    if (err instanceof MemPursuitError) throw err;
+    if (err instanceof WebAssembly.RuntimeError) throw trapped(err);
+    throw argumentError(`select(): ${err?.message ?? err}`, err);
+  }
+}
+
+/**
  * A reusable selector: its scratch and its input buffers stay in wasm
  * memory and grow to the largest call seen, so repeated selections of
  * similar shape allocate little. Call free() when done (or let the garbage
@@ -668,90 +760,9 @@ export class Selector {
    * mempursuit.d.ts for the options and the result.
    */
   select(query, candidates, k, options) {
-    const held = this._held;
-    if (!held?.selector) throw argumentError('this Selector was freed: create a new one');
-    if (held.exports !== wasm) {
-      throw argumentError('this Selector belongs to a module instance that was discarded (after a trap or before init()): create a new Selector');
-    }
-    // Any integer >= 0 (2 ** 53 and above too, as in Python): K above P selects min(K, P).
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) {
-      throw argumentError(`k must be a non-negative integer, got ${describe(k)}`);
-    }
-    // Everything the caller's code can run in (getters, proxies) first.
-    const opts = readOptions(options);
-    const qRead = readVector(query, 'query');
-    const d = qRead.view ? typedArrayLength.call(qRead.view) : qRead.data.length;
-    const pool = readPool(candidates, d);
-    const relRead = opts.relevance === null ? null : readVector(opts.relevance, 'options.relevance', true);
-    const costRead = opts.costs === null ? null : readVector(opts.costs, 'options.costs', true);
-    // The caller's code may have freed this Selector meanwhile.
-    if (!held.selector) throw argumentError('this Selector was freed while its arguments were read');
-    if (held.exports !== wasm) throw argumentError('the module instance was discarded while the arguments were read: create a new Selector');
-    // Then the Float32Arrays read in place, checked after every getter ran.
-    const q = settle(qRead, 'query');
-    if (typedArrayLength.call(q) !== d) throw argumentError(`query: its length changed from ${d} to ${typedArrayLength.call(q)} while the arguments were read`);
-    const c = settle(pool, 'candidates');
-    const cLen = typedArrayLength.call(c);
-    const rel = relRead === null ? null : settle(relRead, 'options.relevance');
-    const relLen = rel === null ? 0 : typedArrayLength.call(rel);
-    const cost = costRead === null ? null : settle(costRead, 'options.costs');
-    const costLen = cost === null ? 0 : typedArrayLength.call(cost);
-    const texts = opts.entries.reduce((n, [key, v]) => n + 3 * key.length + (typeof v === 'string' ? 3 * v.length : 0), 0);
-    // One arena: query | candidates | relevance | costs | option text.
-    const offCand = align8(4 * d);
-    const offRel = align8(offCand + 4 * cLen);
-    const offCost = align8(offRel + 4 * relLen);
-    const offText = align8(offCost + 4 * costLen);
-    const bytes = Math.max(8, offText + texts);
-    if (bytes >= WASM32_BYTES) {
-      throw new MemPursuitError('capacity', `the input needs ${bytes} bytes, more than the 4 GiB of wasm32 memory; use a smaller pool`);
-    }
-    const e = held.exports;
-    try {
-      if (bytes > held.arenaBytes) {
-        if (held.arena) e.mp_free(held.arena, held.arenaBytes);
-        held.arena = 0;
-        held.arenaBytes = 0;
-        const grown = Math.min(Math.max(bytes, 2 * bytes), WASM32_BYTES - 65536);
-        let ptr = e.mp_alloc(grown) >>> 0;
-        let size = grown;
-        if (ptr === 0 && grown > bytes) {
-          ptr = e.mp_alloc(bytes) >>> 0;
-          size = bytes;
-        }
-        if (ptr === 0) {
-          throw new MemPursuitError('capacity', `cannot allocate ${bytes} bytes of wasm memory for the input; use a smaller pool`);
-        }
-        held.arena = ptr;
-        held.arenaBytes = size;
-      }
-      setSpec(held, opts.entries, offText);
-      const base = held.arena;
-      // Views only after the last allocation (memory may have grown).
-      const buf = e.memory.buffer;
-      typedArraySet.call(new Float32Array(buf, base, d), q);
-      typedArraySet.call(new Float32Array(buf, base + offCand, cLen), c);
-      if (rel) typedArraySet.call(new Float32Array(buf, base + offRel, relLen), rel);
-      if (cost) typedArraySet.call(new Float32Array(buf, base + offCost, costLen), cost);
-      const got = e.mp_select(
-        held.selector,
-        base, d,
-        base + offCand, cLen,
-        rel ? base + offRel : 0, relLen, rel ? 1 : 0,
-        cost ? base + offCost : 0, costLen, cost ? 1 : 0,
-        // usize is 32-bit here: K above 2^32 - 1 selects the same min(K, P).
-        Math.min(k, 0xffffffff),
-      );
-      if (got < 0) throw lastError(held);
-      const result = {};
-      const memory = e.memory.buffer;
-      for (const f of layout.result) result[f.name] = resultField(held, f, memory);
-      return result;
-    } catch (err) {
-      if (err instanceof MemPursuitError) throw err;
-      if (err instanceof WebAssembly.RuntimeError) throw trapped(err);
-      throw argumentError(`select(): ${err?.message ?? err}`, err);
-    }
+    return runSelect(this._held, 'Selector', query, k, options, (d) => readPool(candidates, d), 'candidates', (e, args) =>
+      e.mp_select(this._held.selector, ...args),
+    );
   }
 
   /** Releases the wasm memory of this selector; it cannot select afterwards. */
