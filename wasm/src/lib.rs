@@ -1415,6 +1415,107 @@ mod tests {
         ([s, s], [0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0])
     }
 
+    #[test]
+    fn a_store_selects_on_its_ids_and_names_its_errors() {
+        let (q, _) = data();
+        // Fact A, fact A reworded, an unrelated row, fact B.
+        let rows = [0.9950f32, 0.0998, 0.9998, 0.0200, -1.0, 0.0, 0.0, 1.0];
+        let sel = mp_selector_new();
+        let store = unsafe { mp_store_new(sel, rows.as_ptr(), 8, 2, b"int8".as_ptr(), 4) };
+        assert!(!store.is_null());
+        assert_eq!(
+            unsafe { (mp_store_len(store), mp_store_dim(store)) },
+            (4, 2)
+        );
+        let ids = [0u32, 1, 3];
+        let n = unsafe {
+            mp_store_select(
+                store,
+                sel,
+                q.as_ptr(),
+                2,
+                ids.as_ptr(),
+                3,
+                null(),
+                0,
+                0,
+                null(),
+                0,
+                0,
+                2,
+            )
+        };
+        assert_eq!(n, 2);
+        assert_eq!(unsafe { &*sel }.picks, [0, 2]);
+        // An id out of range: its position and the id.
+        let bad = [0u32, 9];
+        let n = unsafe {
+            mp_store_select(
+                store,
+                sel,
+                q.as_ptr(),
+                2,
+                bad.as_ptr(),
+                2,
+                null(),
+                0,
+                0,
+                null(),
+                0,
+                0,
+                2,
+            )
+        };
+        assert_eq!(n, -1);
+        assert_eq!(error(sel).0, "input");
+        assert_eq!(unsafe { (mp_error_index(sel), mp_error_id(sel)) }, (1, 9));
+        // A query of another d.
+        let n = unsafe {
+            mp_store_select(
+                store,
+                sel,
+                q.as_ptr(),
+                1,
+                ids.as_ptr(),
+                3,
+                null(),
+                0,
+                0,
+                null(),
+                0,
+                0,
+                2,
+            )
+        };
+        assert_eq!(n, -1);
+        assert!(error(sel).1.starts_with("query has d = 1 values"));
+        assert_eq!(unsafe { mp_error_index(sel) }, usize::MAX);
+        // A bad row in an append: its store index, nothing added.
+        let zero = [0.0f32, 0.0];
+        assert_eq!(unsafe { mp_store_append(sel, store, zero.as_ptr(), 2) }, -1);
+        assert_eq!(
+            unsafe { (mp_error_index(sel), mp_error_id(sel)) },
+            (4, usize::MAX)
+        );
+        assert_eq!(unsafe { mp_store_len(store) }, 4);
+        let more = [0.6f32, 0.8];
+        assert_eq!(unsafe { mp_store_append(sel, store, more.as_ptr(), 2) }, 0);
+        assert_eq!(unsafe { mp_store_len(store) }, 5);
+        // An unknown storage, a bad row at build: null and the error.
+        let none = unsafe { mp_store_new(sel, rows.as_ptr(), 8, 2, b"f64".as_ptr(), 3) };
+        assert!(none.is_null());
+        assert_eq!(error(sel).0, "option");
+        let mut nan = rows;
+        nan[5] = f32::NAN;
+        let none = unsafe { mp_store_new(sel, nan.as_ptr(), 8, 2, b"f32".as_ptr(), 3) };
+        assert!(none.is_null());
+        assert_eq!(unsafe { mp_error_index(sel) }, 2);
+        unsafe {
+            mp_store_free(store);
+            mp_selector_free(sel);
+        }
+    }
+
     enum V<'a> {
         T(&'a str),
         N(f64),
