@@ -207,7 +207,7 @@ export class MemPursuitError extends Error {
   readonly code: ErrorCode;
   /** The same as `code`, under Python's name (`MemPursuitError.kind`). */
   readonly kind: ErrorCode;
-  /** prepareDocuments: the document at fault (its index in the array given, its id) and the argument (`embedding`, `score`, `score_kind`, `cost`, `query`); null otherwise. */
+  /** prepareDocuments: the document at fault (its index in the array given, its id) and the argument (`embedding`, `score`, `score_kind`, `cost`, `query`); a Store: the bad row (`index`, argument `rows`) or the id out of range (`index` its position in the ids, `id` the id as text, argument `ids`); null otherwise. */
   readonly index: number | null;
   readonly id: string | number | null;
   readonly argument: string | null;
@@ -321,6 +321,48 @@ export class Selector {
    */
   select(query: Vector, candidates: Candidates, k: number, options?: SelectOptions): Selection;
   /** Releases the wasm memory of this selector. */
+  free(): void;
+}
+
+/** The options of a Store: the storage every call reads (default 'f32'). */
+export interface StoreOptions {
+  storage?: Storage;
+}
+
+/** Ids a store gave, start inclusive, end exclusive. */
+export interface IdRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Memory embeddings kept in wasm memory across queries (the Rust crate's
+ * `Store`): N rows of d values, each validated once when it enters, with
+ * the storage every call reads. Requires init(); call free() when done.
+ */
+export class Store {
+  /**
+   * `rows`: N × d values (flat, row-major, or N rows of d), `dim` = d.
+   * Throws MemPursuitError: a bad row has kind 'input', `index` its row,
+   * `argument` 'rows'; an unknown storage kind 'option'.
+   */
+  constructor(rows: Candidates, dim: number, options?: StoreOptions);
+  /** The number of rows N. */
+  readonly length: number;
+  /** The embedding dimension d. */
+  readonly dim: number;
+  /** The storage every call reads. */
+  readonly storage: Storage;
+  /** Adds rows (M × d) at the end, validated; returns their ids. Nothing is added on an error. */
+  append(rows: Candidates): IdRange;
+  /**
+   * The selection of `select(query, rows[ids], k, options)` with the
+   * store's storage: `picks` are positions in `ids` (store ids, 0 ≤ id <
+   * N). An id out of range throws MemPursuitError kind 'input' with
+   * `index` (its position), `id` (the id as text), `argument` 'ids'.
+   */
+  select(query: Vector, ids: Uint32Array | Int32Array | ArrayLike<number>, k: number, options?: SelectOptions): Selection;
+  /** Releases the wasm memory of this store. */
   free(): void;
 }
 

@@ -444,8 +444,8 @@ function queryOrRowZero(x, p, n, d) {
  * again just before it is copied into wasm memory), else `{ data }`, a new
  * flat Float32Array.
  */
-function readPool(x, d) {
-  const what = 'candidates';
+function readPool(x, d, what = 'candidates') {
+  const against = what === 'candidates' ? 'the query has' : `the store's d is`;
   return reading(what, () => {
     const kind = typedKind(x);
     if (kind !== undefined) {
@@ -474,7 +474,7 @@ function readPool(x, d) {
     const data = new Float32Array(p * d);
     for (let i = 0; i < p; i++) {
       const row = i === 0 ? first : x[i];
-      const name = `candidates[${i}]`;
+      const name = `${what}[${i}]`;
       const rowKind = typedKind(row);
       let n;
       if (rowKind !== undefined) {
@@ -485,12 +485,12 @@ function readPool(x, d) {
         n = lengthOf(row, name, `a row of d = ${d} numbers`);
       } else {
         throw argumentError(
-          `${name} is ${describe(row)}, but candidates[0] is ${describe(first)}: pass one flat array of P x d numbers or an array of P rows of d numbers`,
+          `${name} is ${describe(row)}, but ${what}[0] is ${describe(first)}: pass one flat array of P x d numbers or an array of P rows of d numbers`,
         );
       }
       if (n !== d) {
-        if (i === 0) queryOrRowZero(x, p, n, d);
-        throw argumentError(`${name} has ${n} values but the query has ${d}: every row needs d = ${d} values`);
+        if (i === 0 && what === 'candidates') queryOrRowZero(x, p, n, d);
+        throw argumentError(`${name} has ${n} values but ${against} ${d}: every row needs d = ${d} values`);
       }
       if (rowKind !== undefined) copyFloats(row, rowKind, n, data, i * d, name);
       else for (let j = 0; j < n; j++) data[i * d + j] = number(row[j], name, j);
@@ -553,8 +553,10 @@ const finalizer =
 function release(held) {
   if (held.exports && held.selector && held.exports === wasm) {
     if (held.arena) held.exports.mp_free(held.arena, held.arenaBytes);
+    if (held.store) held.exports.mp_store_free(held.store);
     held.exports.mp_selector_free(held.selector);
   }
+  held.store = 0;
   held.selector = 0;
   held.arena = 0;
   held.arenaBytes = 0;
@@ -567,7 +569,12 @@ function lastError(held) {
   const e = held.exports;
   const kind = staticName(e, e.mp_error_kind_ptr(held.selector) >>> 0, e.mp_error_kind_len(held.selector) >>> 0);
   const message = utf8(e, e.mp_error_ptr(held.selector), e.mp_error_len(held.selector));
-  return new MemPursuitError(kind || 'argument', message);
+  // What a store's error names: a row (index) or an id at a position (index, id).
+  const index = e.mp_error_index(held.selector) >>> 0;
+  if (index === 0xffffffff) return new MemPursuitError(kind || 'argument', message);
+  const id = e.mp_error_id(held.selector) >>> 0;
+  const named = id === 0xffffffff ? { index, argument: 'rows' } : { index, id: String(id), argument: 'ids' };
+  return new MemPursuitError(kind || 'argument', message, named);
 }
 
 /** A trap (out of memory in a conversion, or a bug): the instance is discarded. */
@@ -650,6 +657,98 @@ function resultField(held, f, buf) {
 }
 
 /**
+ * One selection on `held` (a Selector's or a Store's): reads the caller's
+ * arguments (`readSecond(d)`: the candidates or the ids, named `second`),
+ * writes them into the arena (query | second | relevance | costs | option
+ * text) and runs `invoke(exports, args)`, the module's call with the
+ * arena's pointers and lengths. `owner` names the object in messages.
+ */
+function runSelect(held, owner, query, k, options, readSecond, second, invoke) {
+  if (!held?.selector) throw argumentError(`this ${owner} was freed: create a new one`);
+  if (held.exports !== wasm) {
+    throw argumentError(`this ${owner} belongs to a module instance that was discarded (after a trap or before init()): create a new ${owner}`);
+  }
+  // Any integer >= 0 (2 ** 53 and above too, as in Python): K above P selects min(K, P).
+  if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) {
+    throw argumentError(`k must be a non-negative integer, got ${describe(k)}`);
+  }
+  // Everything the caller's code can run in (getters, proxies) first.
+  const opts = readOptions(options);
+  const qRead = readVector(query, 'query');
+  const d = qRead.view ? typedArrayLength.call(qRead.view) : qRead.data.length;
+  const pool = readSecond(d);
+  const relRead = opts.relevance === null ? null : readVector(opts.relevance, 'options.relevance', true);
+  const costRead = opts.costs === null ? null : readVector(opts.costs, 'options.costs', true);
+  // The caller's code may have freed this Selector meanwhile.
+  if (!held.selector) throw argumentError(`this ${owner} was freed while its arguments were read`);
+  if (held.exports !== wasm) throw argumentError(`the module instance was discarded while the arguments were read: create a new ${owner}`);
+  // Then the typed arrays read in place, checked after every getter ran.
+  const q = settle(qRead, 'query');
+  if (typedArrayLength.call(q) !== d) throw argumentError(`query: its length changed from ${d} to ${typedArrayLength.call(q)} while the arguments were read`);
+  const c = settle(pool, second);
+  const cLen = typedArrayLength.call(c);
+  const rel = relRead === null ? null : settle(relRead, 'options.relevance');
+  const relLen = rel === null ? 0 : typedArrayLength.call(rel);
+  const cost = costRead === null ? null : settle(costRead, 'options.costs');
+  const costLen = cost === null ? 0 : typedArrayLength.call(cost);
+  const texts = opts.entries.reduce((n, [key, v]) => n + 3 * key.length + (typeof v === 'string' ? 3 * v.length : 0), 0);
+  // One arena: query | candidates (or ids) | relevance | costs | option text.
+  const offCand = align8(4 * d);
+  const offRel = align8(offCand + 4 * cLen);
+  const offCost = align8(offRel + 4 * relLen);
+  const offText = align8(offCost + 4 * costLen);
+  const bytes = Math.max(8, offText + texts);
+  if (bytes >= WASM32_BYTES) {
+    throw new MemPursuitError('capacity', `the input needs ${bytes} bytes, more than the 4 GiB of wasm32 memory; use a smaller pool`);
+  }
+  const e = held.exports;
+  try {
+    if (bytes > held.arenaBytes) {
+      if (held.arena) e.mp_free(held.arena, held.arenaBytes);
+      held.arena = 0;
+      held.arenaBytes = 0;
+      const grown = Math.min(Math.max(bytes, 2 * bytes), WASM32_BYTES - 65536);
+      let ptr = e.mp_alloc(grown) >>> 0;
+      let size = grown;
+      if (ptr === 0 && grown > bytes) {
+        ptr = e.mp_alloc(bytes) >>> 0;
+        size = bytes;
+      }
+      if (ptr === 0) {
+        throw new MemPursuitError('capacity', `cannot allocate ${bytes} bytes of wasm memory for the input; use a smaller pool`);
+      }
+      held.arena = ptr;
+      held.arenaBytes = size;
+    }
+    setSpec(held, opts.entries, offText);
+    const base = held.arena;
+    // Views only after the last allocation (memory may have grown).
+    const buf = e.memory.buffer;
+    typedArraySet.call(new Float32Array(buf, base, d), q);
+    typedArraySet.call(new (second === 'ids' ? Uint32Array : Float32Array)(buf, base + offCand, cLen), c);
+    if (rel) typedArraySet.call(new Float32Array(buf, base + offRel, relLen), rel);
+    if (cost) typedArraySet.call(new Float32Array(buf, base + offCost, costLen), cost);
+    const got = invoke(e, [
+      base, d,
+      base + offCand, cLen,
+      rel ? base + offRel : 0, relLen, rel ? 1 : 0,
+      cost ? base + offCost : 0, costLen, cost ? 1 : 0,
+      // usize is 32-bit here: K above 2^32 - 1 selects the same min(K, P).
+      Math.min(k, 0xffffffff),
+    ]);
+    if (got < 0) throw lastError(held);
+    const result = {};
+    const memory = e.memory.buffer;
+    for (const f of layout.result) result[f.name] = resultField(held, f, memory);
+    return result;
+  } catch (err) {
+    if (err instanceof MemPursuitError) throw err;
+    if (err instanceof WebAssembly.RuntimeError) throw trapped(err);
+    throw argumentError(`select(): ${err?.message ?? err}`, err);
+  }
+}
+
+/**
  * A reusable selector: its scratch and its input buffers stay in wasm
  * memory and grow to the largest call seen, so repeated selections of
  * similar shape allocate little. Call free() when done (or let the garbage
@@ -668,93 +767,191 @@ export class Selector {
    * mempursuit.d.ts for the options and the result.
    */
   select(query, candidates, k, options) {
-    const held = this._held;
-    if (!held?.selector) throw argumentError('this Selector was freed: create a new one');
-    if (held.exports !== wasm) {
-      throw argumentError('this Selector belongs to a module instance that was discarded (after a trap or before init()): create a new Selector');
-    }
-    // Any integer >= 0 (2 ** 53 and above too, as in Python): K above P selects min(K, P).
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) {
-      throw argumentError(`k must be a non-negative integer, got ${describe(k)}`);
-    }
-    // Everything the caller's code can run in (getters, proxies) first.
-    const opts = readOptions(options);
-    const qRead = readVector(query, 'query');
-    const d = qRead.view ? typedArrayLength.call(qRead.view) : qRead.data.length;
-    const pool = readPool(candidates, d);
-    const relRead = opts.relevance === null ? null : readVector(opts.relevance, 'options.relevance', true);
-    const costRead = opts.costs === null ? null : readVector(opts.costs, 'options.costs', true);
-    // The caller's code may have freed this Selector meanwhile.
-    if (!held.selector) throw argumentError('this Selector was freed while its arguments were read');
-    if (held.exports !== wasm) throw argumentError('the module instance was discarded while the arguments were read: create a new Selector');
-    // Then the Float32Arrays read in place, checked after every getter ran.
-    const q = settle(qRead, 'query');
-    if (typedArrayLength.call(q) !== d) throw argumentError(`query: its length changed from ${d} to ${typedArrayLength.call(q)} while the arguments were read`);
-    const c = settle(pool, 'candidates');
-    const cLen = typedArrayLength.call(c);
-    const rel = relRead === null ? null : settle(relRead, 'options.relevance');
-    const relLen = rel === null ? 0 : typedArrayLength.call(rel);
-    const cost = costRead === null ? null : settle(costRead, 'options.costs');
-    const costLen = cost === null ? 0 : typedArrayLength.call(cost);
-    const texts = opts.entries.reduce((n, [key, v]) => n + 3 * key.length + (typeof v === 'string' ? 3 * v.length : 0), 0);
-    // One arena: query | candidates | relevance | costs | option text.
-    const offCand = align8(4 * d);
-    const offRel = align8(offCand + 4 * cLen);
-    const offCost = align8(offRel + 4 * relLen);
-    const offText = align8(offCost + 4 * costLen);
-    const bytes = Math.max(8, offText + texts);
-    if (bytes >= WASM32_BYTES) {
-      throw new MemPursuitError('capacity', `the input needs ${bytes} bytes, more than the 4 GiB of wasm32 memory; use a smaller pool`);
-    }
-    const e = held.exports;
-    try {
-      if (bytes > held.arenaBytes) {
-        if (held.arena) e.mp_free(held.arena, held.arenaBytes);
-        held.arena = 0;
-        held.arenaBytes = 0;
-        const grown = Math.min(Math.max(bytes, 2 * bytes), WASM32_BYTES - 65536);
-        let ptr = e.mp_alloc(grown) >>> 0;
-        let size = grown;
-        if (ptr === 0 && grown > bytes) {
-          ptr = e.mp_alloc(bytes) >>> 0;
-          size = bytes;
-        }
-        if (ptr === 0) {
-          throw new MemPursuitError('capacity', `cannot allocate ${bytes} bytes of wasm memory for the input; use a smaller pool`);
-        }
-        held.arena = ptr;
-        held.arenaBytes = size;
-      }
-      setSpec(held, opts.entries, offText);
-      const base = held.arena;
-      // Views only after the last allocation (memory may have grown).
-      const buf = e.memory.buffer;
-      typedArraySet.call(new Float32Array(buf, base, d), q);
-      typedArraySet.call(new Float32Array(buf, base + offCand, cLen), c);
-      if (rel) typedArraySet.call(new Float32Array(buf, base + offRel, relLen), rel);
-      if (cost) typedArraySet.call(new Float32Array(buf, base + offCost, costLen), cost);
-      const got = e.mp_select(
-        held.selector,
-        base, d,
-        base + offCand, cLen,
-        rel ? base + offRel : 0, relLen, rel ? 1 : 0,
-        cost ? base + offCost : 0, costLen, cost ? 1 : 0,
-        // usize is 32-bit here: K above 2^32 - 1 selects the same min(K, P).
-        Math.min(k, 0xffffffff),
-      );
-      if (got < 0) throw lastError(held);
-      const result = {};
-      const memory = e.memory.buffer;
-      for (const f of layout.result) result[f.name] = resultField(held, f, memory);
-      return result;
-    } catch (err) {
-      if (err instanceof MemPursuitError) throw err;
-      if (err instanceof WebAssembly.RuntimeError) throw trapped(err);
-      throw argumentError(`select(): ${err?.message ?? err}`, err);
-    }
+    return runSelect(this._held, 'Selector', query, k, options, (d) => readPool(candidates, d), 'candidates', (e, args) =>
+      e.mp_select(this._held.selector, ...args),
+    );
   }
 
   /** Releases the wasm memory of this selector; it cannot select afterwards. */
+  free() {
+    if (!this._held) return;
+    finalizer?.unregister(this);
+    release(this._held);
+  }
+}
+
+const IDS = 'a Uint32Array, an Int32Array or an array of integers';
+
+/**
+ * The ids of a store call: `{ view }` for a Uint32Array (read in place),
+ * else `{ data }`, a new Uint32Array. Each id an integer; a negative one,
+ * or one beyond 2^32 - 1 (more rows than wasm32 holds), is an input error
+ * naming its position (an id >= N below that is the library's).
+ */
+function readIds(x, len) {
+  const what = 'ids';
+  return reading(what, () => {
+    const kind = typedKind(x);
+    let n;
+    if (kind !== undefined) {
+      if (!FLOAT_ARRAYS.has(kind) && !INTEGER_ARRAYS.has(kind)) {
+        throw argumentError(`ids is ${withArticle(kind)}: pass ${IDS}`);
+      }
+      checkLive(x, what);
+      if (kind === 'Uint32Array') return { view: x };
+      n = typedArrayLength.call(x);
+    } else {
+      checkObject(x, what, IDS);
+      n = lengthOf(x, what, IDS);
+    }
+    checkSize(n, what);
+    const data = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = x[i];
+      if (typeof v !== 'number' || !Number.isInteger(v)) throw argumentError(`ids[${i}] is ${describe(v)}, not an integer`);
+      if (v < 0 || v > 0xffffffff) {
+        const why = v < 0 ? 'is negative: it names no row of the store (ids run from 0)' : `names no row of the store (it holds ${len} rows, ids 0..${len})`;
+        throw new MemPursuitError('input', `ids[${i}] = ${v} ${why}; pass ids the store returned`, { index: i, id: String(v), argument: 'ids' });
+      }
+      data[i] = v;
+    }
+    return { data };
+  });
+}
+
+/**
+ * Rows (N x d, flat or an array of rows) copied into a block of wasm
+ * memory; `use(ptr, length)` runs with it, and the block is freed after.
+ */
+function withRows(held, rows, d, use) {
+  const read = readPool(rows, d, 'rows');
+  const r = settle(read, 'rows');
+  const n = typedArrayLength.call(r);
+  const e = held.exports;
+  const bytes = 4 * n;
+  if (bytes >= WASM32_BYTES) throw new MemPursuitError('capacity', `rows: ${n} values need ${bytes} bytes, more than the 4 GiB of wasm32 memory`);
+  const ptr = n === 0 ? 0 : e.mp_alloc(bytes) >>> 0;
+  if (n > 0 && ptr === 0) throw new MemPursuitError('capacity', `cannot allocate ${bytes} bytes of wasm memory for the rows; add them in smaller parts`);
+  try {
+    if (n > 0) typedArraySet.call(new Float32Array(e.memory.buffer, ptr, n), r);
+    return use(ptr, n);
+  } catch (err) {
+    if (err instanceof MemPursuitError) throw err;
+    if (err instanceof WebAssembly.RuntimeError) throw trapped(err);
+    throw argumentError(`Store: ${err?.message ?? err}`, err);
+  } finally {
+    if (ptr && held.exports === wasm) e.mp_free(ptr, bytes);
+  }
+}
+
+/** Throws unless `held` belongs to a live Store of the current module instance. */
+function liveStore(held) {
+  if (!held?.store) throw argumentError('this Store was freed: create a new one');
+  if (held.exports !== wasm) throw argumentError('this Store belongs to a module instance that was discarded (after a trap or before init()): create a new Store');
+}
+
+/**
+ * Memory embeddings kept in wasm memory across queries (the Rust crate's
+ * `Store`, 2026-12-05): N rows of d values, each validated once when it
+ * enters (finite, not all zero, norm in range), with the storage every
+ * call reads. `store.select(query, ids, k, options)` names the candidates
+ * by the retriever's ids and gives the selection of `select(query,
+ * rows[ids], k, { ...options, storage })`, picks as positions in `ids`.
+ * Call free() when done (or let the garbage collector do it).
+ */
+export class Store {
+  /**
+   * `rows`: N x d values (a flat Float32Array / Float64Array / array of
+   * numbers, or an array of N rows), `dim` = d, `options.storage`: 'f32'
+   * (default), 'f16', 'bf16' or 'int8'. Throws MemPursuitError (a bad row:
+   * kind 'input', `index` its row, `argument` 'rows').
+   */
+  constructor(rows, dim, options) {
+    const exports = exportsOrThrow();
+    if (typeof dim !== 'number' || !Number.isSafeInteger(dim) || dim < 0) {
+      throw argumentError(`dim must be a non-negative integer (the embedding length d), got ${describe(dim)}`);
+    }
+    const storage = reading('options', () => {
+      if (options == null) return 'f32';
+      if (typeof options !== 'object' || Array.isArray(options)) throw argumentError(`options must be an object such as { storage: 'int8' }, got ${describe(options)}`);
+      const keys = Object.keys(options).filter((key) => key !== 'storage');
+      if (keys.length > 0) throw new MemPursuitError('option', `unknown store option '${keys[0]}' (options: storage)`);
+      const value = options.storage ?? 'f32';
+      if (typeof value !== 'string') throw argumentError(`option 'storage' is ${describe(value)}: pass 'f32', 'f16', 'bf16' or 'int8'`);
+      return value;
+    });
+    const held = { exports, selector: exports.mp_selector_new() >>> 0, arena: 0, arenaBytes: 0, spec: null, store: 0 };
+    try {
+      const name = encoder.encode(storage);
+      held.store = withRows(held, rows, dim, (ptr, n) => {
+        const textPtr = name.length === 0 ? 0 : exports.mp_alloc(name.length) >>> 0;
+        try {
+          if (textPtr) new Uint8Array(exports.memory.buffer, textPtr, name.length).set(name);
+          return exports.mp_store_new(held.selector, ptr, n, dim, textPtr, name.length) >>> 0;
+        } finally {
+          if (textPtr) exports.mp_free(textPtr, name.length);
+        }
+      });
+      if (!held.store) throw lastError(held);
+    } catch (err) {
+      release(held);
+      throw err;
+    }
+    this._held = held;
+    this._dim = dim;
+    this._storage = storage;
+    finalizer?.register(this, held, this);
+  }
+
+  /** The number of rows N. */
+  get length() {
+    const held = this._held;
+    liveStore(held);
+    return held.exports.mp_store_len(held.store) >>> 0;
+  }
+
+  /** The embedding dimension d. */
+  get dim() {
+    return this._dim;
+  }
+
+  /** The storage every call reads: 'f32', 'f16', 'bf16' or 'int8'. */
+  get storage() {
+    return this._storage;
+  }
+
+  /**
+   * Adds rows (M x d, as in the constructor) at the end, each validated;
+   * returns their ids `{ start: N, end: N + M }` (end exclusive). On an
+   * error nothing is added (`index`: the bad row's store id).
+   */
+  append(rows) {
+    const held = this._held;
+    liveStore(held);
+    const start = held.exports.mp_store_len(held.store) >>> 0;
+    withRows(held, rows, this._dim, (ptr, n) => {
+      if (held.exports.mp_store_append(held.selector, held.store, ptr, n) < 0) throw lastError(held);
+    });
+    return { start, end: held.exports.mp_store_len(held.store) >>> 0 };
+  }
+
+  /**
+   * Selects up to `k` of the candidates `ids` (store ids, 0 <= id < N) for
+   * `query` (d values): the selection of `select(query, rows[ids], k,
+   * options)` with the store's storage, picks as positions in `ids`. The
+   * options are select()'s (`storage`, if given, must be the store's).
+   * Throws MemPursuitError (an id out of range: kind 'input', `index` its
+   * position, `id` the id as text, `argument` 'ids').
+   */
+  select(query, ids, k, options) {
+    const held = this._held;
+    liveStore(held);
+    return runSelect(held, 'Store', query, k, options, () => readIds(ids, held.exports.mp_store_len(held.store) >>> 0), 'ids', (e, args) =>
+      e.mp_store_select(held.store, held.selector, ...args),
+    );
+  }
+
+  /** Releases the wasm memory of this store; it cannot be used afterwards. */
   free() {
     if (!this._held) return;
     finalizer?.unregister(this);

@@ -12,7 +12,10 @@ paraphrase of a fact already picked scores low; the missing fact scores high.
   method);
 * :class:`Selector` -- the same, reusing its buffers across calls;
 * :func:`select_batch` -- many (query, pool) pairs on native threads, with
-  the GIL released (ragged pools also as one matrix and ``offsets``).
+  the GIL released (ragged pools also as one matrix and ``offsets``);
+* :class:`Store` -- memory embeddings validated and kept once, each query
+  naming its pool by the retriever's ids (``store.select(query, ids, k)``:
+  the picks of ``select`` on ``rows[ids]``, as positions in ``ids``).
 
 :mod:`mempursuit.arrow` (the ``arrow`` extra, pyarrow) runs ``select_batch``
 on Arrow columns without copying the embeddings, the unit of Ray Data's
@@ -40,6 +43,7 @@ from ._mempursuit import (
     STEP_FIELDS,
     Selection,
     Selector,
+    Store,
     __version__,
     select,
     select_batch,
@@ -53,6 +57,7 @@ __all__ = [
     "MemPursuitError",
     "Selection",
     "Selector",
+    "Store",
     "__version__",
     "select",
     "select_batch",

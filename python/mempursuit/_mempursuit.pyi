@@ -7,6 +7,7 @@ Every option keyword defaults to ``None``: the library's default (the
 recommended setting, with the defaults listed in ``OPTIONS``).
 """
 
+import os
 from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
@@ -24,6 +25,7 @@ __all__ = [
     "STEP_FIELDS",
     "Selection",
     "Selector",
+    "Store",
     "__version__",
     "check_count",
     "check_document_settings",
@@ -203,6 +205,90 @@ class Selector:
         storage: Optional[_StorageName] = None,
     ) -> Selection:
         """Same as ``mempursuit.select``, reusing this selector's buffers."""
+
+@final
+class Store:
+    """Memory embeddings kept across queries: N rows of d values (float32),
+    each validated once when it enters (finite, not all zero, norm within
+    the library's range), with the storage every call reads. A call names
+    its candidates by the retriever's ids (positions in the store);
+    ``store.select(query, ids, k, ...)`` is ``select(query, rows[ids], k,
+    storage=store.storage, ...)``, picks as positions in ``ids``. Errors:
+    ``MemPursuitError`` kind ``"input"`` with ``index`` (the bad row, or
+    the position in ``ids``), ``id`` (the id given, as text) and
+    ``argument`` (``"rows"`` or ``"ids"``)."""
+
+    def __new__(cls, rows: npt.ArrayLike, *, storage: Optional[_StorageName] = "f32") -> "Store": ...
+    @staticmethod
+    def from_npy(
+        path: Union[str, "os.PathLike[str]"], *, storage: Optional[_StorageName] = "f32"
+    ) -> "Store":
+        """A store of the (N, d) matrix in a ``.npy`` file (``numpy.load``
+        with ``mmap_mode="r"``, ``allow_pickle=False``)."""
+    def append(self, rows: npt.ArrayLike) -> range:
+        """Adds rows (M, d) at the end, validated; returns their ids
+        ``range(N, N + M)``. On an error nothing is added."""
+    def __len__(self) -> int: ...
+    @property
+    def dim(self) -> int:
+        """The embedding dimension d."""
+    @property
+    def storage(self) -> _StorageName:
+        """The storage every call reads."""
+    def select(
+        self,
+        query: npt.ArrayLike,
+        ids: npt.ArrayLike,
+        k: _Budget,
+        *,
+        relevance: Optional[npt.ArrayLike] = None,
+        costs: Optional[npt.ArrayLike] = None,
+        method: Optional[_MethodName] = None,
+        gamma: Optional[float] = None,
+        ridge: Optional[float] = None,
+        mmr_lambda: Optional[float] = None,
+        raw_relevance: Optional[bool] = None,
+        pool_order: Optional[bool] = None,
+        cost_budget: Optional[float] = None,
+        adaptive: Optional[bool] = None,
+        at_pool_optimum: Optional[_AtPoolOptimum] = None,
+        optimum_tolerance: Optional[float] = None,
+        dependent_picks: Optional[_DependentPicks] = None,
+        normalization: Optional[_NormalizationName] = None,
+        invalid: Optional[_InvalidName] = None,
+        storage: Optional[_StorageName] = None,
+    ) -> Selection:
+        """``select(query, rows[ids], k, ...)``: query (d,) or (1, d), ids (P,)
+        integers in [0, N); picks are positions in ``ids``. ``storage``, if
+        given, must be the store's."""
+    def select_batch(
+        self,
+        queries: Union[npt.ArrayLike, Sequence[npt.ArrayLike]],
+        id_lists: Union[npt.ArrayLike, Sequence[npt.ArrayLike]],
+        k: _Budget,
+        *,
+        relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
+        costs: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
+        threads: Optional[int] = None,
+        method: Optional[_MethodName] = None,
+        gamma: Optional[float] = None,
+        ridge: Optional[float] = None,
+        mmr_lambda: Optional[float] = None,
+        raw_relevance: Optional[bool] = None,
+        pool_order: Optional[bool] = None,
+        cost_budget: Optional[float] = None,
+        adaptive: Optional[bool] = None,
+        at_pool_optimum: Optional[_AtPoolOptimum] = None,
+        optimum_tolerance: Optional[float] = None,
+        dependent_picks: Optional[_DependentPicks] = None,
+        normalization: Optional[_NormalizationName] = None,
+        invalid: Optional[_InvalidName] = None,
+        storage: Optional[_StorageName] = None,
+    ) -> list[Selection]:
+        """``select`` for each (queries[i], id_lists[i]) on ``threads``
+        native threads (default: the CPU count) with the GIL released;
+        results in order, each identical to the single call. Errors name
+        the pair: ``pair 4: ids[3] = ...``."""
 
 def prepare_documents(query: Sequence[float], documents: list[Mapping[str, Any]]) -> dict[str, Any]:
     """The document layer (docs/DOCUMENTS.md): documents are dicts with

@@ -34,6 +34,8 @@ pub(crate) enum Role {
     Candidates,
     Relevance,
     Costs,
+    /// The rows of a `Store` (N × d).
+    Rows,
 }
 
 /// An array argument: its name in messages (`candidates`, `pools[3]`), its
@@ -108,7 +110,7 @@ fn dtype_name<T: Element>(py: Python<'_>) -> String {
 /// `CapacityError`, a `ValueError` a `MemPursuitError` (kind input); any
 /// other exception (a `KeyboardInterrupt`, an error raised by the caller's
 /// `__array__`) propagates unchanged.
-fn prefixed(py: Python<'_>, name: &str, err: PyErr) -> PyErr {
+pub(crate) fn prefixed(py: Python<'_>, name: &str, err: PyErr) -> PyErr {
     let msg = || {
         err.value(py)
             .str()
@@ -142,6 +144,8 @@ fn location(arg: &Arg<'_>, index: &[usize]) -> String {
         (Role::Candidates, _) => format!("{prefix}{}: element {index:?}", arg.name),
         (Role::Relevance, _) => format!("{prefix}relevance {last}"),
         (Role::Costs, _) => format!("{prefix}cost {last}"),
+        (Role::Rows, [row, col]) => format!("{prefix}row {row}: element {col}"),
+        (Role::Rows, _) => format!("{prefix}{}: element {index:?}", arg.name),
     }
 }
 
@@ -174,7 +178,7 @@ fn check_range(
     let value = source.get_item(tuple)?.str()?.to_string();
     let advice = match arg.role {
         Role::Query => "normalize the query (only its direction is used)",
-        Role::Candidates => "normalize the rows (only their directions are used)",
+        Role::Candidates | Role::Rows => "normalize the rows (only their directions are used)",
         Role::Relevance => "rescale the scores",
         Role::Costs => "rescale the costs and the cost budget",
     };

@@ -8,7 +8,7 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use mempursuit::{CallError, ErrorKind, SpecError};
+use mempursuit::{CallError, ErrorKind, SpecError, StoreError};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -94,9 +94,33 @@ pub(crate) fn spec(py: Python<'_>, e: SpecError) -> PyErr {
 }
 
 /// A call's error, with its kind, the message prefixed with `prefix`
-/// (`"pair 4: "` in a batch).
+/// (`"pair 4: "` in a batch); a store's error as [`store`].
 pub(crate) fn call(py: Python<'_>, e: &CallError, prefix: &str) -> PyErr {
+    if let CallError::Store(e) = e {
+        return store(py, e, prefix);
+    }
     error(py, format!("{prefix}{e}"), e.kind())
+}
+
+/// A `Store`'s error (kind input) with what it names: a bad row as
+/// `index` = its store row and `argument` = `"rows"`; an id out of range
+/// as `index` = its position in the call's ids, `id` = the id given (as
+/// text) and `argument` = `"ids"`; a shape as `argument` = `"rows"`.
+pub(crate) fn store(py: Python<'_>, e: &StoreError, prefix: &str) -> PyErr {
+    let (index, id, argument) = match e {
+        StoreError::Row { row, .. } => (Some(*row), None, "rows"),
+        StoreError::Id { position, id, .. } => (Some(*position), Some(id.to_string()), "ids"),
+        StoreError::QueryLength { .. } => (None, None, "query"),
+        _ => (None, None, "rows"),
+    };
+    document(
+        py,
+        &format!("{prefix}{e}"),
+        e.kind(),
+        index,
+        id.as_deref(),
+        argument,
+    )
 }
 
 /// The message of a panic's payload.

@@ -21,6 +21,7 @@ mod documents;
 mod errors;
 mod options;
 mod run;
+mod store;
 
 use mempursuit::{FieldType, FieldValue, RefitStatus, SelectSpec, Selection, Selector, Step};
 use numpy::PyArray1;
@@ -28,7 +29,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use arrays::{pool_rows, pool_view, query_dim, relevance_len, view, Arg, Batch, PoolBatch, Role};
+use arrays::{
+    pool_rows, pool_view, query_dim, relevance_len, view, Arg, Batch, PoolBatch, Role, View,
+};
 use options::{budget, count, Count};
 use run::Pair;
 
@@ -233,6 +236,31 @@ impl Call {
     }
 }
 
+/// The views of a call's relevance scores and costs.
+type Scores<'py> = (Option<View<'py, f32>>, Option<View<'py, f32>>);
+
+/// The views of a single call's `relevance` and `costs` (each of shape
+/// (P,); their length against P is the core's check).
+fn scores<'py>(
+    py: Python<'_>,
+    relevance: Option<&Bound<'py, PyAny>>,
+    costs: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Scores<'py>> {
+    let rel = relevance
+        .map(|r| view::<f32>(r, &Arg::single("relevance", Role::Relevance)))
+        .transpose()?;
+    if let Some(r) = &rel {
+        relevance_len(py, r.shape(), "relevance")?;
+    }
+    let cost = costs
+        .map(|c| view::<f32>(c, &Arg::single("costs", Role::Costs)))
+        .transpose()?;
+    if let Some(c) = &cost {
+        relevance_len(py, c.shape(), "costs")?;
+    }
+    Ok((rel, cost))
+}
+
 /// One selection: views the arrays, checks their shapes and runs the call
 /// with the GIL released.
 fn select_one(
@@ -247,18 +275,7 @@ fn select_one(
     let call = Call::new(py, k, (relevance.is_some(), costs.is_some()), options)?;
     let q = view::<f32>(query, &Arg::single("query", Role::Query))?;
     let d = query_dim(py, q.shape(), "query")?;
-    let rel = relevance
-        .map(|r| view::<f32>(r, &Arg::single("relevance", Role::Relevance)))
-        .transpose()?;
-    if let Some(r) = &rel {
-        relevance_len(py, r.shape(), "relevance")?;
-    }
-    let cost = costs
-        .map(|c| view::<f32>(c, &Arg::single("costs", Role::Costs)))
-        .transpose()?;
-    if let Some(c) = &cost {
-        relevance_len(py, c.shape(), "costs")?;
-    }
+    let (rel, cost) = scores(py, relevance, costs)?;
     let pool = pool_view(candidates, &Arg::single("candidates", Role::Candidates))?;
     pool_rows(py, pool.shape(), d, "candidates")?;
     let pair = Pair {
@@ -688,6 +705,7 @@ fn _mempursuit(m: &Bound<'_, PyModule>) -> PyResult<()> {
         pyo3::types::PyTuple::new(m.py(), mempursuit::documents::METADATA_FIELDS)?,
     )?;
     m.add_class::<PySelector>()?;
+    m.add_class::<store::PyStore>()?;
     m.add_class::<PySelection>()?;
     m.add("STEP_FIELDS", PyTuple::new(py, step_fields())?)?;
     m.add("METHODS", options::methods(py)?)?;

@@ -49,6 +49,8 @@ def test_package_readme_snippets_run():
     assert env["top"].picks.tolist() == [1, 2]
     assert env["paper"].picks.tolist() == [1, 3]
     assert [s.picks.tolist() for s in env["ragged"]] == [s.picks.tolist() for s in env["batch"]]
+    assert sorted(env["picked"].tolist()) == [1, 3]
+    assert env["new_ids"] == range(4, 5)
     assert (
         "input | candidate 2: element 1 is not finite (NaN); or set option 'invalid' to 'exclude' "
         "to leave such rows out (listed in excluded)\n[2]\n"

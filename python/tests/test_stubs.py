@@ -34,6 +34,12 @@ USAGE = textwrap.dedent(
     n: int = len(selector.select(q, pool, 1, method="pursuit", storage="f16", adaptive=True))
     n = len(selector.select(q, pool, np.int64(1)))  # a NumPy integer is a budget too
     options: dict[str, object] = {"method": "mmr", "mmr_lambda": 0.3}
+    store = mempursuit.Store(pool, storage="int8")
+    new_ids: range = store.append(pool)
+    size: int = len(store) + store.dim
+    kept: str = store.storage
+    picks = store.select(q, np.array([0, 2, 5]), 2, method="pursuit", costs=[1, 2, 3], cost_budget=3.0).picks
+    per_query: list[mempursuit.Selection] = store.select_batch([q, q], [[0, 1], [2, 3]], 1, threads=2)
     mempursuit.select(q, pool, 2, method=None, dependent_picks=None)
     kinds: list[str] = [info["type"] for info in mempursuit.OPTIONS.values()]
     names: tuple[str, ...] = mempursuit.METHODS

@@ -30,6 +30,12 @@
 //!    `result` list; they stay valid until the next call on the selector.
 //! 6. [`mp_free`] and [`mp_selector_free`] release the memory.
 //!
+//! A store ([`mp_store_new`], [`mp_store_append`], [`mp_store_select`],
+//! [`mp_store_free`]) keeps memory rows in wasm memory across calls;
+//! its calls report their errors on a selector, with what they name in
+//! [`mp_error_index`] and [`mp_error_id`], and [`mp_store_select`] leaves
+//! its result in the selector as [`mp_select`] does.
+//!
 //! Linear memory can grow during any call that allocates ([`mp_alloc`],
 //! [`mp_select`]): JavaScript must re-create its typed-array views of
 //! `memory.buffer` after every call.
@@ -57,6 +63,8 @@
 //! compares them on the HotpotQA fixture).
 //!
 //! ## Versions
+//! ABI 4 gained, without an incompatible change, the store functions
+//! (`mp_store_*`, `mp_error_index`, `mp_error_id`; 2026-12-05).
 //! ABI 4 added the candidates' costs to [`mp_select`] (with the option
 //! `cost_budget`: budgets in tokens). ABI 3 replaced ABI 2's method codes, parameters and flags by the
 //! specification's options ([`mp_spec_set`]) and its caller-provided
@@ -70,7 +78,7 @@ use std::sync::OnceLock;
 use mempursuit::spec::{OptionType, Value, OPTIONS};
 use mempursuit::{
     CallData, CallError, Error, ErrorKind, FieldType, MethodName, Pool, RefitStatus, ScratchSize,
-    SelectSpec, Selection, Selector, Step, StopReason,
+    SelectSpec, Selection, Selector, Step, StopReason, Store, StoreCall, StoreError,
 };
 
 /// Version of this C ABI; bumped on every incompatible change.
@@ -215,6 +223,10 @@ pub struct MpSelector {
     skipped: Vec<u32>,
     error_kind: &'static str,
     error: String,
+    /// What the last error names ([`mp_error_index`]): a store row or a
+    /// position in the ids, and the id given; `usize::MAX` for none.
+    error_index: usize,
+    error_id: usize,
 }
 
 /// One failed call: its kind and message.
@@ -244,11 +256,13 @@ impl MpSelector {
             Ok(v) => {
                 self.error_kind = "";
                 self.error.clear();
+                (self.error_index, self.error_id) = (usize::MAX, usize::MAX);
                 v
             }
             Err(Failure(kind, msg)) => {
                 self.error_kind = kind;
                 self.error = msg;
+                (self.error_index, self.error_id) = (usize::MAX, usize::MAX);
                 -1
             }
         }
@@ -516,26 +530,39 @@ unsafe fn select_inner(
     } else {
         0
     };
+    reserve(sel, pool, budget)?;
+    let data = CallData::new(query, Pool::F32(candidates))
+        .with_relevance(relevance)
+        .with_costs(costs);
+    let s = sel.selector.select_spec(&sel.spec, data, budget)?;
+    keep_result(sel, s)
+}
+
+/// Reserves the scratch of a pool of `pool` rows and budget K = `budget`,
+/// so that a failed allocation is an error rather than a trap (an invalid
+/// shape reserves nothing and gets the library's own error).
+fn reserve(sel: &mut MpSelector, pool: usize, budget: usize) -> Result<(), Failure> {
     // Picks are written as u32 and their count returned as i32.
     if pool > i32::MAX as usize {
         return Err(argument(
             "pool sizes above 2^31 - 1 are not supported".into(),
         ));
     }
-    if let Err(e) = sel.selector.try_reserve(pool, budget.min(pool)) {
-        return Err(match e.bytes {
+    sel.selector
+        .try_reserve(pool, budget.min(pool))
+        .map_err(|e| match e.bytes {
             None => Error::ScratchOverflow {
                 max_pool: e.pool,
                 max_budget: e.budget,
             }
             .into(),
             Some(_) => Failure(ErrorKind::Capacity.as_str(), e.to_string()),
-        });
-    }
-    let data = CallData::new(query, Pool::F32(candidates))
-        .with_relevance(relevance)
-        .with_costs(costs);
-    let s = sel.selector.select_spec(&sel.spec, data, budget)?;
+        })
+}
+
+/// Keeps the selection `s` (P ≤ i32::MAX, checked by [`reserve`]) as the
+/// result of `sel`; returns the number of picks.
+fn keep_result(sel: &mut MpSelector, s: Selection) -> Result<i32, Failure> {
     let n = s.picks.len();
     let room = |v: &mut Vec<u32>, n: usize| {
         v.try_reserve(n).map_err(|_| {
@@ -656,6 +683,226 @@ pub unsafe extern "C" fn mp_error_ptr(sel: *const MpSelector) -> *const u8 {
 pub unsafe extern "C" fn mp_error_len(sel: *const MpSelector) -> usize {
     // SAFETY: caller contract.
     unsafe { sel.as_ref() }.map_or(0, |s| s.error.len())
+}
+
+/// What the last error on `sel` names: for a store's row error the row's
+/// store index, for an id out of range its position in the ids;
+/// `usize::MAX` for none (every other error, and after a success).
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_error_index(sel: *const MpSelector) -> usize {
+    // SAFETY: caller contract.
+    unsafe { sel.as_ref() }.map_or(usize::MAX, |s| s.error_index)
+}
+
+/// The id of the last error on `sel` when it is an id out of range of a
+/// store; `usize::MAX` for none.
+///
+/// # Safety
+/// `sel` null or from [`mp_selector_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_error_id(sel: *const MpSelector) -> usize {
+    // SAFETY: caller contract.
+    unsafe { sel.as_ref() }.map_or(usize::MAX, |s| s.error_id)
+}
+
+/// A [`Store`] for JavaScript ([`mp_store_new`]): memory embeddings kept in
+/// wasm memory across calls.
+#[derive(Debug)]
+pub struct MpStore {
+    store: Store,
+}
+
+/// Records a store's error on `sel` (kind input; what it names in
+/// [`mp_error_index`] and [`mp_error_id`]); returns −1.
+fn store_failure(sel: &mut MpSelector, e: &StoreError) -> i32 {
+    let r = sel.finish(Err(Failure(e.kind().as_str(), e.to_string())));
+    (sel.error_index, sel.error_id) = match e {
+        StoreError::Row { row, .. } => (*row, usize::MAX),
+        StoreError::Id { position, id, .. } => (*position, *id),
+        _ => (usize::MAX, usize::MAX),
+    };
+    r
+}
+
+/// A store of the row-major N × d f32 `rows` (`rows_len` = N·d values)
+/// with the storage named by `storage` (UTF-8, `storage_len` bytes:
+/// `f32`, `f16`, `bf16` or `int8`, read as the option `storage`), each row
+/// validated once ([`Store::new`], 2026-12-05). Returns the store, or null
+/// with the error on `sel` ([`mp_error_ptr`]; for a bad row
+/// [`mp_error_index`] is its index). Release with [`mp_store_free`].
+///
+/// # Safety
+/// `sel` from [`mp_selector_new`]; `rows` and `storage` point to
+/// `rows_len` f32 and `storage_len` bytes (null for length 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_store_new(
+    sel: *mut MpSelector,
+    rows: *const f32,
+    rows_len: usize,
+    d: usize,
+    storage: *const u8,
+    storage_len: usize,
+) -> *mut MpStore {
+    // SAFETY: caller contract.
+    let Some(sel) = (unsafe { sel.as_mut() }) else {
+        return core::ptr::null_mut();
+    };
+    let storage = (|| {
+        // SAFETY: caller contract (checked for null, alignment and size).
+        let name = unsafe { text(storage, storage_len, "storage") }?;
+        let mut spec = SelectSpec::default();
+        spec.set_typed("storage", Value::Text(name))
+            .and_then(|()| spec.method().map(|_| ()))
+            .map_err(|e| Failure(e.kind().as_str(), e.to_string()))?;
+        // SAFETY: as above.
+        let rows = unsafe { slice(rows, rows_len, "rows") }?;
+        Ok((rows, spec.given_storage().unwrap_or_default()))
+    })();
+    let (rows, storage) = match storage {
+        Ok(v) => v,
+        Err(f) => {
+            sel.finish(Err(f));
+            return core::ptr::null_mut();
+        }
+    };
+    match Store::new(rows, d, storage) {
+        Ok(store) => {
+            sel.finish(Ok(0));
+            Box::into_raw(Box::new(MpStore { store }))
+        }
+        Err(e) => {
+            store_failure(sel, &e);
+            core::ptr::null_mut()
+        }
+    }
+}
+
+/// Releases a store. Null is ignored.
+///
+/// # Safety
+/// `store` from [`mp_store_new`], not freed yet.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_store_free(store: *mut MpStore) {
+    if !store.is_null() {
+        // SAFETY: created by `Box::into_raw` in `mp_store_new`.
+        drop(unsafe { Box::from_raw(store) });
+    }
+}
+
+/// The number of rows N of `store` (0 for null).
+///
+/// # Safety
+/// `store` null or from [`mp_store_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_store_len(store: *const MpStore) -> usize {
+    // SAFETY: caller contract.
+    unsafe { store.as_ref() }.map_or(0, |s| s.store.len())
+}
+
+/// The dimension d of `store` (0 for null).
+///
+/// # Safety
+/// `store` null or from [`mp_store_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_store_dim(store: *const MpStore) -> usize {
+    // SAFETY: caller contract.
+    unsafe { store.as_ref() }.map_or(0, |s| s.store.dim())
+}
+
+/// Appends the row-major rows `rows` (`rows_len` f32, a multiple of d) to
+/// `store` ([`Store::append`]): their ids are the old N onwards. Returns 0,
+/// or −1 with the error on `sel` (nothing added).
+///
+/// # Safety
+/// `sel` from [`mp_selector_new`], `store` from [`mp_store_new`]; `rows`
+/// points to `rows_len` f32.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_store_append(
+    sel: *mut MpSelector,
+    store: *mut MpStore,
+    rows: *const f32,
+    rows_len: usize,
+) -> i32 {
+    // SAFETY: caller contract.
+    let (Some(sel), Some(store)) = (unsafe { sel.as_mut() }, unsafe { store.as_mut() }) else {
+        return -1;
+    };
+    // SAFETY: caller contract (checked for null, alignment and size).
+    let rows = match unsafe { slice(rows, rows_len, "rows") } {
+        Ok(r) => r,
+        Err(f) => return sel.finish(Err(f)),
+    };
+    match store.store.append(rows) {
+        Ok(_) => sel.finish(Ok(0)),
+        Err(e) => store_failure(sel, &e),
+    }
+}
+
+/// [`mp_select`] on the rows of `store` that the `ids_len` u32 `ids` name
+/// ([`Store::select`] with the specification of `sel`): the selection of
+/// `select` on the gathered rows, picks as positions in `ids`, in
+/// [`mp_result_ptr`]. An id ≥ N is an input error with
+/// [`mp_error_index`] = its position and [`mp_error_id`] = the id. A
+/// query whose length is not the store's d is an input error.
+///
+/// # Safety
+/// As [`mp_select`]; `store` from [`mp_store_new`]; `ids` points to
+/// `ids_len` u32.
+#[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mp_store_select(
+    store: *const MpStore,
+    sel: *mut MpSelector,
+    query: *const f32,
+    query_len: usize,
+    ids: *const u32,
+    ids_len: usize,
+    relevance: *const f32,
+    relevance_len: usize,
+    has_relevance: u32,
+    costs: *const f32,
+    costs_len: usize,
+    has_costs: u32,
+    budget: usize,
+) -> i32 {
+    // SAFETY: caller contract.
+    let (Some(sel), Some(store)) = (unsafe { sel.as_mut() }, unsafe { store.as_ref() }) else {
+        return -1;
+    };
+    sel.clear_result();
+    let outcome = (|| {
+        // SAFETY (every slice): caller contract, checked by `slice`.
+        let query = unsafe { slice(query, query_len, "query") }?;
+        let ids = unsafe { slice(ids, ids_len, "ids") }?;
+        let relevance = match has_relevance {
+            0 => None,
+            _ => Some(unsafe { slice(relevance, relevance_len, "relevance") }?),
+        };
+        let costs = match has_costs {
+            0 => None,
+            _ => Some(unsafe { slice(costs, costs_len, "costs") }?),
+        };
+        let ids: Vec<usize> = ids.iter().map(|&i| i as usize).collect();
+        reserve(sel, ids.len(), budget)?;
+        let call = StoreCall::new(query, &ids)
+            .with_relevance(relevance)
+            .with_costs(costs);
+        Ok(store
+            .store
+            .select(&mut sel.selector, &sel.spec, call, budget))
+    })();
+    match outcome {
+        Ok(Ok(s)) => {
+            let kept = keep_result(sel, s);
+            sel.finish(kept)
+        }
+        Ok(Err(CallError::Store(e))) => store_failure(sel, &e),
+        Ok(Err(e)) => sel.finish(Err(e.into())),
+        Err(f) => sel.finish(Err(f)),
+    }
 }
 
 /// [`ScratchSize::bytes`] for capacity (`max_pool`, `max_budget`) on this
@@ -1156,6 +1403,107 @@ mod tests {
     fn data() -> ([f32; 2], [f32; 6]) {
         let s = core::f32::consts::FRAC_1_SQRT_2;
         ([s, s], [0.9950, 0.0998, 0.9998, 0.0200, 0.0, 1.0])
+    }
+
+    #[test]
+    fn a_store_selects_on_its_ids_and_names_its_errors() {
+        let (q, _) = data();
+        // Fact A, fact A reworded, an unrelated row, fact B.
+        let rows = [0.9950f32, 0.0998, 0.9998, 0.0200, -1.0, 0.0, 0.0, 1.0];
+        let sel = mp_selector_new();
+        let store = unsafe { mp_store_new(sel, rows.as_ptr(), 8, 2, b"int8".as_ptr(), 4) };
+        assert!(!store.is_null());
+        assert_eq!(
+            unsafe { (mp_store_len(store), mp_store_dim(store)) },
+            (4, 2)
+        );
+        let ids = [0u32, 1, 3];
+        let n = unsafe {
+            mp_store_select(
+                store,
+                sel,
+                q.as_ptr(),
+                2,
+                ids.as_ptr(),
+                3,
+                null(),
+                0,
+                0,
+                null(),
+                0,
+                0,
+                2,
+            )
+        };
+        assert_eq!(n, 2);
+        assert_eq!(unsafe { &*sel }.picks, [0, 2]);
+        // An id out of range: its position and the id.
+        let bad = [0u32, 9];
+        let n = unsafe {
+            mp_store_select(
+                store,
+                sel,
+                q.as_ptr(),
+                2,
+                bad.as_ptr(),
+                2,
+                null(),
+                0,
+                0,
+                null(),
+                0,
+                0,
+                2,
+            )
+        };
+        assert_eq!(n, -1);
+        assert_eq!(error(sel).0, "input");
+        assert_eq!(unsafe { (mp_error_index(sel), mp_error_id(sel)) }, (1, 9));
+        // A query of another d.
+        let n = unsafe {
+            mp_store_select(
+                store,
+                sel,
+                q.as_ptr(),
+                1,
+                ids.as_ptr(),
+                3,
+                null(),
+                0,
+                0,
+                null(),
+                0,
+                0,
+                2,
+            )
+        };
+        assert_eq!(n, -1);
+        assert!(error(sel).1.starts_with("query has d = 1 values"));
+        assert_eq!(unsafe { mp_error_index(sel) }, usize::MAX);
+        // A bad row in an append: its store index, nothing added.
+        let zero = [0.0f32, 0.0];
+        assert_eq!(unsafe { mp_store_append(sel, store, zero.as_ptr(), 2) }, -1);
+        assert_eq!(
+            unsafe { (mp_error_index(sel), mp_error_id(sel)) },
+            (4, usize::MAX)
+        );
+        assert_eq!(unsafe { mp_store_len(store) }, 4);
+        let more = [0.6f32, 0.8];
+        assert_eq!(unsafe { mp_store_append(sel, store, more.as_ptr(), 2) }, 0);
+        assert_eq!(unsafe { mp_store_len(store) }, 5);
+        // An unknown storage, a bad row at build: null and the error.
+        let none = unsafe { mp_store_new(sel, rows.as_ptr(), 8, 2, b"f64".as_ptr(), 3) };
+        assert!(none.is_null());
+        assert_eq!(error(sel).0, "option");
+        let mut nan = rows;
+        nan[5] = f32::NAN;
+        let none = unsafe { mp_store_new(sel, nan.as_ptr(), 8, 2, b"f32".as_ptr(), 3) };
+        assert!(none.is_null());
+        assert_eq!(unsafe { mp_error_index(sel) }, 2);
+        unsafe {
+            mp_store_free(store);
+            mp_selector_free(sel);
+        }
     }
 
     enum V<'a> {

@@ -37,7 +37,7 @@ function throwsCode(fn, code, message) {
 }
 
 test('the exports', () => {
-  assert.deepEqual(Object.keys(mempursuit).sort(), ['METADATA_FIELDS', 'METADATA_KEY', 'MemPursuitError', 'Selector', 'checkDocumentSettings', 'checkQuery', 'init', 'initSync', 'optionKeys', 'prepareDocuments', 'select', 'selectDocuments']);
+  assert.deepEqual(Object.keys(mempursuit).sort(), ['METADATA_FIELDS', 'METADATA_KEY', 'MemPursuitError', 'Selector', 'Store', 'checkDocumentSettings', 'checkQuery', 'init', 'initSync', 'optionKeys', 'prepareDocuments', 'select', 'selectDocuments']);
 });
 
 test('select() and new Selector() before init() throw', () => {

@@ -3,7 +3,7 @@
 // option and result field of mempursuit.d.ts, and calls the declarations
 // must reject.
 
-import { init, initSync, select, Selector, MemPursuitError } from 'mempursuit';
+import { init, initSync, select, Selector, Store, MemPursuitError } from 'mempursuit';
 import type {
   AtPoolOptimum,
   Candidates,
@@ -84,6 +84,17 @@ export async function demo(bytes: Uint8Array, module: WebAssembly.Module): Promi
     selector.free();
   }
   const error = new MemPursuitError('argument', 'k must be a non-negative integer', { cause: new Error('x') });
+
+  const store = new Store(pool, 2, { storage: 'int8' });
+  const added: { start: number; end: number } = store.append([[0.6, 0.8]]);
+  const size: number = store.length + store.dim + added.end;
+  const kept: 'f32' | 'f16' | 'bf16' | 'int8' = store.storage;
+  const fromStore: Uint32Array = store.select(query, new Uint32Array([0, 2]), 1, { method: 'pursuit', costs: [1, 2], costBudget: 2 }).picks;
+  store.select(query, [0, 1], 1);
+  console.log(size, kept, fromStore);
+  // @ts-expect-error: storage is one of four strings
+  new Store(pool, 2, { storage: 'f64' });
+  store.free();
 
   // @ts-expect-error: not a method
   select(query, pool, 2, { method: 'bm25' });
