@@ -23,10 +23,11 @@
 #     (MEMPURSUIT_REQUIRE_INTEGRATIONS=1: a missing framework or pyarrow
 #     fails instead of skipping).
 #
-# The Chroma case of tests/integrations/test_stores.py needs chromadb and
-# langchain-chroma, about 52 s and 350 MB more: MEMPURSUIT_CI_CHROMA=1
-# installs them from python/tests/integrations/requirements-chroma.txt and
-# requires the case to run; without it the case is reported as skipped.
+# The Chroma cases of tests/integrations/test_stores.py and test_mem0.py
+# need chromadb and langchain-chroma (about 52 s and 350 MB more): they are
+# installed from python/tests/integrations/requirements-chroma.txt and the
+# cases are required to run; MEMPURSUIT_CI_CHROMA=0 leaves them out (the
+# cases are then reported as skipped).
 #
 # The Ray Data recipe's test (a local Ray of 2 CPUs, about 30 s) needs Ray,
 # about 80 MB with pandas: MEMPURSUIT_CI_RAY=1 installs it from
@@ -61,8 +62,8 @@ CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
   "$venv/bin/python" -m pip install "./python[haystack,llama-index,langchain,mem0,arrow]" \
   -r python/tests/integrations/requirements.txt -r python/tests/arrow/requirements.txt
 chroma_required=0
-if [ "${MEMPURSUIT_CI_CHROMA:-0}" = 1 ]; then
-  echo "== Chroma (MEMPURSUIT_CI_CHROMA=1)"
+if [ "${MEMPURSUIT_CI_CHROMA:-1}" = 1 ]; then
+  echo "== Chroma (MEMPURSUIT_CI_CHROMA=0 leaves it out)"
   "$venv/bin/python" -m pip install --quiet -r python/tests/integrations/requirements-chroma.txt
   chroma_required=1
 fi

@@ -10,7 +10,7 @@
 
 use mempursuit::spec::Value;
 use mempursuit::spec::{option_info, OptionType, OPTIONS};
-use mempursuit::{MethodName, SelectSpec, SpecError};
+use mempursuit::{ErrorKind, MethodName, SelectSpec, SpecError};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -205,9 +205,13 @@ pub(crate) fn count(name: &str, obj: &Bound<'_, PyAny>, min: u8) -> PyResult<Cou
         return Err(not_int());
     }
     if index.lt(min)? {
-        return Err(errors::option(
+        return Err(errors::document(
             py,
-            format!("{name} must be >= {min}, got {index}"),
+            &format!("{name} must be >= {min}, got {index}"),
+            ErrorKind::Option,
+            None,
+            None,
+            name,
         ));
     }
     Ok(

@@ -214,7 +214,8 @@ def test_k_errors():
     for k in (True, np.True_):
         with pytest.raises(TypeError, match=r"^k must be an int, not bool"):
             mempursuit.select(Q, POOL, k)
-    raises("option", "k must be >= 0, got -1", mempursuit.select, Q, POOL, -1)
+    e = raises("option", "k must be >= 0, got -1", mempursuit.select, Q, POOL, -1)
+    assert (e.argument, e.index, e.id) == ("k", None, None)
     raises("option", "k must be >= 0, got -1", mempursuit.select, Q, POOL, np.int8(-1))
     # Anything with __index__ is an int; a k beyond the pool selects it all.
     assert mempursuit.select(Q, POOL, np.int64(2)).picks.shape == (2,)

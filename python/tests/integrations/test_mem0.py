@@ -337,15 +337,15 @@ def test_textbook_case_picks_fact_b(tmp_path):
 
 def test_chroma_store_vectors(data, tmp_path):
     """Mem0's Chroma store (in process, on disk under tmp_path): vectors read
-    by id. Chroma is large; required only with MEMPURSUIT_CI_CHROMA=1 (see
-    test_stores.py)."""
+    by id. Required in CI (.ci/python.sh installs Chroma unless
+    MEMPURSUIT_CI_CHROMA=0; see test_stores.py)."""
     if os.environ.get("MEMPURSUIT_REQUIRE_CHROMA") == "1":
         import chromadb  # noqa: F401
     else:
         pytest.importorskip(
             "chromadb",
-            reason="chromadb is not installed (about 2 minutes and 560 MB: MEMPURSUIT_CI_CHROMA=1 bash "
-            ".ci/python.sh installs it from python/tests/integrations/requirements-chroma.txt)",
+            reason="chromadb is not installed (bash .ci/python.sh installs it from "
+            "python/tests/integrations/requirements-chroma.txt)",
         )
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     store = {
