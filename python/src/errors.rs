@@ -78,11 +78,6 @@ pub(crate) fn input(py: Python<'_>, message: impl Into<String>) -> PyErr {
     error(py, message, ErrorKind::Input)
 }
 
-/// An error of a keyword argument, `k` or `threads` (`kind = "option"`).
-pub(crate) fn option(py: Python<'_>, message: impl Into<String>) -> PyErr {
-    error(py, message, ErrorKind::Option)
-}
-
 /// A memory limit (`kind = "capacity"`, a `CapacityError`).
 pub(crate) fn capacity(py: Python<'_>, message: impl Into<String>) -> PyErr {
     error(py, message, ErrorKind::Capacity)
