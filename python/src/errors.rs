@@ -106,6 +106,7 @@ pub(crate) fn store(py: Python<'_>, e: &StoreError, prefix: &str) -> PyErr {
         StoreError::Row { row, .. } => (Some(*row), None, "rows"),
         StoreError::Id { position, id, .. } => (Some(*position), Some(id.to_string()), "ids"),
         StoreError::QueryLength { .. } => (None, None, "query"),
+        StoreError::Storage(e) => (Some(e.row), None, "rows"),
         _ => (None, None, "rows"),
     };
     document(

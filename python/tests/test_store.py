@@ -136,6 +136,12 @@ def test_store_errors(fixture):
         mempursuit.Store(rows)
     assert (e.value.kind, e.value.index, e.value.id, e.value.argument) == ("input", 13, None, "rows")
     assert str(e.value).startswith("store row 13: ")
+    # A value f16 cannot hold names its store row.
+    big = memories[:4].copy()
+    big[2, 5] = 1e5
+    with pytest.raises(mempursuit.MemPursuitError) as e:
+        mempursuit.Store(big, storage="f16")
+    assert (e.value.kind, e.value.index, e.value.argument) == ("input", 2, "rows")
     with pytest.raises(mempursuit.MemPursuitError, match=r"rows must have shape \(N, d\)"):
         mempursuit.Store(memories[0])
     with pytest.raises(mempursuit.MemPursuitError, match="dimension d is 0") as e:

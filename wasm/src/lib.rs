@@ -721,6 +721,7 @@ fn store_failure(sel: &mut MpSelector, e: &StoreError) -> i32 {
     let r = sel.finish(Err(Failure(e.kind().as_str(), e.to_string())));
     (sel.error_index, sel.error_id) = match e {
         StoreError::Row { row, .. } => (*row, usize::MAX),
+        StoreError::Storage(e) => (e.row, usize::MAX),
         StoreError::Id { position, id, .. } => (*position, *id),
         _ => (usize::MAX, usize::MAX),
     };

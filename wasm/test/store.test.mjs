@@ -111,6 +111,9 @@ test('errors name the row or the position of the id', () => {
   const rows = memories.data.slice(0, 20 * d);
   rows.fill(0, 13 * d, 14 * d);
   throwsStore(() => new Store(rows, d), 'input', /^store row 13: /, { index: 13, argument: 'rows' });
+  const big = memories.data.slice(0, 4 * d);
+  big[2 * d + 5] = 1e5; // beyond f16's range: names its store row
+  throwsStore(() => new Store(big, d, { storage: 'f16' }), 'input', /store row 2/, { index: 2, argument: 'rows' });
   throwsStore(() => new Store(memories.data, 0), 'input', /dimension d is 0/);
   throwsStore(() => new Store(memories.data, d, { storage: 'f64' }), 'option', /'storage' must be/);
   throwsStore(() => new Store(memories.data, d, { storag: 'f16' }), 'option', /unknown store option 'storag'/);

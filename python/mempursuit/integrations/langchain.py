@@ -191,7 +191,9 @@ def mempursuit_search_by_vector(
     ``similarity_search_with_relevance_scores`` applies, passed as
     ``relevance`` unless ``use_scores=False``; a raw score, which may be a
     distance as FAISS's L2, is never relevance: a store without a relevance
-    function gets the vectors' cosine with the query) or,
+    function, or whose function does not keep the store's best-first order
+    of its hits, as LangChain's FAISS inner-product function, gets the
+    vectors' cosine with the query) or,
     where the store lacks it, ``store.similarity_search_by_vector``;
     ``search_kwargs`` (e.g. ``{"filter": ...}``) go to that call. The
     documents' vectors are read from the store, or embedded again with
@@ -249,11 +251,15 @@ def mempursuit_search_by_vector(
         # A store's raw score may be a distance (FAISS: L2; Chroma, PGVector).
         # The store's own relevance function (the one
         # `similarity_search_with_relevance_scores` applies) turns it into a
-        # similarity; without one the raw score is declared a distance, and
+        # similarity, if it keeps the order the store returned its hits in
+        # (best first). One that does not (LangChain's FAISS inner-product
+        # function maps a similarity s > 0 to 1 - s) is not used, nor is a
+        # raw score without a function: they are declared distances, and
         # the layer then takes the vectors' cosine.
         to_relevance = _relevance_fn(store)
-        if to_relevance is not None:
-            scores, score_kind = [to_relevance(s) for _, s in hits], "similarity"
+        relevance = [to_relevance(s) for _, s in hits] if to_relevance is not None else []
+        if relevance and all(a >= b for a, b in zip(relevance, relevance[1:])):
+            scores, score_kind = relevance, "similarity"
         else:
             scores, score_kind = [s for _, s in hits], "distance"
     else:

@@ -64,6 +64,18 @@ def faiss_l2(data, emb, texts, ids):
     return FAISS.from_texts(texts, emb, ids=ids)  # DistanceStrategy.EUCLIDEAN_DISTANCE
 
 
+def faiss_inner_product(data, emb, texts, ids):
+    """FAISS by inner product: its raw score is a similarity, and LangChain's
+    relevance function for it maps a similarity s > 0 to 1 - s (it reverses
+    the order; mempursuit then takes the vectors' cosine)."""
+    framework("faiss", "faiss-cpu")
+    framework("langchain_community", "langchain-community")
+    from langchain_community.vectorstores import FAISS
+    from langchain_community.vectorstores.utils import DistanceStrategy
+
+    return FAISS.from_texts(texts, emb, ids=ids, distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT)
+
+
 def chroma_l2(data, emb, texts, ids):
     if os.environ.get("MEMPURSUIT_REQUIRE_CHROMA") == "1":
         import langchain_chroma  # noqa: F401
@@ -80,7 +92,12 @@ def chroma_l2(data, emb, texts, ids):
     return Chroma.from_texts(texts, emb, ids=ids, collection_name=f"t{uuid.uuid4().hex}")
 
 
-STORES = {"in-memory (cosine)": in_memory, "FAISS (L2)": faiss_l2, "Chroma (L2)": chroma_l2}
+STORES = {
+    "in-memory (cosine)": in_memory,
+    "FAISS (L2)": faiss_l2,
+    "FAISS (inner product)": faiss_inner_product,
+    "Chroma (L2)": chroma_l2,
+}
 
 
 @pytest.mark.parametrize("name", list(STORES))
