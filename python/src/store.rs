@@ -6,6 +6,7 @@
 //! selection of `select` on the gathered rows `rows[ids]`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use mempursuit::{ErrorKind, SelectSpec, Selector, Storage, Store, StoreCall};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
@@ -142,12 +143,15 @@ fn read_ids(
 /// TypeError
 ///     ``rows`` not real-valued, ``storage`` not a str.
 ///
-/// One call may run at a time per thread; calls from several threads run
-/// together (the GIL is released while they select). ``append`` while a
-/// call runs on another thread raises RuntimeError (already borrowed).
+/// Calls from several threads run together (the GIL is released while
+/// they select); ``append`` from another thread waits for the calls in
+/// flight, and calls wait for an ``append`` in progress.
 #[pyclass(name = "Store", module = "mempursuit")]
 pub struct PyStore {
-    inner: Store,
+    /// The store; `select` reads it and `append` writes it with the GIL
+    /// released, so an `append` waits for the calls in flight and a call
+    /// waits for an `append` (no "already borrowed" error).
+    inner: RwLock<Store>,
 }
 
 impl PyStore {
@@ -160,7 +164,15 @@ impl PyStore {
         let v = view::<f32>(rows, &Arg::single("rows", Role::Rows))?;
         let d = rows_dim(py, v.shape(), "rows")?;
         let inner = Store::new(v.slice(), d, storage).map_err(|e| errors::store(py, &e, ""))?;
-        Ok(PyStore { inner })
+        Ok(PyStore {
+            inner: RwLock::new(inner),
+        })
+    }
+
+    /// The store for reading (a poisoned lock still holds a whole store:
+    /// `Store::append` adds nothing on an error).
+    fn read(&self) -> RwLockReadGuard<'_, Store> {
+        self.inner.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Checks that `shape` is one query (1-D, d ≥ 1); its length against
@@ -209,17 +221,16 @@ impl PyStore {
     /// each validated as in ``Store(rows)``; returns their ids,
     /// ``range(N, N + M)``. On an error nothing is added (``index``: the
     /// bad row's store id, N + its row in ``rows``).
-    fn append(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<Py<PyRange>> {
-        let inner = &mut self.inner;
+    fn append(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<Py<PyRange>> {
         errors::guard(py, || {
             let v = view::<f32>(rows, &Arg::single("rows", Role::Rows))?;
             let d = rows_dim(py, v.shape(), "rows")?;
-            if d != inner.dim() {
+            let dim = self.read().dim();
+            if d != dim {
                 return Err(errors::document(
                     py,
                     &format!(
-                        "rows have d = {d} columns but the store's rows have d = {}; embed them with the store's model",
-                        inner.dim()
+                        "rows have d = {d} columns but the store's rows have d = {dim}; embed them with the store's model"
                     ),
                     ErrorKind::Input,
                     None,
@@ -227,9 +238,12 @@ impl PyStore {
                     "rows",
                 ));
             }
-            let ids = inner
-                .append(v.slice())
-                .map_err(|e| errors::store(py, &e, ""))?;
+            let slice = v.slice();
+            let appended = py.detach(|| {
+                let mut store = self.inner.write().unwrap_or_else(PoisonError::into_inner);
+                store.append(slice)
+            });
+            let ids = appended.map_err(|e| errors::store(py, &e, ""))?;
             let bound = |x: usize| isize::try_from(x).unwrap_or(isize::MAX);
             Ok(PyRange::new(py, bound(ids.start), bound(ids.end))?.unbind())
         })
@@ -237,20 +251,20 @@ impl PyStore {
 
     /// The number of rows N.
     fn __len__(&self) -> usize {
-        self.inner.len()
+        self.read().len()
     }
 
     /// The embedding dimension d.
     #[getter]
     fn dim(&self) -> usize {
-        self.inner.dim()
+        self.read().dim()
     }
 
     /// The storage every call reads: ``"f32"``, ``"f16"``, ``"bf16"`` or
     /// ``"int8"``.
     #[getter]
     fn storage(&self) -> &'static str {
-        self.inner.storage().as_str()
+        self.read().storage().as_str()
     }
 
     /// Selects up to ``k`` of the candidates ``ids`` (the retriever's
@@ -306,8 +320,9 @@ impl PyStore {
             let store_call = StoreCall::new(q.slice(), &ids)
                 .with_relevance(rel.as_ref().map(|r| r.slice()))
                 .with_costs(cost.as_ref().map(|c| c.slice()));
-            let (store, spec) = (&self.inner, &call.spec);
+            let (lock, spec) = (&self.inner, &call.spec);
             let outcome = py.detach(|| {
+                let store = lock.read().unwrap_or_else(PoisonError::into_inner);
                 catch_unwind(AssertUnwindSafe(|| {
                     store.select(&mut Selector::new(), spec, store_call, call.k)
                 }))
@@ -430,8 +445,9 @@ impl PyStore {
                         .with_costs(cost.as_ref().map(|c| c.slice(i)))
                 })
                 .collect();
-            let (store, spec) = (&self.inner, &call.spec);
+            let (lock, spec) = (&self.inner, &call.spec);
             let outcomes = py.detach(|| {
+                let store = lock.read().unwrap_or_else(PoisonError::into_inner);
                 catch_unwind(AssertUnwindSafe(|| {
                     store.select_batch(spec, &calls, call.k, threads)
                 }))
@@ -452,9 +468,9 @@ impl PyStore {
     fn __repr__(&self) -> String {
         format!(
             "Store(len={}, dim={}, storage='{}')",
-            self.inner.len(),
-            self.inner.dim(),
-            self.inner.storage().as_str()
+            self.read().len(),
+            self.read().dim(),
+            self.read().storage().as_str()
         )
     }
 }

@@ -219,3 +219,34 @@ def test_store_leaves_the_callers_arrays_alone(fixture):
         q, rows[ids], 3, relevance=relevance, costs=costs, cost_budget=8.0
     ).picks.tolist()
     assert repr(store) == "Store(len=202, dim=384, storage='f32')"
+
+
+def test_store_append_while_another_thread_selects():
+    """An append waits for the calls in flight on other threads (the GIL is
+    released while they select) instead of failing; every call sees a whole
+    store, and its picks are those of the store it saw."""
+    import threading
+
+    rng = np.random.default_rng(5)
+    rows = rng.standard_normal((4000, 256)).astype(np.float32)
+    more = rng.standard_normal((40, 256)).astype(np.float32)
+    q = rng.standard_normal(256).astype(np.float32)
+    ids = np.arange(4000)
+    store = mempursuit.Store(rows)
+    want = mempursuit.select(q, rows, 20).picks
+    results, stop = [], threading.Event()
+
+    def selects():
+        while not stop.is_set():
+            results.append(store.select(q, ids, 20).picks)
+
+    worker = threading.Thread(target=selects)
+    worker.start()
+    try:
+        appended = [store.append(more[i : i + 1]) for i in range(40)]
+    finally:
+        stop.set()
+        worker.join()
+    assert appended == [range(4000 + i, 4001 + i) for i in range(40)]
+    assert len(store) == 4040
+    assert results and all(np.array_equal(p, want) for p in results)
