@@ -18,11 +18,11 @@ export type MemPursuitCompressorFields = Omit<SelectOptions, 'relevance' | 'cost
   k?: number;
   /** Embeds the query, and the documents whose vector is in neither their metadata nor the store (default: the store's). */
   embeddings?: EmbeddingsInterface;
-  /** The store that holds the documents' vectors (matched by id, else by text). */
+  /** The store that holds the documents' vectors, matched by id (never by text: a document without an id is embedded, or carries its vector). */
   vectorStore?: MemoryVectorStoreLike;
   /** The metadata key of a document's vector (default 'embedding'). */
   embeddingKey?: string;
-  /** A metadata key with the retriever's score, passed to select() as relevance (used by rank). */
+  /** A metadata key with the retriever's score, passed to select() as relevance (used by rank): a similarity, higher is better; for a distance leave it out (the vectors' cosine is used). */
   scoreKey?: string;
   /**
    * Each document's cost (e.g. its token count: a finite number ≥ 0), called

@@ -34,7 +34,8 @@ export class MemPursuitCompressor extends BaseDocumentCompressor {
    * else; default: the vector store's), `vectorStore` (a store whose
    * memoryVectors hold the documents' vectors, by id), `embeddingKey` (the
    * metadata key of a document's vector, default 'embedding'), `scoreKey`
-   * (a metadata key with the retriever's score, a similarity), `cost(doc)`
+   * (a metadata key with the retriever's score, a similarity: for a
+   * distance leave it out, the vectors' cosine is used), `cost(doc)`
    * (each document's cost, e.g. its token count, with the `costBudget`
    * option), `onDuplicates(pairs)` (called with the `[index, firstIndex]`
    * of documents skipped as repeats of an earlier id), and any option of

@@ -302,7 +302,8 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     are embedded again, and only when ``embeddings`` is given (one
     ``embed_documents`` call over them; see the module docstring).
     With ``score_key``, ``metadata[score_key]`` of each document is passed
-    as ``relevance`` (by rank, any scale); a document without it, or with a
+    as ``relevance`` (by rank, any scale; a similarity, higher is better:
+    for a distance leave ``score_key`` out); a document without it, or with a
     value that is not a finite number, is a
     :class:`~mempursuit.integrations.DocumentError` naming it and the
     value. Without ``score_key`` the relevance is the cosine to the query.
@@ -348,7 +349,9 @@ class MemPursuitCompressor(BaseDocumentCompressor):
     vectors cannot be read from the store."""
     score_key: Optional[str] = None
     """A metadata key holding each document's retrieval score, passed as
-    relevance."""
+    relevance: a similarity (higher is better). A distance there (FAISS's L2
+    from ``similarity_search_with_score``) would reverse the ranking: leave
+    ``score_key`` out, and the relevance is the vectors' cosine."""
     embedding_key: str = "embedding"
     """The metadata key of a document's vector, read before the store (the
     default of LangChain.js's ``embeddingKey``)."""
