@@ -1479,7 +1479,7 @@ mod tests {
             )
         };
         assert_eq!(n, -1);
-        assert!(error(sel).1.starts_with("query has d = 1 values"));
+        assert!(error(sel).1.starts_with("the query has 1 values"));
         assert_eq!(unsafe { mp_error_index(sel) }, usize::MAX);
         // A bad row in an append: its store index, nothing added.
         let zero = [0.0f32, 0.0];
