@@ -290,7 +290,8 @@ fn time_set(set: &PoolSet, stores: &[Store], p: usize, k: usize, rounds: usize) 
         }
     }
     // The gather alone: the f32 rows of each query's ids copied into a
-    // reused buffer (what a store f32 call adds to the per-call pursuit),
+    // reused buffer (what a store call would add to the per-call pursuit
+    // if it copied its rows; it reads them in place by id instead),
     // cold as in the rounds above (the same rows of another copy).
     let rows_copy = set.rows.clone();
     let mut buf: Vec<f32> = Vec::new();
@@ -323,7 +324,7 @@ fn time_set(set: &PoolSet, stores: &[Store], p: usize, k: usize, rounds: usize) 
         );
     }
     println!(
-        "| {} | {p} | {k} | (gather of the f32 rows alone) | {gather_median:.1} | | {:.3} |",
+        "| {} | {p} | {k} | (a gather of the f32 rows alone, which a store call does not make) | {gather_median:.1} | | {:.3} |",
         set.name.split(" (").next().unwrap_or(""),
         gather_median / medians[0]
     );

@@ -115,7 +115,7 @@ pub fn mmr_with<'w, E: Element>(
     let lambda = options.lambda;
     let prep = prepare(input, budget, &options.input, ws, executor)?;
     let (p, d) = (prep.pool, prep.dim);
-    let mut pass = Passes::new(E::view(input.candidates), d, executor);
+    let mut pass = Passes::new(input.matrix(), d, executor);
     let k_eff = budget.min(p);
     ws.stop = first_stop(budget, p);
     let (lam, pen) = (lambda as f32, (1.0 - lambda) as f32);

@@ -300,8 +300,7 @@ pub fn pursuit_int8_using<'w>(
     // The pool's shape against the input's, when the input has one (else
     // the input's own shape error comes first).
     let d = input.query.len();
-    if d > 0 && input.candidates.len().is_multiple_of(d) {
-        let p = input.candidates.len() / d;
+    if let Some(p) = input.pool_size() {
         if pool.dim != d {
             return Err(Error::Int8Length {
                 expected: d,
@@ -322,13 +321,13 @@ pub fn pursuit_int8_using<'w>(
     let (p, d) = (prep.pool, prep.dim);
     let k_eff = budget.min(p);
     ws.stop = first_stop(budget, p);
-    let rows = Rows::F32(input.candidates);
+    let rows = input.matrix();
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
     setup(pool, k_eff, ws);
     let mut scorer = Int8Scorer {
         d,
         scratch: ws.scorer.lend(),
-        rows: input.candidates,
+        rows,
         pool: *pool,
         eta: f32_entry_error(d),
         isa: executor.isa(),
@@ -397,8 +396,9 @@ struct Int8Scorer<'a, 's> {
     d: usize,
     /// The candidates' upper bounds, lent by the workspace for the call.
     scratch: Int8Scratch<'s>,
-    /// The f32 rows (P × d), for the Gram entries of verified candidates.
-    rows: &'a [f32],
+    /// The f32 rows (P × d, in place by id where the input has ids), for
+    /// the Gram entries of verified candidates.
+    rows: Rows<'a>,
     pool: Int8Pool<'a>,
     /// η: relative error bound of an f32 Gram entry.
     eta: f64,
@@ -431,12 +431,10 @@ impl Int8Scorer<'_, '_> {
 
     /// out[r] = G_{rows[r], i} for pool rows `rows`, bit for bit the f32
     /// pass's entries: the pass's dot product kernel and order
-    /// ([`kernels::dots_indexed`], several rows per load of row i) and its
+    /// (`Rows::dots_indexed_row`, several rows per load of row i) and its
     /// scaling fl32(dot · fl32(s_j s_i)).
     fn f32_entries(&self, ws: &Workspace<'_>, i: usize, rows: &[usize], out: &mut [f32]) {
-        let d = self.d;
-        let v = &self.rows[i * d..(i + 1) * d];
-        kernels::dots_indexed(self.isa, self.rows, d, v, rows, out);
+        self.rows.dots_indexed_row(self.isa, self.d, i, rows, out);
         for (o, &j) in out.iter_mut().zip(rows) {
             *o *= ws.scale[j] * ws.scale[i];
         }

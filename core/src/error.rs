@@ -170,6 +170,17 @@ pub enum Error {
         /// `query.len()`.
         dim: usize,
     },
+    /// Entry `index` of an input's ids ([`Input::with_ids`](crate::Input::with_ids))
+    /// names row `id`, but the candidate matrix has only `rows` rows:
+    /// every id must be below `rows`.
+    RowId {
+        /// 0-based position in the ids (the pool index).
+        index: usize,
+        /// The id given.
+        id: usize,
+        /// N, the rows of the candidate matrix.
+        rows: usize,
+    },
     /// The relevance vector's length differs from the pool size P.
     RelevanceLength {
         /// P, the number of candidate rows.
@@ -298,6 +309,7 @@ impl Error {
         match self {
             Error::ZeroDimension
             | Error::ShapeMismatch { .. }
+            | Error::RowId { .. }
             | Error::RelevanceLength { .. }
             | Error::Query(_)
             | Error::Candidate { .. }
@@ -369,6 +381,11 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "candidates have {candidates_len} values, not a multiple of the query dimension {dim}"
+            ),
+            Error::RowId { index, id, rows } => write!(
+                f,
+                "id {index} names row {id}, but the candidate matrix has {rows} rows \
+                 (ids must be below {rows})"
             ),
             Error::RelevanceLength { expected, found } => write!(
                 f,

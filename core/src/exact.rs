@@ -118,11 +118,11 @@ impl<'a> ExactParts<'a> {
     pub fn dot_rows(&self, i: usize, j: usize) -> f64 {
         let d = self.d;
         match self.rows {
-            Rows::F32(r) => dot(&r[i * d..(i + 1) * d], &r[j * d..(j + 1) * d]),
+            Rows::F32(r) => dot(r.row(i, d), r.row(j, d)),
             #[cfg(feature = "half")]
-            Rows::F16(r) => dot(&r[i * d..(i + 1) * d], &r[j * d..(j + 1) * d]),
+            Rows::F16(r) => dot(r.row(i, d), r.row(j, d)),
             #[cfg(feature = "half")]
-            Rows::Bf16(r) => dot(&r[i * d..(i + 1) * d], &r[j * d..(j + 1) * d]),
+            Rows::Bf16(r) => dot(r.row(i, d), r.row(j, d)),
         }
     }
 
@@ -149,13 +149,13 @@ impl<'a> ExactParts<'a> {
             for &pos in ws.solver.free() {
                 let j = ws.picks[pos];
                 let c = ws.solver.alpha[pos] * ws.scale[j] as f64;
-                let start = j * d + k0;
+                let part = k0..k0 + n;
                 match self.rows {
-                    Rows::F32(m) => sub_scaled(&mut r[..n], c, &m[start..start + n]),
+                    Rows::F32(m) => sub_scaled(&mut r[..n], c, &m.row(j, d)[part]),
                     #[cfg(feature = "half")]
-                    Rows::F16(m) => sub_scaled(&mut r[..n], c, &m[start..start + n]),
+                    Rows::F16(m) => sub_scaled(&mut r[..n], c, &m.row(j, d)[part]),
                     #[cfg(feature = "half")]
-                    Rows::Bf16(m) => sub_scaled(&mut r[..n], c, &m[start..start + n]),
+                    Rows::Bf16(m) => sub_scaled(&mut r[..n], c, &m.row(j, d)[part]),
                 }
             }
             total += r[..n].iter().map(|v| v * v).sum::<f64>();

@@ -7,6 +7,7 @@
 use core::cmp::Ordering;
 
 use crate::error::{Error, VectorFault};
+use crate::kernels::sealed::{Mat, Rows};
 use crate::kernels::{self, Element, Executor};
 use crate::options::{
     InputPolicy, InvalidCandidates, Normalization, MAX_NORM, MIN_NORM, UNIT_NORM_TOLERANCE,
@@ -64,8 +65,17 @@ pub enum Relevance<'a> {
 pub struct Input<'a, E = f32> {
     /// Query embedding, length d.
     pub query: &'a [f32],
-    /// Candidate embeddings, row-major P × d.
+    /// Candidate embeddings, row-major P × d; or, with `ids`, an N × d
+    /// matrix (e.g. a store's rows) from which the pool is read by id.
     pub candidates: &'a [E],
+    /// The pool by row id (default `None`): `Some(ids)` makes candidate i
+    /// row `ids[i]` of `candidates` (each id < N, any order, repeats
+    /// allowed), so P = `ids.len()`, and the rows are read in place, never
+    /// copied: the selection equals, bit for bit, the selection on the
+    /// gathered P × d matrix `rows[ids[0]], rows[ids[1]], …` (picks are
+    /// positions in `ids`). `None`: candidate i is row i. See
+    /// [`Input::with_ids`].
+    pub ids: Option<&'a [usize]>,
     /// Relevance ρ (default: ρ = b).
     pub relevance: Relevance<'a>,
     /// Costs and their total (default: none, only the count budget K).
@@ -121,6 +131,7 @@ impl<'a> Input<'a> {
         Input {
             query,
             candidates,
+            ids: None,
             relevance: Relevance::Similarity,
             cost_budget: None,
         }
@@ -139,6 +150,7 @@ impl<'a, E: Element> Input<'a, E> {
         Input {
             query,
             candidates,
+            ids: None,
             relevance: Relevance::Similarity,
             cost_budget: None,
         }
@@ -180,16 +192,57 @@ impl<'a, E> Input<'a, E> {
         }
     }
 
+    /// The same input with its pool read by row id: candidate i is row
+    /// `ids[i]` of `candidates` (N × d, N = `candidates.len() / d`), so
+    /// P = `ids.len()`; relevance and costs are then one per id. The rows
+    /// are read where they are (a store's memories named by a retriever's
+    /// ids), and the selection is, bit for bit, the one on the gathered
+    /// rows. An id ≥ N is [`Error::RowId`](crate::Error::RowId).
+    ///
+    /// ```
+    /// use mempursuit_core::{pursuit, FixedWorkspace, Input, PursuitOptions};
+    /// let s = core::f32::consts::FRAC_1_SQRT_2;
+    /// // A store of four rows (d = 2): rows 0 and 1 state fact A, row 3 fact B.
+    /// let store = [0.9950f32, 0.0998, 0.9998, 0.0200, -1.0, 0.0, 0.0, 1.0];
+    /// let query = [s, s];
+    /// let ids = [0, 1, 3]; // the retriever's candidates
+    /// let mut storage = FixedWorkspace::<8, 4>::new();
+    /// let mut ws = storage.view();
+    /// let sel = pursuit(&Input::new(&query, &store).with_ids(&ids), 2, &PursuitOptions::default(), &mut ws)?;
+    /// assert_eq!(sel.picks(), &[0, 2]); // positions in `ids`: store rows 0 and 3
+    /// # Ok::<(), mempursuit_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_ids(self, ids: &'a [usize]) -> Self {
+        Input {
+            ids: Some(ids),
+            ..self
+        }
+    }
+
     /// The embedding dimension d.
     pub fn dim(&self) -> usize {
         self.query.len()
     }
 
-    /// The pool size P, or `None` if the shape is invalid (d = 0 or
-    /// `candidates.len()` not a multiple of d).
+    /// The pool size P (`ids.len()` with ids, else `candidates.len() / d`),
+    /// or `None` if the shape is invalid (d = 0 or `candidates.len()` not a
+    /// multiple of d; the ids are not checked here).
     pub fn pool_size(&self) -> Option<usize> {
         let d = self.query.len();
-        (d > 0 && self.candidates.len().is_multiple_of(d)).then(|| self.candidates.len() / d)
+        (d > 0 && self.candidates.len().is_multiple_of(d))
+            .then(|| self.ids.map_or(self.candidates.len() / d, <[usize]>::len))
+    }
+}
+
+impl<'a, E: Element> Input<'a, E> {
+    /// The candidate matrix as the kernels read it (in place by id where
+    /// the input has ids).
+    pub(crate) fn matrix(&self) -> Rows<'a> {
+        E::view(Mat {
+            data: self.candidates,
+            ids: self.ids,
+        })
     }
 }
 
@@ -309,7 +362,16 @@ fn check_shape<E: Element>(input: &Input<'_, E>) -> Result<(usize, usize), Error
             dim: d,
         });
     }
-    let p = input.candidates.len() / d;
+    let n = input.candidates.len() / d;
+    let p = match input.ids {
+        Some(ids) => {
+            if let Some((index, &id)) = ids.iter().enumerate().find(|(_, &id)| id >= n) {
+                return Err(Error::RowId { index, id, rows: n });
+            }
+            ids.len()
+        }
+        None => n,
+    };
     if let Relevance::Scores(r) | Relevance::RankedScores(r) = input.relevance {
         if r.len() != p {
             return Err(Error::RelevanceLength {
@@ -342,10 +404,14 @@ fn classify_rows<E: Element>(
     let b = &mut ws.b[..p];
     let nsq = &mut ws.nsq[..p];
     let isa = exec.isa();
-    kernels::query_pass(exec, isa, E::view(input.candidates), d, input.query, b, nsq);
+    let rows = Mat {
+        data: input.candidates,
+        ids: input.ids,
+    };
+    kernels::query_pass(exec, isa, E::view(rows), d, input.query, b, nsq);
     let mut excluded = 0;
     for i in 0..p {
-        let row = &input.candidates[i * d..(i + 1) * d];
+        let row = rows.row(i, d);
         match classify(row, nsq[i], policy.normalization) {
             Ok(s) => {
                 ws.scale[i] = s;

@@ -97,6 +97,7 @@
 
 use crate::error::Error;
 use crate::input::{first_stop, prepare, CostBudget, Input, Relevance, Spend};
+use crate::kernels::sealed::Mat;
 use crate::kernels::{Element, Executor, Serial};
 use crate::options::{InputPolicy, PursuitOptions};
 use crate::pursuit::represented_loop;
@@ -183,7 +184,7 @@ fn gamma_of(depth: f64, cosine_ordered: bool) -> f64 {
 /// sharing a similarity value are compared: one sort of the similarities
 /// (O(P log P), in `ws.sorted`), then O(P + d) per candidate with a shared
 /// value.
-fn merge_duplicates<E: Element>(candidates: &[E], d: usize, ws: &mut Workspace<'_>) -> usize {
+fn merge_duplicates<E: Element>(candidates: Mat<'_, E>, d: usize, ws: &mut Workspace<'_>) -> usize {
     let p = ws.pool;
     let mut n = 0;
     for i in 0..p {
@@ -194,10 +195,7 @@ fn merge_duplicates<E: Element>(candidates: &[E], d: usize, ws: &mut Workspace<'
     }
     ws.sorted[..n].sort_unstable_by(|x, y| x.total_cmp(y));
     let same_row = |a: usize, b: usize| {
-        let (ra, rb) = (
-            &candidates[a * d..(a + 1) * d],
-            &candidates[b * d..(b + 1) * d],
-        );
+        let (ra, rb) = (candidates.row(a, d), candidates.row(b, d));
         ra.iter()
             .zip(rb)
             .all(|(x, y)| x.to_f32().to_bits() == y.to_f32().to_bits())
@@ -314,7 +312,11 @@ fn prepare_recommended<E: Element>(
         Some(cb) => top_k_count(&cb, budget, ws),
         None => budget,
     };
-    let duplicates = merge_duplicates(input.candidates, prep.dim, ws);
+    let rows = Mat {
+        data: input.candidates,
+        ids: input.ids,
+    };
+    let duplicates = merge_duplicates(rows, prep.dim, ws);
     let (depth, cosine_ordered) = statistics(ws, depth_budget);
     Ok((
         Recommendation {
@@ -402,7 +404,7 @@ pub fn recommended_with<'w, E: Element>(
     let (rec, d) = prepare_recommended(input, budget, policy, ws, executor)?;
     let k_eff = budget.min(ws.pool);
     ws.stop = first_stop(budget, ws.pool);
-    let mut pass = Passes::new(E::view(input.candidates), d, executor);
+    let mut pass = Passes::new(input.matrix(), d, executor);
     let spend = &mut Spend::new(input.cost_budget);
     let len = represented_loop(&mut pass, k_eff, rec.gamma, RECOMMENDED_THETA, spend, ws);
     let ws: &'w Workspace<'_> = ws;

@@ -117,9 +117,10 @@ impl<'a> CallData<'a> {
 }
 
 /// Rounds `values` (rows of `d`) with `round`, refusing a finite value that
-/// rounds to infinity.
+/// rounds to infinity (the one rounding of `select_spec` and of a
+/// [`Store`](crate::Store)'s rows).
 #[cfg(feature = "half")]
-fn narrow<T: Copy>(
+pub(crate) fn narrow<T: Copy>(
     values: &[f32],
     d: usize,
     storage: Storage,

@@ -588,7 +588,7 @@ impl BatchShape {
     pub fn of<E: Element>(inputs: &[Input<'_, E>], budget: usize) -> BatchShape {
         let mut bytes: Vec<usize> = inputs
             .iter()
-            .map(|i| std::mem::size_of_val(i.candidates))
+            .map(|i| i.pool_size().unwrap_or(0) * i.dim() * std::mem::size_of::<E>())
             .collect();
         bytes.sort_unstable();
         BatchShape {

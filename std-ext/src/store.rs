@@ -15,20 +15,18 @@
 //! row, so these are exactly the values a quantization of any gathered
 //! pool gives). `select_spec` redoes all of that on every call.
 //!
-//! Per call: the ids are checked, the rows they name are copied, in the
-//! storage (f32: 4·d bytes a row, f16 / bf16: 2·d; int8: the f32 rows and,
-//! where [`Int8Passes::Auto`] runs the int8 passes, d bytes of codes and 20
-//! of per-row values), into buffers the [`Selector`] keeps (no allocation
-//! once they have grown), and the core runs on them as on a caller's pool.
-//! The copy is the store's only cost over the per-call pursuit: measured
-//! (BENCHMARKS.md, "Store mode", 2026-12-05) about 75 µs for 200 rows of
-//! d = 1536 in f32 from a cold store. The core's per-call work on the pool
-//! is one query pass (each row's dot with the query and its squared norm,
-//! fused in one read of the row: the norms ride along with b, which needs
-//! the read anyway, so norms kept by the store would save no bytes) and
-//! an O(P) classification; neither is repeated work a store could skip
-//! without changing the bits (the squared norm's bits depend on the call's
-//! instruction set).
+//! Per call: the ids are checked and the core runs on the store's rows in
+//! place, read by id ([`Input::with_ids`]): no row is copied, in any
+//! storage. Only where [`Int8Passes::Auto`] runs the int8 passes are the
+//! int8 codes of the call's rows (d bytes a row, a quarter of the f32 row)
+//! and their 20 bytes of per-row values copied into buffers the
+//! [`Selector`] keeps (no allocation once they have grown). The core's
+//! per-call work on the pool is one query pass (each row's dot with the
+//! query and its squared norm, fused in one read of the row: the norms ride
+//! along with b, which needs the read anyway, so norms kept by the store
+//! would save no bytes) and an O(P) classification; neither is repeated
+//! work a store could skip without changing the bits (the squared norm's
+//! bits depend on the call's instruction set).
 
 use std::fmt;
 
@@ -59,9 +57,10 @@ use crate::{CallError, SelectSpec, Selection, Selector, SpecError, Storage, Stor
 ///   each row's int8 codes, scale, error norm and norm
 ///   ([`Int8Pool::quantize`], computed once; d + 20 bytes a row).
 ///
-/// A call gathers the rows its ids name, in the storage (and, for int8,
-/// the codes), into a buffer its [`Selector`] keeps, so repeated calls
-/// allocate only their result; it converts and quantizes nothing.
+/// A call reads the rows its ids name where they are (for int8 passes it
+/// gathers their codes into a buffer its [`Selector`] keeps), so repeated
+/// calls allocate only their result; it copies no f32 / f16 / bf16 row
+/// and converts and quantizes nothing.
 ///
 /// ```
 /// use mempursuit::{SelectSpec, Selector, Storage, Store, StoreCall};
@@ -112,16 +111,12 @@ struct Int8Rows {
     norms: Vec<f64>,
 }
 
-/// The rows of one [`Store`] call, gathered in the store's storage into
-/// buffers a [`Selector`] keeps between calls (they grow to the largest
-/// pool seen and are reused, so a call allocates no rows).
+/// The int8 codes and per-row values of one [`Store`] call's rows,
+/// gathered into buffers a [`Selector`] keeps between calls (they grow to
+/// the largest pool seen and are reused): the int8 pass streams its codes
+/// contiguous, while every f32 / f16 / bf16 row is read in place by id.
 #[derive(Default, Clone)]
 pub(crate) struct Gathered {
-    f32s: Vec<f32>,
-    #[cfg(feature = "half")]
-    f16s: Vec<f16>,
-    #[cfg(feature = "half")]
-    bf16s: Vec<bf16>,
     int8: Int8Rows,
 }
 
@@ -496,10 +491,11 @@ impl Store {
                 }))
             }
             Rows::F32(rows) => {
-                gather(rows, d, ids, &mut g.f32s);
                 let input = Input {
                     cost_budget,
-                    ..Input::new(query, &g.f32s).with_relevance(relevance)
+                    ..Input::new(query, rows)
+                        .with_ids(ids)
+                        .with_relevance(relevance)
                 };
                 // The int8 pursuit where `select_spec` runs it (a pursuit
                 // whose passes Auto puts on int8); it returns the f32
@@ -530,19 +526,21 @@ impl Store {
             }
             #[cfg(feature = "half")]
             Rows::F16(rows) => {
-                gather(rows, d, ids, &mut g.f16s);
                 let input = Input {
                     cost_budget,
-                    ..Input::with_storage(query, &g.f16s[..]).with_relevance(relevance)
+                    ..Input::with_storage(query, &rows[..])
+                        .with_ids(ids)
+                        .with_relevance(relevance)
                 };
                 Ok(selector.select_with(&input, budget, method, executor)?)
             }
             #[cfg(feature = "half")]
             Rows::Bf16(rows) => {
-                gather(rows, d, ids, &mut g.bf16s);
                 let input = Input {
                     cost_budget,
-                    ..Input::with_storage(query, &g.bf16s[..]).with_relevance(relevance)
+                    ..Input::with_storage(query, &rows[..])
+                        .with_ids(ids)
+                        .with_relevance(relevance)
                 };
                 Ok(selector.select_with(&input, budget, method, executor)?)
             }
@@ -662,23 +660,17 @@ fn narrow_rows<T: Copy>(
     widen: impl Fn(T) -> f32,
     is_infinite: impl Fn(T) -> bool,
 ) -> Result<Vec<T>, StoreError> {
-    let mut out = Vec::with_capacity(rows.len());
+    let out = crate::call::narrow(rows, d, storage, round, is_infinite).map_err(|e| {
+        StoreError::Storage(StorageError {
+            row: first + e.row,
+            ..e
+        })
+    })?;
     let mut wide = vec![0.0f32; d];
-    for (i, row) in rows.chunks_exact(d).enumerate() {
+    for (i, (row, narrowed)) in rows.chunks_exact(d).zip(out.chunks_exact(d)).enumerate() {
         let at = first + i;
-        for (k, &x) in row.iter().enumerate() {
-            let y = round(x);
-            if is_infinite(y) {
-                return Err(StoreError::Storage(StorageError {
-                    row: at,
-                    index: k,
-                    value: x,
-                    storage,
-                    fault: StorageFault::OutOfRange,
-                }));
-            }
-            wide[k] = widen(y);
-            out.push(y);
+        for (w, &y) in wide.iter_mut().zip(narrowed) {
+            *w = widen(y);
         }
         if wide.iter().all(|&w| w == 0.0) {
             let (index, &value) = row

@@ -90,38 +90,6 @@ pub(crate) fn refresh_scores(
     portable::refresh_scores(u, rho, gram, stride, rows, coef)
 }
 
-/// out[r] = row idx[r] · v of the row-major f32 matrix `rows` (d columns),
-/// each bit for bit the value [`row_dots`] computes for that row with the
-/// same `isa`; several rows per load of `v` (the certified int8 pursuit's
-/// Gram entries of the candidates it verifies).
-///
-/// # Panics
-/// If an index names a row past `rows`, `v.len() < d` or
-/// `out.len() < idx.len()`.
-pub(crate) fn dots_indexed(
-    isa: Isa,
-    rows: &[f32],
-    d: usize,
-    v: &[f32],
-    idx: &[usize],
-    out: &mut [f32],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(t) = x86::Token::get() {
-        match isa {
-            Isa::Avx2Fma => return x86::dots_indexed::<true>(t, rows, d, v, idx, out),
-            Isa::Avx2 => return x86::dots_indexed::<false>(t, rows, d, v, idx, out),
-            Isa::Portable => {}
-        }
-    }
-    let _ = isa;
-    for (&i, o) in idx.iter().zip(out.iter_mut()) {
-        let mut one = [0.0f32];
-        portable::row_dots(&rows[i * d..(i + 1) * d], d, v, &mut one);
-        *o = one[0];
-    }
-}
-
 /// Lanes of the f64 dot product of the exact small parts.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const DOT_F64_LANES: usize = 8;
@@ -219,86 +187,10 @@ impl Isa {
     }
 }
 
-pub(crate) mod sealed {
-    use super::Isa;
+mod mat;
+pub(crate) mod sealed;
 
-    /// A borrowed candidate matrix in one of the storage types.
-    #[derive(Debug, Clone, Copy)]
-    pub enum Rows<'a> {
-        F32(&'a [f32]),
-        #[cfg(feature = "half")]
-        F16(&'a [half::f16]),
-        #[cfg(feature = "half")]
-        Bf16(&'a [half::bf16]),
-    }
-
-    impl<'a> Rows<'a> {
-        /// Rows `start..end` of a matrix with `d` columns.
-        pub fn rows(self, start: usize, end: usize, d: usize) -> Rows<'a> {
-            match self {
-                Rows::F32(s) => Rows::F32(&s[start * d..end * d]),
-                #[cfg(feature = "half")]
-                Rows::F16(s) => Rows::F16(&s[start * d..end * d]),
-                #[cfg(feature = "half")]
-                Rows::Bf16(s) => Rows::Bf16(&s[start * d..end * d]),
-            }
-        }
-
-        /// out[r] = row_r · row_i for the rows of `self` (a part of `all`).
-        pub fn dots_with_row(self, isa: Isa, all: Rows<'_>, i: usize, d: usize, out: &mut [f32]) {
-            match (self, all) {
-                (Rows::F32(r), Rows::F32(a)) => {
-                    f32::row_dots(isa, r, d, &a[i * d..(i + 1) * d], out)
-                }
-                #[cfg(feature = "half")]
-                (Rows::F16(r), Rows::F16(a)) => {
-                    half::f16::row_dots(isa, r, d, &a[i * d..(i + 1) * d], out)
-                }
-                #[cfg(feature = "half")]
-                (Rows::Bf16(r), Rows::Bf16(a)) => {
-                    half::bf16::row_dots(isa, r, d, &a[i * d..(i + 1) * d], out)
-                }
-                // A part always comes from the same matrix (see `exec`).
-                #[cfg(feature = "half")]
-                _ => out.fill(0.0),
-            }
-        }
-
-        /// dots[r] = row_r · q and sumsq[r] = ‖row_r‖².
-        pub fn dots_and_sumsq(
-            self,
-            isa: Isa,
-            d: usize,
-            q: &[f32],
-            dots: &mut [f32],
-            sumsq: &mut [f32],
-        ) {
-            match self {
-                Rows::F32(r) => f32::row_dots_and_sumsq(isa, r, d, q, dots, sumsq),
-                #[cfg(feature = "half")]
-                Rows::F16(r) => half::f16::row_dots_and_sumsq(isa, r, d, q, dots, sumsq),
-                #[cfg(feature = "half")]
-                Rows::Bf16(r) => half::bf16::row_dots_and_sumsq(isa, r, d, q, dots, sumsq),
-            }
-        }
-    }
-
-    /// The storage-specific kernels behind [`Element`](super::Element).
-    pub trait Sealed: Sized + Copy {
-        fn view(s: &[Self]) -> Rows<'_>;
-        fn row_dots(isa: Isa, rows: &[Self], d: usize, v: &[Self], out: &mut [f32]);
-        fn row_dots_and_sumsq(
-            isa: Isa,
-            rows: &[Self],
-            d: usize,
-            q: &[f32],
-            dots: &mut [f32],
-            sumsq: &mut [f32],
-        );
-    }
-}
-
-use sealed::Rows;
+use sealed::{Mat, Rows};
 
 /// A storage type of the candidate matrix: `f32` (the default), or, with the
 /// `half` feature, `half::f16` (IEEE binary16) or `half::bf16` (bfloat16),
@@ -337,11 +229,11 @@ macro_rules! element {
     ($t:ty, $name:literal, $variant:ident, |$x:ident| $widen:expr) => {
         impl sealed::Sealed for $t {
             #[inline]
-            fn view(s: &[Self]) -> Rows<'_> {
-                Rows::$variant(s)
+            fn view(m: Mat<'_, Self>) -> Rows<'_> {
+                Rows::$variant(m)
             }
-            fn row_dots(isa: Isa, rows: &[Self], d: usize, v: &[Self], out: &mut [f32]) {
-                check_dots(rows.len(), d, v.len(), out.len());
+            fn row_dots(isa: Isa, rows: Mat<'_, Self>, d: usize, v: &[Self], out: &mut [f32]) {
+                check_mat(&rows, d, out.len(), v.len());
                 #[cfg(target_arch = "x86_64")]
                 if let Some(t) = x86::Token::get() {
                     match isa {
@@ -353,15 +245,61 @@ macro_rules! element {
                 let _ = isa;
                 portable::row_dots(rows, d, v, out)
             }
+            fn dots_indexed_self(
+                isa: Isa,
+                rows: Mat<'_, Self>,
+                d: usize,
+                v: &[Self],
+                idx: &[usize],
+                out: &mut [f32],
+            ) {
+                #[cfg(target_arch = "x86_64")]
+                if let Some(t) = x86::Token::get() {
+                    match isa {
+                        Isa::Avx2Fma => {
+                            return x86::dots_indexed::<true, _, _>(t, rows, d, v, idx, out)
+                        }
+                        Isa::Avx2 => {
+                            return x86::dots_indexed::<false, _, _>(t, rows, d, v, idx, out)
+                        }
+                        Isa::Portable => {}
+                    }
+                }
+                let _ = isa;
+                portable::dots_indexed(rows, d, v, idx, out)
+            }
+            fn dots_indexed_f32(
+                isa: Isa,
+                rows: Mat<'_, Self>,
+                d: usize,
+                v: &[f32],
+                idx: &[usize],
+                out: &mut [f32],
+            ) {
+                #[cfg(target_arch = "x86_64")]
+                if let Some(t) = x86::Token::get() {
+                    match isa {
+                        Isa::Avx2Fma => {
+                            return x86::dots_indexed::<true, _, _>(t, rows, d, v, idx, out)
+                        }
+                        Isa::Avx2 => {
+                            return x86::dots_indexed::<false, _, _>(t, rows, d, v, idx, out)
+                        }
+                        Isa::Portable => {}
+                    }
+                }
+                let _ = isa;
+                portable::dots_indexed(rows, d, v, idx, out)
+            }
             fn row_dots_and_sumsq(
                 isa: Isa,
-                rows: &[Self],
+                rows: Mat<'_, Self>,
                 d: usize,
                 q: &[f32],
                 dots: &mut [f32],
                 sumsq: &mut [f32],
             ) {
-                check_dots(rows.len(), d, q.len(), dots.len());
+                check_mat(&rows, d, dots.len(), q.len());
                 assert_eq!(dots.len(), sumsq.len(), "dots and sumsq differ in length");
                 #[cfg(target_arch = "x86_64")]
                 if let Some(t) = x86::Token::get() {
@@ -404,6 +342,21 @@ fn check_dots(rows: usize, d: usize, v: usize, p: usize) {
     );
 }
 
+/// The matrix covers p rows of d values and the vector has d.
+#[track_caller]
+fn check_mat<T>(rows: &Mat<'_, T>, d: usize, p: usize, v: usize) {
+    assert!(
+        rows.covers(p, d) && v == d,
+        "kernel shape: a matrix of {} elements{} for {p} rows of d = {d}, vector of {v}",
+        rows.data.len(),
+        if rows.ids.is_some() {
+            " read by id"
+        } else {
+            ""
+        }
+    );
+}
+
 /// `out[i]` = row_i · v for every row i of the row-major P × d matrix `rows`,
 /// P = `out.len()`: the Gram row of a pick when `v` is one of the rows, the
 /// matrix–vector product that one pursuit step streams.
@@ -415,7 +368,8 @@ fn check_dots(rows: usize, d: usize, v: usize, p: usize) {
 /// # Panics
 /// If `rows.len() != out.len() · d` or `v.len() != d`.
 pub fn row_dots<E: Element>(isa: Isa, rows: &[E], d: usize, v: &[E], out: &mut [f32]) {
-    E::row_dots(isa, rows, d, v, out)
+    check_dots(rows.len(), d, v.len(), out.len());
+    E::row_dots(isa, Mat::dense(rows), d, v, out)
 }
 
 /// One pass over the row-major P × d matrix `rows` (P = `dots.len()`):
@@ -434,7 +388,8 @@ pub fn row_dots_and_sumsq<E: Element>(
     dots: &mut [f32],
     sumsq: &mut [f32],
 ) {
-    E::row_dots_and_sumsq(isa, rows, d, q, dots, sumsq)
+    check_dots(rows.len(), d, q.len(), dots.len());
+    E::row_dots_and_sumsq(isa, Mat::dense(rows), d, q, dots, sumsq)
 }
 
 #[cfg(test)]
@@ -537,7 +492,7 @@ mod tests {
                 for n in 1..=p.min(11) {
                     let idx: [usize; 11] = core::array::from_fn(|r| (r * 7 + n) % p);
                     let mut got = [0.0f32; 11];
-                    dots_indexed(isa, rows, d, v, &idx[..n], &mut got[..n]);
+                    Rows::F32(Mat::dense(rows)).dots_indexed(isa, d, v, &idx[..n], &mut got[..n]);
                     for r in 0..n {
                         assert_eq!(
                             got[r].to_bits(),
@@ -548,6 +503,95 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A matrix read by id (rows ids[0], ids[1], … of a larger matrix, in
+    /// any order, repeated) gives, in every kernel and on every
+    /// instruction set, the values of the dense matrix of the gathered
+    /// rows bit for bit: the query pass, the Gram row of a pick, a part,
+    /// the indexed entries with a row and with an f32 vector.
+    #[test]
+    fn rows_read_by_id_equal_the_gathered_rows() {
+        let (n, d) = (29, 21);
+        let store = values(n * d, 41);
+        let store = &store[..n * d];
+        let ids = [28usize, 3, 3, 17, 0, 9, 12, 27, 5, 5, 14, 1, 20];
+        let p = ids.len();
+        let mut gathered = [0.0f32; 13 * 21];
+        for (r, &i) in ids.iter().enumerate() {
+            gathered[r * d..(r + 1) * d].copy_from_slice(&store[i * d..(i + 1) * d]);
+        }
+        let by_id = Rows::F32(Mat {
+            data: store,
+            ids: Some(&ids),
+        });
+        let dense = Rows::F32(Mat::dense(&gathered[..]));
+        let q = values(d, 8);
+        let q = &q[..d];
+        let isas: &[Isa] = if cfg!(miri) {
+            &[Isa::Portable]
+        } else {
+            &[Isa::Portable, Isa::Avx2, Isa::Avx2Fma]
+        };
+        for &isa in isas {
+            let (mut a, mut b, mut na, mut nb) = ([0f32; 13], [0f32; 13], [0f32; 13], [0f32; 13]);
+            by_id.dots_and_sumsq(isa, d, q, &mut a, &mut na);
+            dense.dots_and_sumsq(isa, d, q, &mut b, &mut nb);
+            assert_eq!(
+                (a.map(f32::to_bits), na.map(f32::to_bits)),
+                (b.map(f32::to_bits), nb.map(f32::to_bits))
+            );
+            for pick in [0, 2, p - 1] {
+                by_id.dots_with_row(isa, by_id, pick, d, &mut a);
+                dense.dots_with_row(isa, dense, pick, d, &mut b);
+                assert_eq!(
+                    a.map(f32::to_bits),
+                    b.map(f32::to_bits),
+                    "{isa:?} pick {pick}"
+                );
+                // A part (rows 3..11) of each.
+                let (mut x, mut y) = ([0f32; 8], [0f32; 8]);
+                by_id
+                    .rows(3, 11, d)
+                    .dots_with_row(isa, by_id, pick, d, &mut x);
+                dense
+                    .rows(3, 11, d)
+                    .dots_with_row(isa, dense, pick, d, &mut y);
+                assert_eq!(x, y);
+                assert!(x
+                    .iter()
+                    .zip(&b[3..11])
+                    .all(|(u, v)| u.to_bits() == v.to_bits()));
+                let idx = [12usize, 1, 2, 2, 7, 0, 11, 9, 4, 3];
+                let (mut e, mut f) = ([0f32; 10], [0f32; 10]);
+                by_id.dots_indexed_row(isa, d, pick, &idx, &mut e);
+                for (r, &i) in idx.iter().enumerate() {
+                    f[r] = b[i];
+                }
+                assert_eq!(e.map(f32::to_bits), f.map(f32::to_bits));
+                by_id.dots_indexed(isa, d, q, &idx, &mut e);
+                dense.dots_and_sumsq(isa, d, q, &mut b, &mut nb);
+                for (r, &i) in idx.iter().enumerate() {
+                    f[r] = b[i];
+                }
+                assert_eq!(e.map(f32::to_bits), f.map(f32::to_bits));
+            }
+        }
+    }
+
+    /// An id past the matrix's rows panics in the kernel (a safe
+    /// function), it does not read out of bounds.
+    #[test]
+    #[should_panic(expected = "kernel shape")]
+    fn an_id_past_the_matrix_panics() {
+        let store = [0.0f32; 12];
+        let ids = [0usize, 3];
+        let (mut dots, mut nsq) = ([0f32; 2], [0f32; 2]);
+        Rows::F32(Mat {
+            data: &store,
+            ids: Some(&ids),
+        })
+        .dots_and_sumsq(Isa::detect(), 4, &[0.0; 4], &mut dots, &mut nsq);
     }
 
     #[test]

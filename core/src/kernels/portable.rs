@@ -7,6 +7,8 @@
 
 use wide::f32x8;
 
+use super::mat::Mat;
+
 pub(super) const LANES: usize = 8;
 
 /// Eight consecutive stored elements widened to f32 (exact for every
@@ -85,12 +87,12 @@ fn dot_mixed<R: Lane8, V: Lane8>(a: &[R], b: &[V]) -> f32 {
     s
 }
 
-/// out[idx[r]] = row_{idx[r]} · v for the four rows `idx`, one load of
-/// `v` per four rows (register blocking).
+/// out[idx[r]] = row_{idx[r]} · v for the four rows `idx` of the matrix,
+/// one load of `v` per four rows (register blocking).
 #[inline(always)]
-fn dots4<E: Lane8>(rows: &[E], d: usize, v: &[E], idx: [usize; 4], out: &mut [f32]) {
+fn dots4<E: Lane8>(rows: Mat<'_, E>, d: usize, v: &[E], idx: [usize; 4], out: &mut [f32]) {
     let body = d - d % LANES;
-    let r: [&[E]; 4] = core::array::from_fn(|j| &rows[idx[j] * d..(idx[j] + 1) * d]);
+    let r: [&[E]; 4] = core::array::from_fn(|j| rows.row(idx[j], d));
     let mut a = [f32x8::ZERO; 4];
     let mut k = 0;
     while k < body {
@@ -109,10 +111,10 @@ fn dots4<E: Lane8>(rows: &[E], d: usize, v: &[E], idx: [usize; 4], out: &mut [f3
     }
 }
 
-/// out[i] = row_i · v for every row of the row-major `rows`
-/// (`rows.len() ≥ out.len() · d`, `v.len() ≥ d`). Four rows per pass over
-/// `v` (register blocking).
-pub(super) fn row_dots<E: Lane8>(rows: &[E], d: usize, v: &[E], out: &mut [f32]) {
+/// out[i] = row_i · v for the rows i < out.len() of the matrix `rows`
+/// (which covers them), `v.len() ≥ d`. Four rows per pass over `v`
+/// (register blocking).
+pub(super) fn row_dots<E: Lane8>(rows: Mat<'_, E>, d: usize, v: &[E], out: &mut [f32]) {
     let p = out.len();
     let v = &v[..d];
     let mut i = 0;
@@ -121,15 +123,31 @@ pub(super) fn row_dots<E: Lane8>(rows: &[E], d: usize, v: &[E], out: &mut [f32])
         i += 4;
     }
     while i < p {
-        out[i] = dot_mixed(&rows[i * d..(i + 1) * d], v);
+        out[i] = dot_mixed(rows.row(i, d), v);
         i += 1;
     }
 }
 
+/// out[r] = row idx[r] · v of the matrix `rows`, each bit for bit the
+/// value [`row_dots`] gives that row (the one-row order of `dot_mixed`).
+pub(super) fn dots_indexed<R: Lane8, V: Lane8>(
+    rows: Mat<'_, R>,
+    d: usize,
+    v: &[V],
+    idx: &[usize],
+    out: &mut [f32],
+) {
+    let v = &v[..d];
+    for (&i, o) in idx.iter().zip(out.iter_mut()) {
+        *o = dot_mixed(rows.row(i, d), v);
+    }
+}
+
 /// One pass over the matrix: dots[i] = row_i · q and sumsq[i] = ‖row_i‖²
-/// (`rows.len() ≥ dots.len() · d`, `q.len() ≥ d`, `sumsq.len() = dots.len()`).
+/// for the rows i < dots.len() of `rows` (which covers them), `q.len() ≥ d`,
+/// `sumsq.len() = dots.len()`.
 pub(super) fn row_dots_and_sumsq<E: Lane8>(
-    rows: &[E],
+    rows: Mat<'_, E>,
     d: usize,
     q: &[f32],
     dots: &mut [f32],
@@ -140,8 +158,8 @@ pub(super) fn row_dots_and_sumsq<E: Lane8>(
     let q = &q[..d];
     let mut i = 0;
     while i + 2 <= p {
-        let r0 = &rows[i * d..(i + 1) * d];
-        let r1 = &rows[(i + 1) * d..(i + 2) * d];
+        let r0 = rows.row(i, d);
+        let r1 = rows.row(i + 1, d);
         let (mut a0, mut a1, mut n0, mut n1) = (f32x8::ZERO, f32x8::ZERO, f32x8::ZERO, f32x8::ZERO);
         let mut k = 0;
         while k < body {
@@ -169,7 +187,7 @@ pub(super) fn row_dots_and_sumsq<E: Lane8>(
         i += 2;
     }
     while i < p {
-        let r = &rows[i * d..(i + 1) * d];
+        let r = rows.row(i, d);
         dots[i] = dot_mixed(r, q);
         sumsq[i] = dot_mixed(r, r);
         i += 1;

@@ -34,6 +34,8 @@
 
 use core::arch::x86_64::*;
 
+use super::mat::Mat;
+
 use core::sync::atomic::{AtomicU8, Ordering};
 
 /// Rows ahead of the current block of the query pass that it prefetches.
@@ -256,17 +258,17 @@ unsafe fn dots_n<const N: usize, const FUSED: bool, R: Load, V: Load>(
     }
 }
 
-/// out[i] = row_i · v for i < out.len(): rows are R rows of `d` elements
-/// each, row-major; 8 rows per load of `v`. A last partial block is padded
-/// with rows it recomputes (the same bits), so no row runs in a short,
-/// latency-bound block.
+/// out[i] = row_i · v for i < out.len(): row i of the matrix `rows` (d
+/// elements; row i of its data, or row ids[i] where it has ids); 8 rows
+/// per load of `v`. A last partial block is padded with rows it recomputes
+/// (the same bits), so no row runs in a short, latency-bound block.
 ///
 /// # Safety
-/// `rows.len() ≥ out.len() · d`, `v.len() ≥ d` (checked by the caller) and
+/// `rows.covers(out.len(), d)`, `v.len() ≥ d` (checked by the caller) and
 /// the CPU supports AVX2 + F16C.
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn row_dots_impl<const FUSED: bool, R: Load, V: Load>(
-    rows: &[R],
+    rows: Mat<'_, R>,
     d: usize,
     v: &[V],
     out: &mut [f32],
@@ -326,17 +328,19 @@ unsafe fn widen_into<'b, V: Load>(
 /// As [`row_dots_impl`].
 #[inline(always)]
 unsafe fn row_blocks<const FUSED: bool, R: Load, V: Load>(
-    rows: &[R],
+    rows: Mat<'_, R>,
     d: usize,
     v: &[V],
     out: &mut [f32],
 ) {
     let p = out.len();
     let mut i = 0;
-    // SAFETY (whole body): every block's rows are < p (see `dots_n`).
+    // SAFETY (whole body): every block's rows are rows r < p of the
+    // matrix, which it covers (see `dots_n`).
     unsafe {
         while i + 8 <= p {
-            let sums = dots_n::<8, FUSED, R, V>(rows, d, v, core::array::from_fn(|r| i + r));
+            let idx = core::array::from_fn(|r| rows.id(i + r));
+            let sums = dots_n::<8, FUSED, R, V>(rows.data, d, v, idx);
             out[i..i + 8].copy_from_slice(&sums);
             i += 8;
         }
@@ -344,7 +348,7 @@ unsafe fn row_blocks<const FUSED: bool, R: Load, V: Load>(
             // The last 8 rows (overlapping the previous block), or rows
             // 0..p with the last one repeated.
             let idx: [usize; 8] = core::array::from_fn(|r| (p.saturating_sub(8) + r).min(p - 1));
-            let sums = dots_n::<8, FUSED, R, V>(rows, d, v, idx);
+            let sums = dots_n::<8, FUSED, R, V>(rows.data, d, v, idx.map(|r| rows.id(r)));
             for (r, &s) in idx.iter().zip(&sums) {
                 out[*r] = s;
             }
@@ -352,14 +356,15 @@ unsafe fn row_blocks<const FUSED: bool, R: Load, V: Load>(
     }
 }
 
-/// dots[i] = row_i · q, sumsq[i] = ‖row_i‖², four rows per load of q.
+/// dots[i] = row_i · q, sumsq[i] = ‖row_i‖² (row i of the matrix
+/// `rows`), four rows per load of q.
 ///
 /// # Safety
-/// `rows.len() ≥ dots.len() · d`, `q.len() ≥ d`, `sumsq.len() ≥ dots.len()`
+/// `rows.covers(dots.len(), d)`, `q.len() ≥ d`, `sumsq.len() ≥ dots.len()`
 /// (checked by the caller) and the CPU supports AVX2 + F16C.
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn row_dots_and_sumsq_impl<const FUSED: bool, R: Load>(
-    rows: &[R],
+    rows: Mat<'_, R>,
     d: usize,
     q: &[f32],
     dots: &mut [f32],
@@ -367,7 +372,7 @@ unsafe fn row_dots_and_sumsq_impl<const FUSED: bool, R: Load>(
 ) {
     let p = dots.len();
     let body = d - d % 8;
-    let rp = rows.as_ptr();
+    let rp = rows.data.as_ptr();
     let qp = q.as_ptr();
     // Elements per 64-byte cache line (a multiple of 8: f32, f16, bf16).
     const {
@@ -379,32 +384,35 @@ unsafe fn row_dots_and_sumsq_impl<const FUSED: bool, R: Load>(
     let line = 64 / core::mem::size_of::<R>();
     let mut i = 0;
     // SAFETY (whole body): as in `row_dots_impl`, every load stays within
-    // rows[..p·d] or q[..d], checked by the caller.
+    // one of the rows 0..p of the matrix (which it covers) or q[..d],
+    // checked by the caller.
     unsafe {
         while i + 4 <= p {
-            let base = rp.add(i * d);
+            let base: [*const R; 4] = core::array::from_fn(|r| rp.add(rows.id(i + r) * d));
             // The next block (AHEAD rows on), prefetched a cache line at a
             // time as this block streams: the query pass is the first touch
             // of the matrix, and with four rows in flight a cold pass (the
             // matrix in L3 or memory) ran 1.25× slower than the eight-row
             // Gram pass; with the prefetch they take the same time. It does
-            // not change a value.
+            // not change a value. Rows read in place by id are prefetched
+            // the same way (their addresses are as easy to know ahead).
             // SAFETY: rows i + AHEAD .. i + AHEAD + 4 are < p, and every
             // prefetched element k < body ≤ d lies within one of them
             // (a prefetch never faults in any case).
-            let ahead = (i + 4 + AHEAD <= p).then(|| base.add(AHEAD * d));
+            let ahead: Option<[*const R; 4]> = (i + 4 + AHEAD <= p)
+                .then(|| core::array::from_fn(|r| rp.add(rows.id(i + AHEAD + r) * d)));
             let mut acc = [_mm256_setzero_ps(); 4];
             let mut nsq = [_mm256_setzero_ps(); 4];
             let mut k = 0;
             while k < body {
                 let x = _mm256_loadu_ps(qp.add(k));
                 if let Some(a) = ahead.filter(|_| k.is_multiple_of(line)) {
-                    for r in 0..4 {
-                        _mm_prefetch::<_MM_HINT_T0>(a.add(r * d + k) as *const i8);
+                    for b in a {
+                        _mm_prefetch::<_MM_HINT_T0>(b.add(k) as *const i8);
                     }
                 }
                 for r in 0..4 {
-                    let y = R::load8(base.add(r * d + k));
+                    let y = R::load8(base[r].add(k));
                     acc[r] = madd::<FUSED>(acc[r], y, x);
                     nsq[r] = madd::<FUSED>(nsq[r], y, y);
                 }
@@ -417,7 +425,7 @@ unsafe fn row_dots_and_sumsq_impl<const FUSED: bool, R: Load>(
             _mm_storeu_ps(nn.as_mut_ptr(), n);
             if body < d {
                 for r in 0..4 {
-                    let row = &rows[(i + r) * d..(i + r + 1) * d];
+                    let row = rows.row(i + r, d);
                     for k in body..d {
                         let y = row[k].widen();
                         dd[r] = madd1::<FUSED>(dd[r], y, q[k]);
@@ -428,7 +436,7 @@ unsafe fn row_dots_and_sumsq_impl<const FUSED: bool, R: Load>(
             i += 4;
         }
         while i < p {
-            let base = rp.add(i * d);
+            let base = rp.add(rows.id(i) * d);
             let (mut a, mut n) = (_mm256_setzero_ps(), _mm256_setzero_ps());
             let mut k = 0;
             while k < body {
@@ -438,7 +446,7 @@ unsafe fn row_dots_and_sumsq_impl<const FUSED: bool, R: Load>(
                 k += 8;
             }
             let (mut s, mut m) = (hsum1(a), hsum1(n));
-            let row = &rows[i * d..(i + 1) * d];
+            let row = rows.row(i, d);
             for k in body..d {
                 let y = row[k].widen();
                 s = madd1::<FUSED>(s, y, q[k]);
@@ -536,49 +544,68 @@ pub(super) fn refresh_scores(
 }
 
 /// Safe entry: out[i] = row_i · v (fused multiply-adds when `FUSED`).
-/// Panics if the lengths do not cover `out.len()` rows of `d` elements, or
-/// `v` is shorter than `d`.
+/// Panics if the matrix does not cover `out.len()` rows of `d` elements,
+/// or `v` is shorter than `d`.
 pub(super) fn row_dots<const FUSED: bool, R: Load, V: Load>(
     _t: Token,
-    rows: &[R],
+    rows: Mat<'_, R>,
     d: usize,
     v: &[V],
     out: &mut [f32],
 ) {
-    assert!(rows.len() >= out.len() * d && v.len() >= d);
+    assert!(rows.covers(out.len(), d) && v.len() >= d);
     // SAFETY: lengths checked above; the token proves AVX2 + FMA + F16C.
     unsafe { row_dots_impl::<FUSED, R, V>(rows, d, v, out) }
 }
 
-/// out[r] = row idx[r] · v for f32 rows (8 rows per load of `v`, the last
-/// block padded by repeating a row): each value bit for bit the one
-/// [`row_dots`] gives that row. Panics if an index is out of range or `v`
-/// is short.
-pub(super) fn dots_indexed<const FUSED: bool>(
+/// out[r] = row idx[r] · v of the matrix `rows` (8 rows per load of `v`,
+/// the last block padded by repeating a row): each value bit for bit the
+/// one [`row_dots`] gives that row. Panics if an index names a row the
+/// matrix does not have or `v` is short.
+pub(super) fn dots_indexed<const FUSED: bool, R: Load, V: Load>(
     _t: Token,
-    rows: &[f32],
+    rows: Mat<'_, R>,
     d: usize,
-    v: &[f32],
+    v: &[V],
     idx: &[usize],
     out: &mut [f32],
 ) {
     assert!(v.len() >= d && out.len() >= idx.len());
-    assert!(idx.iter().all(|&i| rows.len() >= (i + 1) * d));
-    // SAFETY: lengths and indices checked above; the token proves AVX2 +
-    // FMA + F16C.
-    unsafe { dots_indexed_impl::<FUSED>(rows, d, v, idx, out) }
+    // The matrix's rows idx[r], as rows of its data.
+    let n_rows = rows.data.len().checked_div(d);
+    let mut at = [0usize; 8];
+    let (mut idx, mut out) = (idx, out);
+    while !idx.is_empty() {
+        let n = idx.len().min(8);
+        let (c, rest) = idx.split_at(n);
+        let (o, orest) = core::mem::take(&mut out).split_at_mut(n);
+        for (a, &r) in at.iter_mut().zip(c) {
+            *a = rows.id(r);
+            assert!(
+                n_rows.is_none_or(|m| *a < m),
+                "row {r} is not in the matrix"
+            );
+        }
+        // SAFETY: every index of `at[..n]` names a row of `rows.data`
+        // (checked above; with d = 0 every row is empty); the token
+        // proves AVX2 + FMA + F16C.
+        unsafe { dots_indexed_impl::<FUSED, R, V>(rows.data, d, v, &at[..n], o) };
+        idx = rest;
+        out = orest;
+    }
 }
 
-/// See [`dots_indexed`].
+/// See [`dots_indexed`]: at most 8 rows, given as rows of `rows`.
 ///
 /// # Safety
 /// Every `idx[r]` names a row within `rows`, `v.len() ≥ d`,
-/// `out.len() ≥ idx.len()`, and the CPU supports AVX2 + FMA + F16C.
+/// `out.len() ≥ idx.len()`, `1 ≤ idx.len() ≤ 8`, and the CPU supports
+/// AVX2 + FMA + F16C.
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn dots_indexed_impl<const FUSED: bool>(
-    rows: &[f32],
+unsafe fn dots_indexed_impl<const FUSED: bool, R: Load, V: Load>(
+    rows: &[R],
     d: usize,
-    v: &[f32],
+    v: &[V],
     idx: &[usize],
     out: &mut [f32],
 ) {
@@ -587,51 +614,43 @@ unsafe fn dots_indexed_impl<const FUSED: bool>(
     /// # Safety
     /// As [`dots_indexed_impl`].
     #[inline(always)]
-    unsafe fn block<const N: usize, const FUSED: bool>(
-        rows: &[f32],
+    unsafe fn block<const N: usize, const FUSED: bool, R: Load, V: Load>(
+        rows: &[R],
         d: usize,
-        v: &[f32],
+        v: &[V],
         chunk: &[usize],
         o: &mut [f32],
     ) {
         let n = chunk.len();
         let idx: [usize; N] = core::array::from_fn(|r| chunk[r.min(n - 1)]);
         // SAFETY: every row of `idx` is a checked index (see `dots_n`).
-        let sums = unsafe { dots_n::<N, FUSED, f32, f32>(rows, d, v, idx) };
+        let sums = unsafe { dots_n::<N, FUSED, R, V>(rows, d, v, idx) };
         o[..n].copy_from_slice(&sums[..n]);
     }
-    // Blocks of 8 rows, the rest in the smallest block that holds it (the
-    // block size does not change a row's value).
-    let (mut idx, mut out) = (idx, out);
-    // SAFETY (whole loop): the caller's guarantees, for each sub-slice.
+    // The smallest block that holds the rows (the block size does not
+    // change a row's value).
+    // SAFETY: the caller's guarantees.
     unsafe {
-        while !idx.is_empty() {
-            let n = idx.len().min(8);
-            let (c, rest) = idx.split_at(n);
-            let (o, orest) = core::mem::take(&mut out).split_at_mut(n);
-            match n {
-                1 => block::<1, FUSED>(rows, d, v, c, o),
-                2 => block::<2, FUSED>(rows, d, v, c, o),
-                3 | 4 => block::<4, FUSED>(rows, d, v, c, o),
-                _ => block::<8, FUSED>(rows, d, v, c, o),
-            }
-            idx = rest;
-            out = orest;
+        match idx.len() {
+            1 => block::<1, FUSED, R, V>(rows, d, v, idx, out),
+            2 => block::<2, FUSED, R, V>(rows, d, v, idx, out),
+            3 | 4 => block::<4, FUSED, R, V>(rows, d, v, idx, out),
+            _ => block::<8, FUSED, R, V>(rows, d, v, idx, out),
         }
     }
 }
 
 /// Safe entry: dots and squared norms (fused multiply-adds when `FUSED`).
-/// Panics on short slices as above.
+/// Panics on a matrix or slices too short, as above.
 pub(super) fn row_dots_and_sumsq<const FUSED: bool, R: Load>(
     _t: Token,
-    rows: &[R],
+    rows: Mat<'_, R>,
     d: usize,
     q: &[f32],
     dots: &mut [f32],
     sumsq: &mut [f32],
 ) {
-    assert!(rows.len() >= dots.len() * d && q.len() >= d && sumsq.len() >= dots.len());
+    assert!(rows.covers(dots.len(), d) && q.len() >= d && sumsq.len() >= dots.len());
     // SAFETY: lengths checked above; the token proves AVX2 + FMA + F16C.
     unsafe { row_dots_and_sumsq_impl::<FUSED, R>(rows, d, q, dots, sumsq) }
 }

@@ -3,7 +3,6 @@
 //! [`Screening::On`](crate::Screening::On) only).
 
 use crate::input::Spend;
-use crate::kernels;
 use crate::options::PursuitOptions;
 use crate::pursuit::norm_bound::{f32_entry_error, norm_bound, SAFE, U32};
 use crate::pursuit::scorer::{
@@ -110,9 +109,6 @@ pub(crate) struct LazyCentroidScorer<'p, 'a, 'x, 's> {
     /// The bounds and summed-prefix counts, lent by the workspace for the
     /// call ([`finish`](Self::finish) gives them back).
     sc: LazyCentroidScratch<'s>,
-    /// The f32 rows, for the batched entry kernel (`None` for f16/bf16
-    /// storage: one entry at a time by the pass's own kernel).
-    pub(crate) f32_rows: Option<&'a [f32]>,
     /// η: relative error bound of an f32 entry.
     pub(crate) eta: f64,
     /// N = [`norm_bound`]`(d)`: every ‖m̂_j‖ ≤ N.
@@ -123,12 +119,8 @@ pub(crate) struct LazyCentroidScorer<'p, 'a, 'x, 's> {
 }
 
 impl<'p, 'a, 'x, 's> LazyCentroidScorer<'p, 'a, 'x, 's> {
-    /// A scorer for one call: `f32_rows` the rows when they are f32.
-    pub(crate) fn new(
-        pass: &'p mut Passes<'a, 'x>,
-        f32_rows: Option<&'a [f32]>,
-        ws: &mut Workspace<'s>,
-    ) -> Self {
+    /// A scorer for one call.
+    pub(crate) fn new(pass: &'p mut Passes<'a, 'x>, ws: &mut Workspace<'s>) -> Self {
         let p = ws.pool;
         let sc: LazyCentroidScratch<'s> = ws.scorer.lend();
         sc.summed[..p].fill(0);
@@ -137,7 +129,6 @@ impl<'p, 'a, 'x, 's> LazyCentroidScorer<'p, 'a, 'x, 's> {
         LazyCentroidScorer {
             pass,
             sc,
-            f32_rows,
             eta,
             n_max,
             rows_read: p as u32,
@@ -153,19 +144,13 @@ impl<'p, 'a, 'x, 's> LazyCentroidScorer<'p, 'a, 'x, 's> {
     /// `out[..to − from]`: the pass's kernel and scaling, bit for bit.
     fn entries(&self, ws: &Workspace<'_>, j: usize, from: usize, to: usize, out: &mut [f32]) {
         let d = self.pass.d;
-        match self.f32_rows {
-            Some(rows) => {
-                let v = &rows[j * d..(j + 1) * d];
-                kernels::dots_indexed(self.pass.isa, rows, d, v, &ws.picks[from..to], out);
-                for (o, &a) in out.iter_mut().zip(&ws.picks[from..to]) {
-                    *o *= ws.scale[a] * ws.scale[j];
-                }
-            }
-            None => {
-                for (o, &a) in out.iter_mut().zip(&ws.picks[from..to]) {
-                    *o = cross_gram(self.pass, ws, a, j);
-                }
-            }
+        let picks = &ws.picks[from..to];
+        // G_{a,j} = G_{j,a} bit for bit (the products commute).
+        self.pass
+            .rows
+            .dots_indexed_row(self.pass.isa, d, j, picks, out);
+        for (o, &a) in out.iter_mut().zip(picks) {
+            *o *= ws.scale[a] * ws.scale[j];
         }
     }
 
@@ -247,19 +232,11 @@ impl<'p, 'a, 'x, 's> LazyCentroidScorer<'p, 'a, 'x, 's> {
             }
             let a = ws.picks[pos];
             self.rows_read += cnt as u32;
-            match self.f32_rows {
-                Some(rows) => {
-                    let v = &rows[a * d..(a + 1) * d];
-                    kernels::dots_indexed(self.pass.isa, rows, d, v, &idx[..cnt], &mut out[..cnt]);
-                    for r in 0..cnt {
-                        out[r] *= ws.scale[idx[r]] * ws.scale[a];
-                    }
-                }
-                None => {
-                    for r in 0..cnt {
-                        out[r] = cross_gram(self.pass, ws, a, idx[r]);
-                    }
-                }
+            self.pass
+                .rows
+                .dots_indexed_row(self.pass.isa, d, a, &idx[..cnt], &mut out[..cnt]);
+            for r in 0..cnt {
+                out[r] *= ws.scale[idx[r]] * ws.scale[a];
             }
             for r in 0..cnt {
                 let j = idx[r];
@@ -412,15 +389,10 @@ impl Scorer for LazyCentroidScorer<'_, '_, '_, '_> {
         self.extend_sum(ws, i, n);
         let acc_i = ws.gram_sum[i];
         let mut out = [0.0f32];
-        match self.f32_rows {
-            Some(rows) => {
-                let d = self.pass.d;
-                let v = &rows[i * d..(i + 1) * d];
-                kernels::dots_indexed(self.pass.isa, rows, d, v, &[i], &mut out);
-                out[0] *= ws.scale[i] * ws.scale[i];
-            }
-            None => out[0] = cross_gram(self.pass, ws, i, i),
-        }
+        self.pass
+            .rows
+            .dots_indexed_row(self.pass.isa, self.pass.d, i, &[i], &mut out);
+        out[0] *= ws.scale[i] * ws.scale[i];
         (acc_i, out[0])
     }
     fn choose(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {

@@ -128,19 +128,19 @@ pub fn pursuit_using<'w, E: Element>(
     let (p, d) = (prep.pool, prep.dim);
     let k_eff = budget.min(p);
     ws.stop = first_stop(budget, p);
-    let rows = E::view(input.candidates);
+    let rows = input.matrix();
     let mut pass = Passes::new(rows, d, executor);
     let parts = ExactParts::new(rows, d, input.query, prep.q_scale);
     let spend = &mut Spend::new(input.cost_budget);
     let len = if screening.screens(d, options.is_centroid()) && norm_bound(d).is_finite() {
-        let f32_rows = f32_rows(rows);
         if options.is_centroid() {
-            let mut scorer = LazyCentroidScorer::new(&mut pass, f32_rows, ws);
+            let mut scorer = LazyCentroidScorer::new(&mut pass, ws);
             let len = centroid_loop(&mut scorer, k_eff, options, spend, ws);
             scorer.finish(ws);
             len
         } else {
-            let mut scorer = ScreenedScorer::new(&mut pass, f32_rows, parts.qq, screening, ws);
+            let mut scorer =
+                ScreenedScorer::new(&mut pass, f32_rows(rows), parts.qq, screening, ws);
             let len = qp_loop(&mut scorer, &parts, k_eff, options, spend, ws);
             scorer.finish(ws);
             len

@@ -6,7 +6,7 @@
 //! another scorer builds on: the certified int8 pursuit (`certified.rs`)
 //! implements [`Scorer`] and runs the loops with it.
 
-use crate::kernels::sealed::Rows;
+use crate::kernels::sealed::{Mat, Rows};
 use crate::kernels::{self, Executor};
 use crate::selection::States;
 use crate::workspace::Workspace;
@@ -242,7 +242,7 @@ pub(crate) fn centroid_scores(ws: &mut Workspace<'_>, c: f32, n: usize) {
 }
 
 /// Rows of a storage type as f32, when they are.
-pub(crate) fn f32_rows(rows: Rows<'_>) -> Option<&[f32]> {
+pub(crate) fn f32_rows(rows: Rows<'_>) -> Option<Mat<'_, f32>> {
     match rows {
         Rows::F32(r) => Some(r),
         #[allow(unreachable_patterns)]

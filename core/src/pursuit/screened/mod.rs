@@ -104,6 +104,7 @@ mod bounds;
 mod verify;
 
 use crate::kernels;
+use crate::kernels::sealed::Mat;
 use crate::pursuit::norm_bound::{f32_entry_error, norm_bound, SAFE, TINY, U32};
 use crate::pursuit::scorer::{
     admit_centroid_dense, argmax_available, argmax_scores, centroid_scores, cross_gram,
@@ -187,9 +188,9 @@ pub(crate) struct ScreenedScorer<'p, 'a, 'x, 's> {
     /// The anchors and the per-step state, lent by the workspace for the
     /// call ([`finish`](Self::finish) gives them back).
     sc: ScreenedScratch<'s>,
-    /// The f32 rows, for the batched kernels (`None` for f16/bf16
-    /// storage: one row at a time by the pass's own kernels).
-    f32_rows: Option<&'a [f32]>,
+    /// The f32 rows, for the batched −w̃ (`None` for f16/bf16 storage:
+    /// one row at a time).
+    f32_rows: Option<Mat<'a, f32>>,
     /// η: relative error bound of an f32 entry.
     eta: f64,
     /// N = [`norm_bound`]`(d)`: every ‖m̂_j‖ ≤ N.
@@ -229,7 +230,7 @@ impl<'p, 'a, 'x, 's> ScreenedScorer<'p, 'a, 'x, 's> {
     /// (A_j = ρ_j) and its orthogonal norm bound.
     pub(crate) fn new(
         pass: &'p mut Passes<'a, 'x>,
-        f32_rows: Option<&'a [f32]>,
+        f32_rows: Option<Mat<'a, f32>>,
         q2: f64,
         screening: Screening,
         ws: &mut Workspace<'s>,

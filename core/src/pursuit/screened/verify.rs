@@ -6,9 +6,8 @@
 use super::bounds::{insert_top, Reads, StepBounds, NO_CANDIDATE};
 use super::ScreenedScorer;
 use crate::kernels;
-use crate::kernels::sealed::Rows;
 use crate::pursuit::norm_bound::TINY;
-use crate::pursuit::scorer::{cross_gram, Choice};
+use crate::pursuit::scorer::Choice;
 use crate::workspace::{ScreenState, Workspace};
 
 /// `u[j]` of a finalist still to verify when there are more than
@@ -33,19 +32,12 @@ impl<'p, 'a, 'x, 's> ScreenedScorer<'p, 'a, 'x, 's> {
                 *x = ws.picks[q];
             }
             let n = ps.len();
-            match self.f32_rows {
-                Some(rows) => {
-                    let v = &rows[j * d..(j + 1) * d];
-                    kernels::dots_indexed(self.pass.isa, rows, d, v, &idx[..n], os);
-                    for (o, &a) in os.iter_mut().zip(&idx[..n]) {
-                        *o *= ws.scale[a] * ws.scale[j];
-                    }
-                }
-                None => {
-                    for (o, &a) in os.iter_mut().zip(&idx[..n]) {
-                        *o = cross_gram(self.pass, ws, a, j);
-                    }
-                }
+            // G_{a,j} = G_{j,a} bit for bit (the products commute).
+            self.pass
+                .rows
+                .dots_indexed_row(self.pass.isa, d, j, &idx[..n], os);
+            for (o, &a) in os.iter_mut().zip(&idx[..n]) {
+                *o *= ws.scale[a] * ws.scale[j];
             }
             self.rows_read += n as u32;
         }
@@ -110,22 +102,24 @@ impl<'p, 'a, 'x, 's> ScreenedScorer<'p, 'a, 'x, 's> {
         let two = ws.gram.len() >= start + 2 * d;
         match self.f32_rows {
             Some(rows) if two => {
+                // The rows as rows of the data (read in place by id).
                 let (w0, rest) = ws.gram[start..start + 2 * d].split_at_mut(d);
                 let w1 = &mut rest[..d];
                 w1.fill(0.0);
                 let (mut idx, mut cs) = ([0usize; 32], [0.0f32; 32]);
                 for (c, chunk) in free.chunks(32).enumerate() {
                     for (r, &a) in chunk.iter().enumerate() {
-                        idx[r] = ws.picks[a];
-                        cs[r] = ws.coef[c * 32 + r] * ws.scale[idx[r]];
+                        let i = ws.picks[a];
+                        idx[r] = rows.id(i);
+                        cs[r] = ws.coef[c * 32 + r] * ws.scale[i];
                     }
                     let m = chunk.len();
                     // Ping-pong: the partial sum moves between w0 and w1.
                     if c % 2 == 0 {
-                        kernels::refresh_scores(w0, w1, rows, d, &idx[..m], &cs[..m]);
+                        kernels::refresh_scores(w0, w1, rows.data, d, &idx[..m], &cs[..m]);
                         self.w_at = start;
                     } else {
-                        kernels::refresh_scores(w1, w0, rows, d, &idx[..m], &cs[..m]);
+                        kernels::refresh_scores(w1, w0, rows.data, d, &idx[..m], &cs[..m]);
                         self.w_at = start + d;
                     }
                 }
@@ -139,7 +133,7 @@ impl<'p, 'a, 'x, 's> ScreenedScorer<'p, 'a, 'x, 's> {
                 for (fa, &a) in free.iter().enumerate() {
                     let i = ws.picks[a];
                     let c = ws.coef[fa] * ws.scale[i];
-                    axpy_row(self.pass.rows, i, d, c, w0);
+                    self.pass.rows.sub_scaled_row(i, d, c, w0);
                 }
             }
         }
@@ -158,23 +152,9 @@ impl<'p, 'a, 'x, 's> ScreenedScorer<'p, 'a, 'x, 's> {
         let d = self.pass.d;
         let mut out = [0.0f32; 8];
         let w = &ws.gram[self.w_at..self.w_at + d];
-        match self.f32_rows {
-            Some(rows) => {
-                kernels::dots_indexed(self.pass.isa, rows, d, w, batch, &mut out[..batch.len()]);
-            }
-            None => {
-                for (o, &j) in out.iter_mut().zip(batch) {
-                    let mut s = [0.0f32];
-                    self.pass.rows.rows(j, j + 1, d).dots_and_sumsq(
-                        self.pass.isa,
-                        d,
-                        w,
-                        core::slice::from_mut(o),
-                        &mut s,
-                    );
-                }
-            }
-        }
+        self.pass
+            .rows
+            .dots_indexed(self.pass.isa, d, w, batch, &mut out[..batch.len()]);
         self.rows_read += batch.len() as u32;
         for (&o, &j) in out.iter().zip(batch) {
             // o = m_j · (−w̃).
@@ -378,26 +358,6 @@ impl<'p, 'a, 'x, 's> ScreenedScorer<'p, 'a, 'x, 's> {
             pick,
             verified,
             rows_read: core::mem::take(&mut self.rows_read),
-        }
-    }
-}
-
-/// out −= c · row i (widened to f32; each product rounded, then
-/// subtracted).
-fn axpy_row(rows: Rows<'_>, i: usize, d: usize, c: f32, out: &mut [f32]) {
-    match rows {
-        Rows::F32(r) => kernels::sub_scaled(out, c, &r[i * d..(i + 1) * d]),
-        #[cfg(feature = "half")]
-        Rows::F16(r) => {
-            for (o, &x) in out.iter_mut().zip(&r[i * d..(i + 1) * d]) {
-                *o -= c * x.to_f32();
-            }
-        }
-        #[cfg(feature = "half")]
-        Rows::Bf16(r) => {
-            for (o, &x) in out.iter_mut().zip(&r[i * d..(i + 1) * d]) {
-                *o -= c * x.to_f32();
-            }
         }
     }
 }
