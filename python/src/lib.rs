@@ -520,12 +520,17 @@ impl PySelector {
     }
 }
 
-/// The threads of a batch: an int ≥ 1, default the number of CPUs.
-fn thread_count(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
-    let Some(t) = threads else {
-        return Ok(std::thread::available_parallelism().map_or(1, |n| n.get()));
+/// The threads of a batch: an int ≥ 0, where 0 (and the default `None`)
+/// is one thread per available CPU (`std::thread::available_parallelism`),
+/// as the Rust crate's `Store::select_batch` and `parallel::select_batch`
+/// read 0.
+pub(crate) fn thread_count(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    let per_cpu = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Some(t) = threads.filter(|t| !t.is_none()) else {
+        return Ok(per_cpu());
     };
-    Ok(match count("threads", t, 1)? {
+    Ok(match count("threads", t, 0)? {
+        Count::Value(0) => per_cpu(),
         Count::Value(n) => n,
         Count::Huge => usize::MAX,
     })
@@ -599,7 +604,8 @@ fn check_batch_shapes(
 ///     The form an Arrow ``list<fixed_size_list<float32>[d]>`` column has
 ///     (``mempursuit.arrow``).
 /// threads : int, optional
-///     Number of threads (default: the number of CPUs; at most n are used).
+///     Number of threads ≥ 0; 0 or ``None`` (the default): one per
+///     available CPU. At most n are used.
 ///
 /// The options are those of ``select`` (default: the recommended setting),
 /// and arrays are borrowed or converted once in the same way (a stacked
@@ -612,7 +618,7 @@ fn check_batch_shapes(
 ///     candidate 3: element 7 is not finite (NaN)`` (the lowest failing
 ///     pair); a count mismatch between queries, pools, relevance and costs,
 ///     or offsets that are not n + 1 non-decreasing row numbers from 0 to N
-///     (kind input); threads < 1 (kind option).
+///     (kind input); threads < 0 (kind option).
 /// TypeError
 ///     As ``select``; ``offsets`` not of an integer dtype.
 #[pyfunction]
@@ -699,6 +705,7 @@ fn _mempursuit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(documents::check_document_settings, m)?)?;
     m.add_function(wrap_pyfunction!(documents::check_count, m)?)?;
     m.add_function(wrap_pyfunction!(documents::check_query, m)?)?;
+    m.add_function(wrap_pyfunction!(store::store_from_state, m)?)?;
     m.add("METADATA_KEY", mempursuit::documents::METADATA_KEY)?;
     m.add(
         "METADATA_FIELDS",
