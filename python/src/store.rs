@@ -174,18 +174,29 @@ fn load_npy<'py>(
     let loaded = np.call_method("load", (path,), Some(&kwargs));
     let rows = match loaded {
         Ok(rows) => rows,
-        // A header or data NumPy's reader refuses (ValueError; EOFError for
-        // some truncations): the file, not the call, is at fault.
+        // A header or data NumPy's reader refuses: the file, not the
+        // call, is at fault. Its reader raises ValueError for most faults,
+        // EOFError for some truncations, tokenize.TokenError and
+        // SyntaxError for some corrupt headers (found by the mutation test
+        // in tests/test_store.py): every exception but OSError (the file
+        // cannot be opened or mapped) and MemoryError, after the magic
+        // string said the file is meant to be .npy.
         Err(e)
-            if e.is_instance_of::<PyValueError>(py)
-                || e.is_instance_of::<pyo3::exceptions::PyEOFError>(py) =>
+            if e.is_instance_of::<pyo3::exceptions::PyException>(py)
+                && !e.is_instance_of::<pyo3::exceptions::PyOSError>(py)
+                && !e.is_instance_of::<pyo3::exceptions::PyMemoryError>(py) =>
         {
+            let reason = e.value(py).str().map(|s| s.to_string()).unwrap_or_default();
+            let name = e
+                .get_type(py)
+                .name()
+                .map(|s| s.to_string())
+                .unwrap_or_default();
             return Err(npy_error(
                 py,
                 prefix,
                 &format!(
-                    "NumPy cannot read this .npy file ({}); re-save the rows with numpy.save(path, rows)",
-                    e.value(py)
+                    "NumPy cannot read this .npy file ({name}: {reason}); re-save the rows with numpy.save(path, rows)"
                 ),
             ));
         }
