@@ -562,7 +562,9 @@ impl PyStore {
 
     /// ``copy.deepcopy(store)``: as ``copy.copy`` (the store holds no
     /// Python objects).
-    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyStore> {
+    fn __deepcopy__(&self, py: Python<'_>, memo: &Bound<'_, PyAny>) -> PyResult<PyStore> {
+        // Nothing of the store is a Python object to record in `memo`.
+        let _ = memo;
         self.duplicate(py)
     }
 
