@@ -521,17 +521,15 @@ impl PySelector {
 }
 
 /// The threads of a batch: an int ≥ 0, where 0 (and the default `None`)
-/// is one thread per available CPU (`std::thread::available_parallelism`),
-/// as the Rust crate's `Store::select_batch` and `parallel::select_batch`
-/// read 0.
+/// is one thread per available CPU: the Rust crate's
+/// `parallel::thread_count`, which every batch entry point of the crate
+/// (`Store::select_batch`, `parallel::select_batch`) applies.
 pub(crate) fn thread_count(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
-    let per_cpu = || std::thread::available_parallelism().map_or(1, |n| n.get());
     let Some(t) = threads.filter(|t| !t.is_none()) else {
-        return Ok(per_cpu());
+        return Ok(mempursuit::parallel::thread_count(0));
     };
     Ok(match count("threads", t, 0)? {
-        Count::Value(0) => per_cpu(),
-        Count::Value(n) => n,
+        Count::Value(n) => mempursuit::parallel::thread_count(n),
         Count::Huge => usize::MAX,
     })
 }
