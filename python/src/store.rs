@@ -270,6 +270,15 @@ fn load_npy<'py>(
 /// Calls from several threads run together (the GIL is released while
 /// they select); ``append`` from another thread waits for the calls in
 /// flight, and calls wait for an ``append`` in progress.
+///
+/// ``len(store)`` is N; ``store.dim``, ``store.storage`` and
+/// ``store.nbytes`` (the bytes held) describe it. A store pickles (every
+/// protocol: ``multiprocessing``, ``concurrent.futures``, joblib and Ray
+/// send it to other processes so) and copies (``copy.copy``,
+/// ``copy.deepcopy``): an independent store of the same rows, d and
+/// storage, with the same picks. For that it keeps the float32 rows it was
+/// given (4·N·d bytes, counted in ``nbytes``), from which a pickle rebuilds
+/// it (validated again).
 #[pyclass(name = "Store", module = "mempursuit")]
 pub struct PyStore {
     /// The store and the f32 rows it was built from; `select` reads it and
@@ -524,6 +533,11 @@ impl PyStore {
     fn nbytes(&self) -> usize {
         let kept = self.read();
         kept.store.bytes() + std::mem::size_of_val(kept.rows.as_slice())
+    }
+
+    /// ``sys.getsizeof(store)``: ``nbytes`` and the object itself.
+    fn __sizeof__(&self) -> usize {
+        self.nbytes() + std::mem::size_of::<Self>()
     }
 
     /// ``pickle`` support: the store is rebuilt from its float32 rows, d

@@ -503,3 +503,20 @@ def test_store_from_npy_on_mutated_files(fixture, tmp_path):
             outcomes["store"] += 1
     # Both outcomes occur (the fuzz reaches past the header).
     assert outcomes["store"] > 20 and outcomes["refused"] > 300, outcomes
+
+
+def test_store_describes_itself(fixture):
+    """len, dim, storage, repr, nbytes (the storage's bytes plus the float32
+    rows kept for pickle: f32 8·N·d, f16 / bf16 6·N·d, int8 9·N·d + 20·N)
+    and sys.getsizeof."""
+    import sys
+
+    n, d = 300, 384
+    for storage, nbytes in (("f32", 8 * n * d), ("f16", 6 * n * d), ("bf16", 6 * n * d), ("int8", 9 * n * d + 20 * n)):
+        store = mempursuit.Store(fixture.memories[:n], storage=storage)
+        assert (len(store), store.dim, store.storage, store.nbytes) == (n, d, storage, nbytes)
+        assert repr(store) == f"Store(len={n}, dim={d}, storage='{storage}')"
+        assert nbytes < sys.getsizeof(store) < nbytes + 1024
+        store.append(fixture.memories[n : n + 10])
+        assert store.nbytes == nbytes * (n + 10) // n
+    assert not mempursuit.Store(np.empty((0, 3), np.float32))  # len 0
