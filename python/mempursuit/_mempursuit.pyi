@@ -27,6 +27,7 @@ __all__ = [
     "Selector",
     "Store",
     "__version__",
+    "_selection_from_state",
     "_store_from_state",
     "check_count",
     "check_document_settings",
@@ -109,6 +110,10 @@ class Selection:
         picks only when nothing else is left; those not reached are listed
         here (docs/METHODS.md in the repository)."""
     def __len__(self) -> int: ...
+    def __copy__(self) -> "Selection":
+        """The selection itself (it is immutable). It also pickles, as
+        ``multiprocessing``, joblib and Ray send it back from a worker."""
+    def __deepcopy__(self, memo: Any) -> "Selection": ...
 
 def select(
     query: npt.ArrayLike,
@@ -358,3 +363,14 @@ def check_query(query: Any) -> int:
 def _store_from_state(version: int, dim: int, storage_name: _StorageName, rows: bytes) -> Store:
     """Rebuilds a pickled ``Store`` (``Store.__reduce__``'s callable; not
     part of the API)."""
+
+def _selection_from_state(
+    picks: npt.ArrayLike,
+    weights: npt.ArrayLike,
+    excluded: npt.ArrayLike,
+    skipped: npt.ArrayLike,
+    stop_reason: str,
+    steps: np.ndarray,
+) -> Selection:
+    """Rebuilds a pickled ``Selection`` (``Selection.__reduce__``'s
+    callable; not part of the API)."""

@@ -318,7 +318,24 @@ def test_a_corrupt_pickle_is_refused(fixture):
 
 def _picks(store, query, ids, k):
     """A worker's call (module level: a process pool pickles it by name)."""
-    return len(store), store.select(query, ids, k).picks
+    return len(store), store.select(query, ids, k)
+
+
+def test_selections_pickle(fixture, stores):
+    """A Selection pickles (a worker sends it back so) and copies: every
+    field equal, the arrays read-only again, len and repr kept."""
+    for storage, method in (("f32", "recommended"), ("int8", "pursuit"), ("bf16", "mmr")):
+        q, ids, costs = call(fixture, 7)
+        sel = stores[storage].select(q, ids, 6, method=method, costs=costs, cost_budget=9.0)
+        for p in range(pickle.HIGHEST_PROTOCOL + 1):
+            back = pickle.loads(pickle.dumps(sel, protocol=p))
+            same(back, sel)
+            assert (len(back), repr(back)) == (len(sel), repr(sel))
+            for a in (back.picks, back.weights, back.excluded, back.skipped, back.steps):
+                assert not a.flags.writeable
+        assert copy.copy(sel) is sel and copy.deepcopy(sel) is sel
+    empty = pickle.loads(pickle.dumps(stores["f32"].select(q, [], 3)))
+    assert (len(empty), empty.picks.tolist(), empty.stop_reason) == (0, [], "pool_exhausted")
 
 
 def test_store_goes_through_a_process_pool(fixture):
@@ -331,9 +348,9 @@ def test_store_goes_through_a_process_pool(fixture):
         # A method called on the store in the worker.
         lengths = list(pool.map(operator.methodcaller("__len__"), [store, store]))
     assert lengths == [1022, 1022]
-    for (q, ids), (n, picks) in zip(work, got):
+    for (q, ids), (n, sel) in zip(work, got):
         assert n == 1022
-        assert picks.tolist() == store.select(q, ids, 5).picks.tolist()
+        same(sel, store.select(q, ids, 5))  # the Selection came back by pickle
 
 
 def test_store_threads_zero_is_one_per_cpu(fixture, stores):
