@@ -339,6 +339,8 @@ export interface IdRange {
  * Memory embeddings kept in wasm memory across queries (the Rust crate's
  * `Store`): N rows of d values, each validated once when it enters, with
  * the storage every call reads. Requires init(); call free() when done.
+ * A store lives in this module instance's memory: it cannot be sent to a
+ * Worker (structuredClone / postMessage); build one there from the rows.
  */
 export class Store {
   /**
@@ -358,12 +360,24 @@ export class Store {
   /**
    * The selection of `select(query, rows[ids], k, options)` with the
    * store's storage: `picks` are positions in `ids` (store ids, 0 ≤ id <
-   * N). An id out of range throws MemPursuitError kind 'input' with
-   * `index` (its position), `id` (the id as text), `argument` 'ids'.
+   * N; any integer typed array, BigInt64Array / BigUint64Array and
+   * arrays of BigInts too). An id out of range or negative throws
+   * MemPursuitError kind 'input' with `index` (its position), `id` (the id
+   * as text), `argument` 'ids'.
    */
-  select(query: Vector, ids: Uint32Array | Int32Array | ArrayLike<number>, k: number, options?: SelectOptions): Selection;
+  select(
+    query: Vector,
+    ids: Uint32Array | Int32Array | Uint16Array | Int16Array | Uint8Array | Int8Array | Float64Array | Float32Array | BigInt64Array | BigUint64Array | ArrayLike<number | bigint>,
+    k: number,
+    options?: SelectOptions,
+  ): Selection;
   /** Releases the wasm memory of this store. */
   free(): void;
+  /** `Store(length=N, dim=d, storage='f32')` (`Store(freed, ...)` after free()); also what console.log shows. */
+  toString(): string;
+  /** `{ length, dim, storage }` (length null once freed): a description, not the rows. */
+  toJSON(): { length: number | null; dim: number; storage: Storage };
+  readonly [Symbol.toStringTag]: 'Store';
 }
 
 /** Selector.select() on a shared selector. Requires init(). */

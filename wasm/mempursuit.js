@@ -780,7 +780,8 @@ export class Selector {
   }
 }
 
-const IDS = 'a Uint32Array, an Int32Array or an array of integers';
+const IDS = 'a Uint32Array, an Int32Array, another integer typed array (BigInt64Array too) or an array of integers';
+const BIGINT_ARRAYS = new Set(['BigInt64Array', 'BigUint64Array']);
 
 /**
  * The ids of a store call: `{ view }` for a Uint32Array (read in place),
@@ -794,7 +795,7 @@ function readIds(x, len) {
     const kind = typedKind(x);
     let n;
     if (kind !== undefined) {
-      if (!FLOAT_ARRAYS.has(kind) && !INTEGER_ARRAYS.has(kind)) {
+      if (!FLOAT_ARRAYS.has(kind) && !INTEGER_ARRAYS.has(kind) && !BIGINT_ARRAYS.has(kind)) {
         throw argumentError(`ids is ${withArticle(kind)}: pass ${IDS}`);
       }
       checkLive(x, what);
@@ -808,6 +809,15 @@ function readIds(x, len) {
     const data = new Uint32Array(n);
     for (let i = 0; i < n; i++) {
       const v = x[i];
+      // A BigInt id (BigInt64Array: Arrow, DuckDB, LanceDB int64 ids) is compared exactly.
+      if (typeof v === 'bigint') {
+        if (v < 0n || v > 0xffffffffn) {
+          const why = v < 0n ? 'is negative: it names no row of the store (ids run from 0)' : `names no row of the store (it holds ${len} rows, ids 0..${len})`;
+          throw new MemPursuitError('input', `ids[${i}] = ${v} ${why}; pass ids the store returned`, { index: i, id: String(v), argument: 'ids' });
+        }
+        data[i] = Number(v);
+        continue;
+      }
       if (typeof v !== 'number' || !Number.isInteger(v)) throw argumentError(`ids[${i}] is ${describe(v)}, not an integer`);
       if (v < 0 || v > 0xffffffff) {
         const why = v < 0 ? 'is negative: it names no row of the store (ids run from 0)' : `names no row of the store (it holds ${len} rows, ids 0..${len})`;
@@ -956,6 +966,30 @@ export class Store {
     if (!this._held) return;
     finalizer?.unregister(this);
     release(this._held);
+  }
+
+  /** `Store(length=N, dim=d, storage='f32')` (`Store(freed, ...)` after free()). */
+  toString() {
+    const held = this._held;
+    const live = held?.store && held.exports === wasm;
+    const length = live ? `length=${held.exports.mp_store_len(held.store) >>> 0}` : 'freed';
+    return `Store(${length}, dim=${this._dim}, storage='${this._storage}')`;
+  }
+
+  /** `{ length, dim, storage }` (length null once freed): a description, not the rows. */
+  toJSON() {
+    const held = this._held;
+    const live = held?.store && held.exports === wasm;
+    return { length: live ? held.exports.mp_store_len(held.store) >>> 0 : null, dim: this._dim, storage: this._storage };
+  }
+
+  /** Node's util.inspect / console.log: the same as toString(). */
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return this.toString();
+  }
+
+  get [Symbol.toStringTag]() {
+    return 'Store';
   }
 }
 

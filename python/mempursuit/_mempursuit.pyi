@@ -27,6 +27,8 @@ __all__ = [
     "Selector",
     "Store",
     "__version__",
+    "_selection_from_state",
+    "_store_from_state",
     "check_count",
     "check_document_settings",
     "check_query",
@@ -108,6 +110,10 @@ class Selection:
         picks only when nothing else is left; those not reached are listed
         here (docs/METHODS.md in the repository)."""
     def __len__(self) -> int: ...
+    def __copy__(self) -> "Selection":
+        """The selection itself (it is immutable). It also pickles, as
+        ``multiprocessing``, joblib and Ray send it back from a worker."""
+    def __deepcopy__(self, memo: Any) -> "Selection": ...
 
 def select(
     query: npt.ArrayLike,
@@ -151,7 +157,7 @@ def select_batch(
     relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
     costs: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
     offsets: Optional[npt.ArrayLike] = None,
-    threads: Optional[int] = None,
+    threads: Optional[int] = None,  # >= 0; 0 or None: one per available CPU
     method: Optional[_MethodName] = None,
     gamma: Optional[float] = None,
     ridge: Optional[float] = None,
@@ -171,7 +177,8 @@ def select_batch(
     (d,); pools (n, P, d) or n arrays (P_i, d), or with ``offsets`` (n + 1
     integers, CSR style) one (N, d) matrix whose rows offsets[i]:offsets[i+1]
     are pool i (relevance then (N,)). Runs on ``threads`` native threads
-    (default: the CPU count) with the GIL released; results in order, each
+    (``threads`` >= 0; 0 or ``None``, the default: one per available CPU,
+    as the Rust crate reads 0) with the GIL released; results in order, each
     identical to ``select``. Errors name the pair:
     ``pair 4: candidate 3: ...``."""
 
@@ -216,15 +223,28 @@ class Store:
     storage=store.storage, ...)``, picks as positions in ``ids``. Errors:
     ``MemPursuitError`` kind ``"input"`` with ``index`` (the bad row, or
     the position in ``ids``), ``id`` (the id given, as text) and
-    ``argument`` (``"rows"`` or ``"ids"``)."""
+    ``argument`` (``"rows"`` or ``"ids"``).
+
+    ``pickle`` (so ``multiprocessing``, ``concurrent.futures``, joblib,
+    Ray), ``copy.copy`` and ``copy.deepcopy`` give an independent store of
+    the same rows, d and storage, with the same picks (a pickle holds the
+    float32 rows and is validated again when loaded)."""
 
     def __new__(cls, rows: npt.ArrayLike, *, storage: Optional[_StorageName] = "f32") -> "Store": ...
     @staticmethod
     def from_npy(
-        path: Union[str, "os.PathLike[str]"], *, storage: Optional[_StorageName] = "f32"
+        path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"],
+        *,
+        storage: Optional[_StorageName] = "f32",
     ) -> "Store":
-        """A store of the (N, d) matrix in a ``.npy`` file (``numpy.load``
-        with ``mmap_mode="r"``, ``allow_pickle=False``)."""
+        """A store of the (N, d) matrix in a ``.npy`` file: the NumPy magic
+        string checked, then ``numpy.load`` with ``mmap_mode="r"``,
+        ``allow_pickle=False`` (any real dtype, byte order, C or Fortran
+        order). A file that is not ``.npy`` (an ``.npz``, text, a pickle),
+        one NumPy cannot read, a dtype that is not real or a shape other
+        than (N, d) is a ``MemPursuitError`` (kind ``"input"``, argument
+        ``"path"``) whose message starts with the path and says what to do;
+        a file that cannot be opened is an ``OSError``."""
     def append(self, rows: npt.ArrayLike) -> range:
         """Adds rows (M, d) at the end, validated; returns their ids
         ``range(N, N + M)``. On an error nothing is added."""
@@ -235,6 +255,14 @@ class Store:
     @property
     def storage(self) -> _StorageName:
         """The storage every call reads."""
+    @property
+    def nbytes(self) -> int:
+        """The bytes held: the storage's (f32 4·N·d, f16 / bf16 2·N·d, int8
+        5·N·d + 20·N) plus the float32 rows kept for pickle and copy
+        (4·N·d)."""
+    def __sizeof__(self) -> int: ...
+    def __copy__(self) -> "Store": ...
+    def __deepcopy__(self, memo: Any) -> "Store": ...
     def select(
         self,
         query: npt.ArrayLike,
@@ -269,7 +297,7 @@ class Store:
         *,
         relevance: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
         costs: Optional[Union[npt.ArrayLike, Sequence[npt.ArrayLike]]] = None,
-        threads: Optional[int] = None,
+        threads: Optional[int] = None,  # >= 0; 0 or None: one per available CPU
         method: Optional[_MethodName] = None,
         gamma: Optional[float] = None,
         ridge: Optional[float] = None,
@@ -286,7 +314,8 @@ class Store:
         storage: Optional[_StorageName] = None,
     ) -> list[Selection]:
         """``select`` for each (queries[i], id_lists[i]) on ``threads``
-        native threads (default: the CPU count) with the GIL released;
+        native threads (>= 0; 0 or ``None``, the default: one per available
+        CPU, as the Rust ``Store::select_batch`` reads 0) with the GIL released;
         results in order, each identical to the single call. Errors name
         the pair: ``pair 4: ids[3] = ...``."""
 
@@ -330,3 +359,18 @@ def check_count(name: str, value: Any) -> int:
 
 def check_query(query: Any) -> int:
     """The query embedding checked by the layer; returns d."""
+
+def _store_from_state(version: int, dim: int, storage_name: _StorageName, rows: bytes) -> Store:
+    """Rebuilds a pickled ``Store`` (``Store.__reduce__``'s callable; not
+    part of the API)."""
+
+def _selection_from_state(
+    picks: npt.ArrayLike,
+    weights: npt.ArrayLike,
+    excluded: npt.ArrayLike,
+    skipped: npt.ArrayLike,
+    stop_reason: str,
+    steps: np.ndarray,
+) -> Selection:
+    """Rebuilds a pickled ``Selection`` (``Selection.__reduce__``'s
+    callable; not part of the API)."""

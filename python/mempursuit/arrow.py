@@ -393,7 +393,7 @@ def select_arrow(
         budgets; a binding without them reports ``costs`` as an unknown
         option).
     threads : int, optional
-        ``select_batch``'s threads (default: the number of CPUs). Under an
+        ``select_batch``'s threads (0 or the default ``None``: one per CPU). Under an
         engine that runs one task per CPU, pass 1.
     **options
         Any option of ``mempursuit.select`` (``method``, ``gamma``, ...;

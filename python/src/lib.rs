@@ -130,7 +130,7 @@ pub struct PySelection {
     #[pyo3(get)]
     skipped: Py<PyAny>,
     #[pyo3(get)]
-    stop_reason: &'static str,
+    stop_reason: String,
     records: Vec<Step>,
     steps: PyOnceLock<Py<PyAny>>,
 }
@@ -142,7 +142,7 @@ impl PySelection {
             weights: frozen_array(py, s.weights)?,
             excluded: frozen_array(py, to_i64(&s.excluded))?,
             skipped: frozen_array(py, to_i64(&s.skipped))?,
-            stop_reason: s.stop.as_str(),
+            stop_reason: s.stop.as_str().to_owned(),
             records: s.steps,
             steps: PyOnceLock::new(),
         })
@@ -206,6 +206,39 @@ impl PySelection {
         self.records.len()
     }
 
+    /// ``pickle`` support (``multiprocessing``, joblib, Ray send a
+    /// selection back from a worker so): the arrays, ``stop_reason`` and
+    /// the ``steps`` record, restored as they are (read-only again).
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, Py<PyTuple>)> {
+        let rebuild = py
+            .import("mempursuit._mempursuit")?
+            .getattr("_selection_from_state")?
+            .unbind();
+        let args = (
+            self.picks.clone_ref(py),
+            self.weights.clone_ref(py),
+            self.excluded.clone_ref(py),
+            self.skipped.clone_ref(py),
+            self.stop_reason.clone(),
+            self.steps(py)?,
+        )
+            .into_pyobject(py)?
+            .unbind();
+        Ok((rebuild, args))
+    }
+
+    /// ``copy.copy`` / ``copy.deepcopy``: a selection is immutable (its
+    /// arrays are read-only), so the copy is the selection itself.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, memo: &Bound<'_, PyAny>) -> Py<Self> {
+        // Nothing to record in `memo`: the same immutable object.
+        let _ = memo;
+        slf
+    }
+
     fn __repr__(&self) -> String {
         let picks: Vec<String> = self.records.iter().map(|s| s.index.to_string()).collect();
         format!(
@@ -214,6 +247,55 @@ impl PySelection {
             self.stop_reason
         )
     }
+}
+
+/// Rebuilds a pickled ``Selection`` (``Selection.__reduce__``'s callable;
+/// not part of the API): its arrays made read-only again, ``steps`` the
+/// pickled record (its ``index`` field gives ``len`` and ``repr``).
+#[pyfunction]
+#[pyo3(name = "_selection_from_state")]
+fn selection_from_state(
+    py: Python<'_>,
+    picks: &Bound<'_, PyAny>,
+    weights: &Bound<'_, PyAny>,
+    excluded: &Bound<'_, PyAny>,
+    skipped: &Bound<'_, PyAny>,
+    stop_reason: String,
+    steps: &Bound<'_, PyAny>,
+) -> PyResult<PySelection> {
+    let np = py.import("numpy")?;
+    let frozen = |a: &Bound<'_, PyAny>| -> PyResult<Py<PyAny>> {
+        let arr = np.call_method1("array", (a,))?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("write", false)?;
+        arr.call_method("setflags", (), Some(&kwargs))?;
+        Ok(arr.unbind())
+    };
+    let steps = frozen(steps)?;
+    let index: Vec<i64> = steps
+        .bind(py)
+        .get_item("index")?
+        .call_method0("tolist")?
+        .extract()?;
+    let records = index
+        .into_iter()
+        .map(|i| {
+            let mut step = Step::default();
+            step.index = usize::try_from(i).unwrap_or(usize::MAX);
+            step
+        })
+        .collect();
+    let once = PyOnceLock::new();
+    let _ = once.set(py, steps);
+    Ok(PySelection {
+        picks: frozen(picks)?,
+        weights: frozen(weights)?,
+        excluded: frozen(excluded)?,
+        skipped: frozen(skipped)?,
+        stop_reason,
+        records,
+        steps: once,
+    })
 }
 
 /// What every call needs besides its arrays: the specification and the
@@ -520,13 +602,16 @@ impl PySelector {
     }
 }
 
-/// The threads of a batch: an int ≥ 1, default the number of CPUs.
-fn thread_count(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
-    let Some(t) = threads else {
-        return Ok(std::thread::available_parallelism().map_or(1, |n| n.get()));
+/// The threads of a batch: an int ≥ 0, where 0 (and the default `None`)
+/// is one thread per available CPU: the Rust crate's
+/// `parallel::thread_count`, which every batch entry point of the crate
+/// (`Store::select_batch`, `parallel::select_batch`) applies.
+pub(crate) fn thread_count(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    let Some(t) = threads.filter(|t| !t.is_none()) else {
+        return Ok(mempursuit::parallel::thread_count(0));
     };
-    Ok(match count("threads", t, 1)? {
-        Count::Value(n) => n,
+    Ok(match count("threads", t, 0)? {
+        Count::Value(n) => mempursuit::parallel::thread_count(n),
         Count::Huge => usize::MAX,
     })
 }
@@ -599,7 +684,8 @@ fn check_batch_shapes(
 ///     The form an Arrow ``list<fixed_size_list<float32>[d]>`` column has
 ///     (``mempursuit.arrow``).
 /// threads : int, optional
-///     Number of threads (default: the number of CPUs; at most n are used).
+///     Number of threads ≥ 0; 0 or ``None`` (the default): one per
+///     available CPU. At most n are used.
 ///
 /// The options are those of ``select`` (default: the recommended setting),
 /// and arrays are borrowed or converted once in the same way (a stacked
@@ -612,7 +698,7 @@ fn check_batch_shapes(
 ///     candidate 3: element 7 is not finite (NaN)`` (the lowest failing
 ///     pair); a count mismatch between queries, pools, relevance and costs,
 ///     or offsets that are not n + 1 non-decreasing row numbers from 0 to N
-///     (kind input); threads < 1 (kind option).
+///     (kind input); threads < 0 (kind option).
 /// TypeError
 ///     As ``select``; ``offsets`` not of an integer dtype.
 #[pyfunction]
@@ -699,6 +785,8 @@ fn _mempursuit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(documents::check_document_settings, m)?)?;
     m.add_function(wrap_pyfunction!(documents::check_count, m)?)?;
     m.add_function(wrap_pyfunction!(documents::check_query, m)?)?;
+    m.add_function(wrap_pyfunction!(store::store_from_state, m)?)?;
+    m.add_function(wrap_pyfunction!(selection_from_state, m)?)?;
     m.add("METADATA_KEY", mempursuit::documents::METADATA_KEY)?;
     m.add(
         "METADATA_FIELDS",

@@ -6,13 +6,13 @@
 //! selection of `select` on the gathered rows `rows[ids]`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use mempursuit::{ErrorKind, SelectSpec, Selector, Storage, Store, StoreCall};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyRange, PyString};
+use pyo3::types::{PyBytes, PyDict, PyRange, PyString, PyTuple};
 
 use crate::arrays::{fmt_shape, prefixed, query_dim, relevance_len, view, Arg, Batch, Role};
 use crate::errors::{self, panic_message};
@@ -115,6 +115,130 @@ fn read_ids(
     }
 }
 
+/// The path of `Store.from_npy` (``os.fspath(path)``: str or bytes) and
+/// the prefix of its messages (``"rows.npy: "``).
+fn npy_path<'py>(
+    py: Python<'py>,
+    path: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyAny>, String)> {
+    let path = py.import("os")?.call_method1("fspath", (path,))?;
+    let shown = match path.cast::<PyBytes>() {
+        Ok(b) => String::from_utf8_lossy(b.as_bytes()).into_owned(),
+        Err(_) => path.str()?.to_string(),
+    };
+    Ok((path, format!("{shown}: ")))
+}
+
+/// An input error of `Store.from_npy` (``argument`` ``"path"``).
+fn npy_error(py: Python<'_>, prefix: &str, message: &str) -> PyErr {
+    errors::document(
+        py,
+        &format!("{prefix}{message}"),
+        ErrorKind::Input,
+        None,
+        None,
+        "path",
+    )
+}
+
+/// The array of the `.npy` file `path`: its first bytes checked for the
+/// NumPy magic string (so that an `.npz` archive, a pickle or text is
+/// named as such, not guessed at by `numpy.load`), then `numpy.load(path,
+/// mmap_mode="r", allow_pickle=False)`; its dtype must be real and its
+/// shape 2-D. `OSError` (no such file, ...) is NumPy's / Python's.
+fn load_npy<'py>(
+    py: Python<'py>,
+    path: &Bound<'py, PyAny>,
+    prefix: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let builtins = py.import("builtins")?;
+    let file = builtins.call_method1("open", (path, "rb"))?;
+    let head = file.call_method1("read", (8,));
+    file.call_method0("close")?;
+    let head = head?;
+    let head = head.cast::<PyBytes>()?.as_bytes();
+    if !head.starts_with(b"\x93NUMPY") {
+        let what = if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+            "an .npz (zip) archive of several arrays, not an .npy file; pass one of its arrays: Store(numpy.load(path)[\"name\"])"
+        } else if head.is_empty() {
+            "an empty file, not an .npy file; save the rows with numpy.save(path, rows)"
+        } else {
+            "not an .npy file (it does not start with the NumPy magic string \\x93NUMPY); save the rows with numpy.save(path, rows), or pass the array: Store(rows)"
+        };
+        return Err(npy_error(py, prefix, what));
+    }
+    let np = py.import("numpy")?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("mmap_mode", "r")?;
+    kwargs.set_item("allow_pickle", false)?;
+    let loaded = np.call_method("load", (path,), Some(&kwargs));
+    let rows = match loaded {
+        Ok(rows) => rows,
+        // A header or data NumPy's reader refuses: the file, not the
+        // call, is at fault. Its reader raises ValueError for most faults,
+        // EOFError for some truncations, tokenize.TokenError and
+        // SyntaxError for some corrupt headers (found by the mutation test
+        // in tests/test_store.py): every exception but OSError (the file
+        // cannot be opened or mapped) and MemoryError, after the magic
+        // string said the file is meant to be .npy.
+        Err(e)
+            if e.is_instance_of::<pyo3::exceptions::PyException>(py)
+                && !e.is_instance_of::<pyo3::exceptions::PyOSError>(py)
+                && !e.is_instance_of::<pyo3::exceptions::PyMemoryError>(py) =>
+        {
+            let reason = e.value(py).str().map(|s| s.to_string()).unwrap_or_default();
+            let name = e
+                .get_type(py)
+                .name()
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            return Err(npy_error(
+                py,
+                prefix,
+                &format!(
+                    "NumPy cannot read this .npy file ({name}: {reason}); re-save the rows with numpy.save(path, rows)"
+                ),
+            ));
+        }
+        Err(e) => return Err(e),
+    };
+    let untyped = rows.cast::<PyUntypedArray>().map_err(|_| {
+        npy_error(
+            py,
+            prefix,
+            "numpy.load did not return an array; save the rows with numpy.save(path, rows)",
+        )
+    })?;
+    let dtype = untyped.dtype();
+    if !matches!(dtype.kind(), b'f' | b'i' | b'u' | b'b') {
+        return Err(npy_error(
+            py,
+            prefix,
+            &format!(
+                "dtype {} is not real-valued; save float32 rows: numpy.save(path, rows.astype(numpy.float32))",
+                dtype.str()?
+            ),
+        ));
+    }
+    if untyped.ndim() != 2 {
+        let shape = untyped.shape();
+        let hint = if shape.len() == 1 {
+            " (one row of d values: save rows.reshape(1, -1))"
+        } else {
+            ""
+        };
+        return Err(npy_error(
+            py,
+            prefix,
+            &format!(
+                "the array has shape {}, not (N, d) with one memory per row{hint}",
+                fmt_shape(shape)
+            ),
+        ));
+    }
+    Ok(rows)
+}
+
 /// Memory embeddings kept across queries: N rows of d values, each
 /// validated once when it enters (finite, not all zero, norm within the
 /// library's range), with the storage every call reads. A call names its
@@ -146,33 +270,65 @@ fn read_ids(
 /// Calls from several threads run together (the GIL is released while
 /// they select); ``append`` from another thread waits for the calls in
 /// flight, and calls wait for an ``append`` in progress.
+///
+/// ``len(store)`` is N; ``store.dim``, ``store.storage`` and
+/// ``store.nbytes`` (the bytes held) describe it. A store pickles (every
+/// protocol: ``multiprocessing``, ``concurrent.futures``, joblib and Ray
+/// send it to other processes so) and copies (``copy.copy``,
+/// ``copy.deepcopy``): an independent store of the same rows, d and
+/// storage, with the same picks. For that it keeps the float32 rows it was
+/// given (4·N·d bytes, counted in ``nbytes``), from which a pickle rebuilds
+/// it (validated again).
 #[pyclass(name = "Store", module = "mempursuit")]
 pub struct PyStore {
-    /// The store; `select` reads it and `append` writes it with the GIL
-    /// released, so an `append` waits for the calls in flight and a call
-    /// waits for an `append` (no "already borrowed" error).
-    inner: RwLock<Store>,
+    /// The store and the f32 rows it was built from; `select` reads it and
+    /// `append` writes it with the GIL released, so an `append` waits for
+    /// the calls in flight and a call waits for an `append` (no "already
+    /// borrowed" error).
+    inner: RwLock<Kept>,
+}
+
+/// A store and the f32 rows that built it, row-major N × d: the state a
+/// pickle carries (the Rust [`Store`] does not give its rows back; a store
+/// rebuilt from them with its storage is the same store, bit for bit:
+/// building is deterministic).
+#[derive(Clone)]
+struct Kept {
+    store: Store,
+    rows: Vec<f32>,
 }
 
 impl PyStore {
+    /// A store of `rows` (array-like (N, d)); `prefix` goes in front of
+    /// the messages (`"rows.npy: "`).
     fn build(
         py: Python<'_>,
         rows: &Bound<'_, PyAny>,
         storage_obj: Option<&Bound<'_, PyAny>>,
+        prefix: &str,
     ) -> PyResult<Self> {
         let storage = storage(py, storage_obj)?;
         let v = view::<f32>(rows, &Arg::single("rows", Role::Rows))?;
-        let d = rows_dim(py, v.shape(), "rows")?;
-        let inner = Store::new(v.slice(), d, storage).map_err(|e| errors::store(py, &e, ""))?;
+        let d = rows_dim(py, v.shape(), &format!("{prefix}rows"))?;
+        let slice = v.slice();
+        let store = py
+            .detach(|| Store::new(slice, d, storage))
+            .map_err(|e| errors::store(py, &e, prefix))?;
+        let rows = copy_rows(py, slice)?;
         Ok(PyStore {
-            inner: RwLock::new(inner),
+            inner: RwLock::new(Kept { store, rows }),
         })
     }
 
     /// The store for reading (a poisoned lock still holds a whole store:
-    /// `Store::append` adds nothing on an error).
-    fn read(&self) -> RwLockReadGuard<'_, Store> {
+    /// `Store::append` adds nothing on an error, and the kept rows grow
+    /// only after it succeeded).
+    fn read(&self) -> RwLockReadGuard<'_, Kept> {
         self.inner.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Kept> {
+        self.inner.write().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Checks that `shape` is one query (1-D, d ≥ 1); its length against
@@ -180,6 +336,83 @@ impl PyStore {
     fn query_dim(&self, py: Python<'_>, shape: &[usize], name: &str) -> PyResult<usize> {
         query_dim(py, shape, name)
     }
+
+    /// An independent copy (the same rows, storage and picks; an append to
+    /// one does not reach the other).
+    fn duplicate(&self, py: Python<'_>) -> PyResult<PyStore> {
+        let guard = self.read();
+        let kept = py.detach(|| guard.clone());
+        Ok(PyStore {
+            inner: RwLock::new(kept),
+        })
+    }
+}
+
+/// `rows` copied into a new vector, or the capacity error (the copy a
+/// pickle carries: 4·N·d bytes).
+fn copy_rows(py: Python<'_>, rows: &[f32]) -> PyResult<Vec<f32>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(rows.len()).map_err(|_| {
+        errors::capacity(
+            py,
+            format!(
+                "the store's copy of its rows ({} float32 values) cannot be allocated; use fewer rows",
+                rows.len()
+            ),
+        )
+    })?;
+    out.extend_from_slice(rows);
+    Ok(out)
+}
+
+/// The version of the state `Store.__reduce__` writes (read by
+/// [`store_from_state`]).
+const STATE_VERSION: u32 = 1;
+
+/// Rebuilds a pickled store: ``_store_from_state(version, dim, storage,
+/// rows)``, ``rows`` the little-endian float32 bytes of the N × d rows
+/// (what ``Store.__reduce__`` writes). The rows are validated again, as
+/// any outside bytes are. Not part of the API.
+#[pyfunction]
+#[pyo3(name = "_store_from_state")]
+pub fn store_from_state(
+    py: Python<'_>,
+    version: u32,
+    dim: usize,
+    storage_name: &Bound<'_, PyAny>,
+    rows: &Bound<'_, PyBytes>,
+) -> PyResult<PyStore> {
+    errors::guard(py, || {
+        if version != STATE_VERSION {
+            return Err(PyValueError::new_err(format!(
+                "a pickled mempursuit.Store of state version {version}; this mempursuit reads version {STATE_VERSION}: unpickle it with the mempursuit that pickled it"
+            )));
+        }
+        let storage = storage(py, Some(storage_name))?;
+        let bytes = rows.as_bytes();
+        if dim == 0 || !bytes.len().is_multiple_of(4 * dim) {
+            return Err(errors::input(
+                py,
+                format!(
+                    "a pickled mempursuit.Store holds {} bytes of rows, not whole rows of d = {dim} float32 values: the pickle is corrupt",
+                    bytes.len()
+                ),
+            ));
+        }
+        let values: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let store = py
+            .detach(|| Store::new(&values, dim, storage))
+            .map_err(|e| errors::store(py, &e, "a pickled mempursuit.Store: "))?;
+        Ok(PyStore {
+            inner: RwLock::new(Kept {
+                store,
+                rows: values,
+            }),
+        })
+    })
 }
 
 #[pymethods]
@@ -191,15 +424,30 @@ impl PyStore {
         rows: &Bound<'_, PyAny>,
         storage: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        errors::guard(py, || PyStore::build(py, rows, storage))
+        errors::guard(py, || PyStore::build(py, rows, storage, ""))
     }
 
     /// ``Store.from_npy(path, *, storage="f32")``: a store of the (N, d)
-    /// matrix in the ``.npy`` file ``path`` (str or path-like), read with
-    /// ``numpy.load(path, mmap_mode="r", allow_pickle=False)`` (float32 is
-    /// read from the mapped file without a conversion; other real dtypes are
-    /// converted once). Raises as ``Store(rows)``, and NumPy's ``OSError`` /
-    /// ``ValueError`` for a file it cannot read.
+    /// matrix in the ``.npy`` file ``path`` (str, bytes or path-like).
+    /// The first bytes must be the NumPy magic string (``\x93NUMPY``);
+    /// the file is then read by ``numpy.load(path, mmap_mode="r",
+    /// allow_pickle=False)``, NumPy's own reader of its format (float32 C
+    /// order is read from the mapped file without a conversion; other real
+    /// dtypes, byte orders and Fortran order are converted once).
+    ///
+    /// Raises
+    /// ------
+    /// MemPursuitError
+    ///     kind ``"input"``, ``argument`` ``"path"``, the message starting
+    ///     with the path: not an ``.npy`` file (an ``.npz`` archive, text,
+    ///     a pickle), a header or data NumPy cannot read (truncated,
+    ///     corrupt), a dtype that is not real (object, complex, str), a
+    ///     shape other than (N, d); and as ``Store(rows)`` for the rows
+    ///     (``index`` the bad row), prefixed with the path.
+    /// OSError
+    ///     The file cannot be opened (``FileNotFoundError``, ...).
+    /// TypeError
+    ///     ``path`` not a str, bytes or path-like.
     #[staticmethod]
     #[pyo3(signature = (path, *, storage=None), text_signature = "(path, *, storage='f32')")]
     fn from_npy(
@@ -208,12 +456,9 @@ impl PyStore {
         storage: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         errors::guard(py, || {
-            let np = py.import("numpy")?;
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("mmap_mode", "r")?;
-            kwargs.set_item("allow_pickle", false)?;
-            let rows = np.call_method("load", (path,), Some(&kwargs))?;
-            PyStore::build(py, &rows, storage)
+            let (path, prefix) = npy_path(py, path)?;
+            let rows = load_npy(py, &path, &prefix)?;
+            PyStore::build(py, &rows, storage, &prefix)
         })
     }
 
@@ -225,7 +470,7 @@ impl PyStore {
         errors::guard(py, || {
             let v = view::<f32>(rows, &Arg::single("rows", Role::Rows))?;
             let d = rows_dim(py, v.shape(), "rows")?;
-            let dim = self.read().dim();
+            let dim = self.read().store.dim();
             if d != dim {
                 return Err(errors::document(
                     py,
@@ -240,10 +485,23 @@ impl PyStore {
             }
             let slice = v.slice();
             let appended = py.detach(|| {
-                let mut store = self.inner.write().unwrap_or_else(PoisonError::into_inner);
-                store.append(slice)
+                let mut kept = self.write();
+                // The kept rows grow only with the store (nothing on an error).
+                kept.rows.try_reserve_exact(slice.len()).map_err(|_| None)?;
+                let ids = kept.store.append(slice).map_err(Some)?;
+                kept.rows.extend_from_slice(slice);
+                Ok(ids)
             });
-            let ids = appended.map_err(|e| errors::store(py, &e, ""))?;
+            let ids = appended.map_err(|e| match e {
+                Some(e) => errors::store(py, &e, ""),
+                None => errors::capacity(
+                    py,
+                    format!(
+                        "the store's copy of its rows cannot grow by {} float32 values; append fewer rows",
+                        slice.len()
+                    ),
+                ),
+            })?;
             let bound = |x: usize| isize::try_from(x).unwrap_or(isize::MAX);
             Ok(PyRange::new(py, bound(ids.start), bound(ids.end))?.unbind())
         })
@@ -251,20 +509,77 @@ impl PyStore {
 
     /// The number of rows N.
     fn __len__(&self) -> usize {
-        self.read().len()
+        self.read().store.len()
     }
 
     /// The embedding dimension d.
     #[getter]
     fn dim(&self) -> usize {
-        self.read().dim()
+        self.read().store.dim()
     }
 
     /// The storage every call reads: ``"f32"``, ``"f16"``, ``"bf16"`` or
     /// ``"int8"``.
     #[getter]
     fn storage(&self) -> &'static str {
-        self.read().storage().as_str()
+        self.read().store.storage().as_str()
+    }
+
+    /// The bytes the store holds: the storage's (as the Rust
+    /// ``Store::bytes``: f32 4·N·d; f16 / bf16 2·N·d; int8 5·N·d + 20·N,
+    /// or 4·N·d for d > 4096) plus the float32 rows it keeps for
+    /// ``pickle`` and ``copy`` (4·N·d).
+    #[getter]
+    fn nbytes(&self) -> usize {
+        let kept = self.read();
+        kept.store.bytes() + std::mem::size_of_val(kept.rows.as_slice())
+    }
+
+    /// ``sys.getsizeof(store)``: ``nbytes`` and the object itself.
+    fn __sizeof__(&self) -> usize {
+        self.nbytes() + std::mem::size_of::<Self>()
+    }
+
+    /// ``pickle`` support: the store is rebuilt from its float32 rows, d
+    /// and storage (validated again; the same store, the same picks).
+    /// Works with ``multiprocessing``, ``concurrent.futures``, joblib and
+    /// Ray, which pickle what they send to another process.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, Py<PyTuple>)> {
+        let kept = self.read();
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(kept.rows.len() * 4).map_err(|_| {
+            errors::capacity(py, "the pickled rows of this store cannot be allocated")
+        })?;
+        for v in &kept.rows {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        let rebuild = py
+            .import("mempursuit._mempursuit")?
+            .getattr("_store_from_state")?
+            .unbind();
+        let args = (
+            STATE_VERSION,
+            kept.store.dim(),
+            kept.store.storage().as_str(),
+            PyBytes::new(py, &bytes),
+        )
+            .into_pyobject(py)?
+            .unbind();
+        Ok((rebuild, args))
+    }
+
+    /// ``copy.copy(store)``: an independent copy (an ``append`` to one does
+    /// not change the other), with the same picks.
+    fn __copy__(&self, py: Python<'_>) -> PyResult<PyStore> {
+        self.duplicate(py)
+    }
+
+    /// ``copy.deepcopy(store)``: as ``copy.copy`` (the store holds no
+    /// Python objects).
+    fn __deepcopy__(&self, py: Python<'_>, memo: &Bound<'_, PyAny>) -> PyResult<PyStore> {
+        // Nothing of the store is a Python object to record in `memo`.
+        let _ = memo;
+        self.duplicate(py)
     }
 
     /// Selects up to ``k`` of the candidates ``ids`` (the retriever's
@@ -320,11 +635,12 @@ impl PyStore {
             let store_call = StoreCall::new(q.slice(), &ids)
                 .with_relevance(rel.as_ref().map(|r| r.slice()))
                 .with_costs(cost.as_ref().map(|c| c.slice()));
-            let (lock, spec) = (&self.inner, &call.spec);
+            let spec = &call.spec;
             let outcome = py.detach(|| {
-                let store = lock.read().unwrap_or_else(PoisonError::into_inner);
+                let kept = self.read();
                 catch_unwind(AssertUnwindSafe(|| {
-                    store.select(&mut Selector::new(), spec, store_call, call.k)
+                    kept.store
+                        .select(&mut Selector::new(), spec, store_call, call.k)
                 }))
                 .map_err(|p| panic_message(p.as_ref()))
             });
@@ -349,8 +665,9 @@ impl PyStore {
     ///     The budget K ≥ 0, the same for every query.
     /// relevance, costs : shape (n, P), or a sequence of n arrays of shape (P_i,), optional
     /// threads : int, optional
-    ///     Number of threads ≥ 1 (default: the number of CPUs; at most n
-    ///     are used).
+    ///     Number of threads ≥ 0; 0 or ``None`` (the default): one per
+    ///     available CPU, as the Rust ``Store::select_batch`` reads 0. At
+    ///     most n are used.
     ///
     /// Raises
     /// ------
@@ -358,7 +675,7 @@ impl PyStore {
     ///     As ``select``, the message prefixed with the pair (``pair 4:
     ///     ids[3] = ...``, the lowest failing pair); a count mismatch
     ///     between queries, id lists, relevance and costs (kind input);
-    ///     threads < 1 (kind option).
+    ///     threads < 0 (kind option).
     #[pyo3(
         signature = (queries, id_lists, k, *, relevance=None, costs=None, threads=None, **options),
         text_signature = "($self, queries, id_lists, k, *, relevance=None, costs=None, threads=None, method=None, gamma=None, ridge=None, mmr_lambda=None, raw_relevance=None, pool_order=None, cost_budget=None, adaptive=None, at_pool_optimum=None, optimum_tolerance=None, dependent_picks=None, normalization=None, invalid=None, storage=None)"
@@ -445,11 +762,11 @@ impl PyStore {
                         .with_costs(cost.as_ref().map(|c| c.slice(i)))
                 })
                 .collect();
-            let (lock, spec) = (&self.inner, &call.spec);
+            let spec = &call.spec;
             let outcomes = py.detach(|| {
-                let store = lock.read().unwrap_or_else(PoisonError::into_inner);
+                let kept = self.read();
                 catch_unwind(AssertUnwindSafe(|| {
-                    store.select_batch(spec, &calls, call.k, threads)
+                    kept.store.select_batch(spec, &calls, call.k, threads)
                 }))
                 .map_err(|p| panic_message(p.as_ref()))
             });
@@ -466,11 +783,12 @@ impl PyStore {
     }
 
     fn __repr__(&self) -> String {
+        let store = &self.read().store;
         format!(
             "Store(len={}, dim={}, storage='{}')",
-            self.read().len(),
-            self.read().dim(),
-            self.read().storage().as_str()
+            store.len(),
+            store.dim(),
+            store.storage().as_str()
         )
     }
 }

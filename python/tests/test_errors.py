@@ -433,8 +433,9 @@ def test_batch_errors_name_the_pair():
         [POOL],
         2,
     )
-    raises("option", "threads must be >= 1, got 0", mempursuit.select_batch, [Q], [POOL], 2, threads=0)
-    raises("option", "threads must be >= 1, got -2", mempursuit.select_batch, [Q], [POOL], 2, threads=-2)
+    # threads = 0 is one thread per CPU (as in Rust), a negative count an option error.
+    assert mempursuit.select_batch([Q], [POOL], 2, threads=0)[0].picks.tolist() == mempursuit.select(Q, POOL, 2).picks.tolist()
+    raises("option", "threads must be >= 0, got -2", mempursuit.select_batch, [Q], [POOL], 2, threads=-2)
     with pytest.raises(TypeError, match=r"^threads must be an int, not bool$"):
         mempursuit.select_batch([Q], [POOL], 2, threads=True)
     with pytest.raises(TypeError, match=r"^pools must be an array or a sequence of arrays, not int$"):

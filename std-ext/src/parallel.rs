@@ -838,8 +838,8 @@ pub(crate) fn splits(method: &Method) -> bool {
 /// The plan [`select_batch_with`] runs for `inputs` at budget K: `plan`
 /// resolved ([`BatchPlan::resolve`]) for their shape ([`BatchShape::of`]:
 /// the median pool), this machine's cache ([`CacheInfo::detect`]) and
-/// `threads`; top-K and MMR, whose passes are not split, always run whole
-/// queries.
+/// `threads` (0: one per available core, [`thread_count`]); top-K and
+/// MMR, whose passes are not split, always run whole queries.
 pub fn batch_plan_for<E: Element>(
     inputs: &[Input<'_, E>],
     budget: usize,
@@ -854,13 +854,27 @@ pub fn batch_plan_for<E: Element>(
     };
     plan.resolve(
         &BatchShape::of(inputs, budget),
-        threads,
+        thread_count(threads),
         &CacheInfo::detect(),
     )
 }
 
+/// The threads a batch asked for `threads` runs on: `threads` itself, or
+/// for 0 one per available core ([`std::thread::available_parallelism`];
+/// 1 where that is unknown). Every batch entry point of this crate reads
+/// `threads` so ([`select_batch`], [`select_batch_with`],
+/// [`select_batch_report`], [`batch_plan_for`], `Store::select_batch`),
+/// as do the Python bindings (`threads=0` or `None`).
+pub fn thread_count(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
 /// Runs `method` with budget K on every input on up to `threads` threads
-/// and returns the results in input order; how the threads are spent is
+/// (0: one per available core, [`thread_count`]) and returns the results
+/// in input order; how the threads are spent is
 /// chosen by [`BatchPlan::Auto`] (see [`plan_batch`]): whole queries per
 /// thread when the pools fit in a core's L2 cache, each query split over
 /// several threads when they do not. Each result is bit-identical to a

@@ -10,8 +10,8 @@
 use mempursuit::half::{bf16, f16};
 use mempursuit::parallel::SplitPool;
 use mempursuit::parallel::{
-    batch_plan_for, plan_batch, select_batch, select_batch_with, BatchPlan, BatchShape, CacheInfo,
-    ThreadPlan, L2_FILL, MIN_GROUP_BYTES, MIN_SPLIT_BYTES,
+    batch_plan_for, plan_batch, select_batch, select_batch_with, thread_count, BatchPlan,
+    BatchShape, CacheInfo, ThreadPlan, L2_FILL, MIN_GROUP_BYTES, MIN_SPLIT_BYTES,
 };
 use mempursuit::{
     pursuit, AtPoolOptimum, Input, InputPolicy, InvalidCandidates, Method, MmrOptions,
@@ -501,4 +501,49 @@ fn every_batch_plan_gives_identical_results() {
     with_bad[1] = Input::new(&bad_q, &data[1].1);
     let out = select_batch_with(&with_bad, k, &methods[0], 2, BatchPlan::Split);
     assert!(out.iter().enumerate().all(|(i, r)| (i == 1) == r.is_err()));
+}
+
+/// threads = 0 is one thread per available core in every batch entry
+/// point (as `Store::select_batch` and the Python bindings read it), not
+/// one thread: the plan for 0 is the plan for the core count, and the
+/// results are those of one thread.
+#[test]
+#[cfg_attr(miri, ignore = "threads and the core count: no unsafe code of its own")]
+fn zero_threads_is_one_per_core() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(thread_count(0), cores);
+    assert_eq!((thread_count(1), thread_count(7)), (1, 7));
+    let mut rng = StdRng::seed_from_u64(29);
+    let d = 64;
+    let pools: Vec<Vec<f32>> = (0..6).map(|_| matrix(300, d, true, &mut rng)).collect();
+    let queries: Vec<Vec<f32>> = (0..6).map(|_| matrix(1, d, true, &mut rng)).collect();
+    let inputs: Vec<Input<'_>> = queries
+        .iter()
+        .zip(&pools)
+        .map(|(q, p)| Input::new(q, p))
+        .collect();
+    let method = Method::Pursuit(PursuitOptions::default());
+    for plan in [BatchPlan::Auto, BatchPlan::Queries, BatchPlan::Split] {
+        assert_eq!(
+            batch_plan_for(&inputs, 5, &method, 0, plan),
+            batch_plan_for(&inputs, 5, &method, cores, plan),
+            "{plan:?}"
+        );
+    }
+    // With 2 or more cores, 0 is not 1: whole queries on every core.
+    if cores >= 2 {
+        assert_eq!(
+            batch_plan_for(&inputs, 5, &method, 0, BatchPlan::Queries).groups,
+            cores.min(inputs.len())
+        );
+    }
+    let one: Vec<String> = select_batch(&inputs, 5, &method, 1)
+        .into_iter()
+        .map(|r| format!("{:?}", r.unwrap()))
+        .collect();
+    let zero: Vec<String> = select_batch(&inputs, 5, &method, 0)
+        .into_iter()
+        .map(|r| format!("{:?}", r.unwrap()))
+        .collect();
+    assert_eq!(zero, one);
 }

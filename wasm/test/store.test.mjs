@@ -87,9 +87,17 @@ test('picks are positions in ids; ids in any integer form', () => {
   // README's rows: 0 and 1 paraphrase fact A, row 3 states fact B.
   const store = new Store([[0.995, 0.0998], [0.9998, 0.02], [-1, 0], [0, 1]], 2);
   assert.deepEqual(Array.from(store.select([s, s], [0, 1, 3], 2).picks), [0, 2]);
-  for (const ids of [[3, 1, 0], new Uint32Array([3, 1, 0]), new Int32Array([3, 1, 0]), new Float64Array([3, 1, 0])]) {
-    assert.deepEqual(Array.from(store.select([s, s], ids, 2).picks), [2, 0]); // rows 0, then 3
+  const forms = [[3, 1, 0], new Uint32Array([3, 1, 0]), new Int32Array([3, 1, 0]), new Float64Array([3, 1, 0]),
+    new Uint8Array([3, 1, 0]), new Int16Array([3, 1, 0]), new BigInt64Array([3n, 1n, 0n]), new BigUint64Array([3n, 1n, 0n]), [3n, 1n, 0n]];
+  for (const ids of forms) {
+    assert.deepEqual(Array.from(store.select([s, s], ids, 2).picks), [2, 0], String(ids)); // rows 0, then 3
   }
+  // A BigInt id out of range or negative: the same error as a number's, the id exact.
+  throwsStore(() => store.select([s, s], new BigInt64Array([3n, -2n]), 2), 'input',
+    /^ids\[1\] = -2 is negative: it names no row of the store \(ids run from 0\); pass ids the store returned$/, { index: 1, id: '-2', argument: 'ids' });
+  throwsStore(() => store.select([s, s], [0n, 2n ** 63n], 2), 'input', /^ids\[1\] = 9223372036854775808 names no row of the store \(it holds 4 rows/,
+    { index: 1, id: '9223372036854775808', argument: 'ids' });
+  throwsStore(() => store.select([s, s], [0n, 9n], 2), 'input', /^ids\[1\] = 9 names no row of the store \(it holds 4 rows, ids 0\.\.4\)/, { index: 1, id: '9' });
   assert.deepEqual(Array.from(store.select([s, s], [], 2).picks), []);
   store.free();
 });
@@ -152,4 +160,18 @@ test("the caller's arrays are unmodified", () => {
   assert.deepEqual(rows, rowsBefore);
   assert.deepEqual(got, select(q, gather(Array.from(ids)), 3, { relevance, costs, costBudget: 8 }));
   store.free();
+});
+
+test('a store describes itself: toString, console.log, JSON, toStringTag', async () => {
+  const { inspect } = await import('node:util');
+  const store = new Store(memories.data.subarray(0, 10 * d), d, { storage: 'int8' });
+  assert.equal(String(store), "Store(length=10, dim=384, storage='int8')");
+  assert.equal(inspect(store), "Store(length=10, dim=384, storage='int8')");
+  assert.equal(JSON.stringify(store), '{"length":10,"dim":384,"storage":"int8"}');
+  assert.equal(Object.prototype.toString.call(store), '[object Store]');
+  store.append(memories.data.subarray(0, d));
+  assert.equal(`${store}`, "Store(length=11, dim=384, storage='int8')");
+  store.free();
+  assert.equal(String(store), "Store(freed, dim=384, storage='int8')");
+  assert.deepEqual(store.toJSON(), { length: null, dim: 384, storage: 'int8' });
 });

@@ -91,7 +91,10 @@ export async function demo(bytes: Uint8Array, module: WebAssembly.Module): Promi
   const kept: 'f32' | 'f16' | 'bf16' | 'int8' = store.storage;
   const fromStore: Uint32Array = store.select(query, new Uint32Array([0, 2]), 1, { method: 'pursuit', costs: [1, 2], costBudget: 2 }).picks;
   store.select(query, [0, 1], 1);
-  console.log(size, kept, fromStore);
+  store.select(query, BigInt64Array.from([0n, 1n]), 1);
+  const described: { length: number | null; dim: number; storage: string } = store.toJSON();
+  const text: string = `${store}`;
+  console.log(size, kept, fromStore, described, text);
   // @ts-expect-error: storage is one of four strings
   new Store(pool, 2, { storage: 'f64' });
   store.free();

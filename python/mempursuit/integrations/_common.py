@@ -125,19 +125,31 @@ def check_values(
     costs: bool,
     own: Sequence[str] = (),
     budget_later: bool = False,
+    scores_hint: Optional[str] = None,
 ) -> None:
     """The settings checked once by the layer (``check_document_settings``):
     option names and values, whether scores are passed (``relevance``:
     True, False, or None when that depends on the documents), whether a
     cost function is given (``costs``) and paired with a cost budget.
     Raises :class:`OptionError` (``own``, the component's own settings, are
-    listed after an unknown name)."""
+    listed after an unknown name; ``raw_relevance`` without scores is
+    followed by ``scores_hint``, else by :data:`RAW_WITHOUT_SCORES`)."""
     try:
         _layer.check_document_settings(dict(options), relevance, costs, budget_later)
     except (mempursuit.MemPursuitError, TypeError) as e:
         unknown = getattr(e, "argument", None) in options and e.argument not in mempursuit.OPTIONS
         hint = f"{owner}'s own settings: {', '.join(own)}" if unknown and own else None
+        if "needs relevance scores" in str(e):
+            hint = scores_hint or RAW_WITHOUT_SCORES
         raise adapt(owner, e, hint) from e
+
+
+#: The fix that follows the layer's refusal of ``raw_relevance`` where no
+#: scores are passed (always open: the relevance is then the cosine).
+RAW_WITHOUT_SCORES = (
+    "leave out raw_relevance (the relevance is then the cosine of each document's vector with the query), "
+    "or pass the documents' similarity scores"
+)
 
 
 def budget(owner: str, name: str, value: Any) -> int:

@@ -44,7 +44,7 @@ try:
     from langchain_core.documents import BaseDocumentCompressor, Document
     from langchain_core.embeddings import Embeddings
     from langchain_core.runnables.config import run_in_executor
-    from langchain_core.vectorstores import VectorStore
+    from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
     from pydantic import ConfigDict, ValidationError
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -158,15 +158,29 @@ def _select(
 
 def _relevance_fn(store: Any) -> Optional[Callable[[float], float]]:
     """The store's function from its raw score to a relevance (higher is
-    better), or None where the store has none (then the vectors' cosine)."""
+    better), or None where the store has none (then the vectors' cosine).
+    LangChain's ``InMemoryVectorStore`` declares none, but its search (where
+    a subclass does not replace it) scores by the cosine of the query and
+    each stored vector (langchain-core 0.3 to 1.x): a similarity, taken as
+    it is."""
     select = getattr(store, "_select_relevance_score_fn", None)
-    if not callable(select):
-        return None
-    try:
-        fn = select()
-    except NotImplementedError:
-        return None
-    return fn if callable(fn) else None
+    fn = None
+    if callable(select):
+        try:
+            fn = select()
+        except NotImplementedError:
+            fn = None
+    if callable(fn):
+        return fn
+    search = getattr(type(store), "similarity_search_with_score_by_vector", None)
+    if isinstance(store, InMemoryVectorStore) and search is InMemoryVectorStore.similarity_search_with_score_by_vector:
+        return _cosine_as_given
+    return None
+
+
+def _cosine_as_given(score: float) -> float:
+    """``InMemoryVectorStore``'s score, a cosine similarity, as relevance."""
+    return score
 
 
 def mempursuit_search_by_vector(
@@ -239,6 +253,8 @@ def mempursuit_search_by_vector(
         None if use_scores else False,
         cost is not None,
         ("k", "fetch_k", "embeddings", "use_scores", "search_kwargs", "cost"),
+        scores_hint="use_scores=False passes no scores: leave out raw_relevance (the relevance is then the cosine "
+        "of each document's vector with the query) or use_scores=False",
     )
     _common.check_query(owner, embedding)  # before the store is asked
     search_kwargs = dict(search_kwargs or {})
@@ -266,6 +282,23 @@ def mempursuit_search_by_vector(
         documents = store.similarity_search_by_vector(embedding, k=fetch_k, **search_kwargs)
     if not use_scores or not scores:
         scores, score_kind = [None] * len(documents), None
+    if options.get("raw_relevance") and score_kind != "similarity" and documents:
+        raise _common.OptionError(
+            f"{owner}: raw_relevance=True uses the store's relevance scores as given, but "
+            + (
+                f"{type(store).__name__} has no search with scores"
+                if not callable(with_scores)
+                else f"{type(store).__name__}'s scores are not relevance (it has no relevance function, "
+                "_select_relevance_score_fn, that keeps its best-first order: they may be distances)"
+            )
+            + ": leave out raw_relevance (the relevance is then the cosine of each document's vector with the "
+            "query), or give the store a relevance function (relevance_score_fn=... where its constructor "
+            "takes one, as FAISS and Chroma do)",
+            "option",
+            None,
+            None,
+            "raw_relevance",
+        )
     costs = _common.costs_of(owner, cost, documents, [d.id for d in documents])  # before any embedding call
     return _select(owner, store, embeddings, embedding, documents, k, scores, score_kind, options, costs)
 
@@ -380,6 +413,9 @@ class MemPursuitCompressor(BaseDocumentCompressor):
             data.get("score_key") is not None,
             data.get("cost") is not None,
             list(fields),
+            scores_hint="a compressor receives no scores: pass score_key (the metadata key of the documents' "
+            "similarity scores), or leave out raw_relevance (the relevance is then the cosine of each "
+            "document's vector with the query)",
         )
         try:
             super().__init__(**data)

@@ -449,6 +449,47 @@ def test_distance_scores_are_never_relevance(data, store, cls):
     assert [d.id for d in ours] == [d.id for d in cosine]
 
 
+@pytest.mark.parametrize("method", ["pursuit", "centroid", "topk", "mmr"])
+def test_raw_relevance_on_in_memory_store_scores(data, store, method):
+    """InMemoryVectorStore declares no relevance function, but its scores
+    are the cosine of the query and each vector: raw_relevance uses them
+    as given (select with relevance=scores, raw_relevance=True)."""
+    found = hits(store, data)
+    docs, scores = [d for d, _ in found], [s for _, s in found]
+    q = [float(x) for x in data.query]
+    out = mempursuit_search_by_vector(store, q, K, FETCH, method=method, raw_relevance=True)
+    want = expected(store, docs, data.query, K, relevance=scores, method=method, raw_relevance=True)
+    check(out, docs, want)
+    # The scores are the cosines the layer would compute (to float32 rounding).
+    pool = np.array([store.store[d.id]["vector"] for d in docs], np.float64)
+    cos = pool @ np.asarray(q) / np.linalg.norm(pool, axis=1) / np.linalg.norm(q)
+    np.testing.assert_allclose(scores, cos, rtol=1e-6)
+
+
+def test_raw_relevance_without_relevance_scores_says_the_fix(data, store):
+    l2 = _L2Store(embedding=store.embeddings)
+    l2.store = dict(store.store)
+    q = [float(x) for x in data.query]
+    with pytest.raises(OptionError) as e:
+        mempursuit_search_by_vector(l2, q, K, FETCH, method="pursuit", raw_relevance=True)
+    assert str(e.value) == (
+        "mempursuit_search_by_vector: raw_relevance=True uses the store's relevance scores as given, but "
+        "_L2Store's scores are not relevance (it has no relevance function, _select_relevance_score_fn, that "
+        "keeps its best-first order: they may be distances): leave out raw_relevance (the relevance is then the "
+        "cosine of each document's vector with the query), or give the store a relevance function "
+        "(relevance_score_fn=... where its constructor takes one, as FAISS and Chroma do)"
+    )
+    assert (e.value.kind, e.value.argument) == ("option", "raw_relevance")
+    # With its relevance function the scores are relevance: raw_relevance runs.
+    ok = _L2StoreWithRelevance(embedding=store.embeddings)
+    ok.store = dict(store.store)
+    assert len(mempursuit_search_by_vector(ok, q, K, FETCH, method="pursuit", raw_relevance=True)) == K
+    with pytest.raises(OptionError, match=r"needs relevance scores; use_scores=False passes no scores: leave out raw_relevance"):
+        mempursuit_search_by_vector(store, q, K, FETCH, method="pursuit", raw_relevance=True, use_scores=False)
+    with pytest.raises(OptionError, match=r"needs relevance scores; a compressor receives no scores: pass score_key"):
+        MemPursuitCompressor(vector_store=store, k=2, method="topk", raw_relevance=True)
+
+
 def test_numpy_scalar_options_become_plain_values(store):
     import json
 
