@@ -258,8 +258,7 @@ class Store:
     @property
     def nbytes(self) -> int:
         """The bytes held: the storage's (f32 4·N·d, f16 / bf16 2·N·d, int8
-        5·N·d + 20·N) plus the float32 rows kept for pickle and copy
-        (4·N·d)."""
+        5·N·d + 20·N; no second copy of the rows is kept)."""
     def __sizeof__(self) -> int: ...
     def __copy__(self) -> "Store": ...
     def __deepcopy__(self, memo: Any) -> "Store": ...

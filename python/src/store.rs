@@ -276,26 +276,16 @@ fn load_npy<'py>(
 /// protocol: ``multiprocessing``, ``concurrent.futures``, joblib and Ray
 /// send it to other processes so) and copies (``copy.copy``,
 /// ``copy.deepcopy``): an independent store of the same rows, d and
-/// storage, with the same picks. For that it keeps the float32 rows it was
-/// given (4·N·d bytes, counted in ``nbytes``), from which a pickle rebuilds
-/// it (validated again).
+/// storage, with the same picks: a pickle carries the store's rows as
+/// float32 (the rows as given for ``"f32"`` and ``"int8"``, the stored
+/// values widened for ``"f16"`` / ``"bf16"``) and rebuilds the store from
+/// them (validated again). The store keeps no second copy of its rows.
 #[pyclass(name = "Store", module = "mempursuit")]
 pub struct PyStore {
-    /// The store and the f32 rows it was built from; `select` reads it and
-    /// `append` writes it with the GIL released, so an `append` waits for
-    /// the calls in flight and a call waits for an `append` (no "already
-    /// borrowed" error).
-    inner: RwLock<Kept>,
-}
-
-/// A store and the f32 rows that built it, row-major N × d: the state a
-/// pickle carries (the Rust [`Store`] does not give its rows back; a store
-/// rebuilt from them with its storage is the same store, bit for bit:
-/// building is deterministic).
-#[derive(Clone)]
-struct Kept {
-    store: Store,
-    rows: Vec<f32>,
+    /// The store; `select` reads it and `append` writes it with the GIL
+    /// released, so an `append` waits for the calls in flight and a call
+    /// waits for an `append` (no "already borrowed" error).
+    inner: RwLock<Store>,
 }
 
 impl PyStore {
@@ -314,20 +304,18 @@ impl PyStore {
         let store = py
             .detach(|| Store::new(slice, d, storage))
             .map_err(|e| errors::store(py, &e, prefix))?;
-        let rows = copy_rows(py, slice)?;
         Ok(PyStore {
-            inner: RwLock::new(Kept { store, rows }),
+            inner: RwLock::new(store),
         })
     }
 
     /// The store for reading (a poisoned lock still holds a whole store:
-    /// `Store::append` adds nothing on an error, and the kept rows grow
-    /// only after it succeeded).
-    fn read(&self) -> RwLockReadGuard<'_, Kept> {
+    /// `Store::append` adds nothing on an error).
+    fn read(&self) -> RwLockReadGuard<'_, Store> {
         self.inner.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, Kept> {
+    fn write(&self) -> RwLockWriteGuard<'_, Store> {
         self.inner.write().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -346,23 +334,6 @@ impl PyStore {
             inner: RwLock::new(kept),
         })
     }
-}
-
-/// `rows` copied into a new vector, or the capacity error (the copy a
-/// pickle carries: 4·N·d bytes).
-fn copy_rows(py: Python<'_>, rows: &[f32]) -> PyResult<Vec<f32>> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(rows.len()).map_err(|_| {
-        errors::capacity(
-            py,
-            format!(
-                "the store's copy of its rows ({} float32 values) cannot be allocated; use fewer rows",
-                rows.len()
-            ),
-        )
-    })?;
-    out.extend_from_slice(rows);
-    Ok(out)
 }
 
 /// The version of the state `Store.__reduce__` writes (read by
@@ -407,10 +378,7 @@ pub fn store_from_state(
             .detach(|| Store::new(&values, dim, storage))
             .map_err(|e| errors::store(py, &e, "a pickled mempursuit.Store: "))?;
         Ok(PyStore {
-            inner: RwLock::new(Kept {
-                store,
-                rows: values,
-            }),
+            inner: RwLock::new(store),
         })
     })
 }
@@ -470,7 +438,7 @@ impl PyStore {
         errors::guard(py, || {
             let v = view::<f32>(rows, &Arg::single("rows", Role::Rows))?;
             let d = rows_dim(py, v.shape(), "rows")?;
-            let dim = self.read().store.dim();
+            let dim = self.read().dim();
             if d != dim {
                 return Err(errors::document(
                     py,
@@ -485,23 +453,10 @@ impl PyStore {
             }
             let slice = v.slice();
             let appended = py.detach(|| {
-                let mut kept = self.write();
-                // The kept rows grow only with the store (nothing on an error).
-                kept.rows.try_reserve_exact(slice.len()).map_err(|_| None)?;
-                let ids = kept.store.append(slice).map_err(Some)?;
-                kept.rows.extend_from_slice(slice);
-                Ok(ids)
+                let mut store = self.write();
+                store.append(slice)
             });
-            let ids = appended.map_err(|e| match e {
-                Some(e) => errors::store(py, &e, ""),
-                None => errors::capacity(
-                    py,
-                    format!(
-                        "the store's copy of its rows cannot grow by {} float32 values; append fewer rows",
-                        slice.len()
-                    ),
-                ),
-            })?;
+            let ids = appended.map_err(|e| errors::store(py, &e, ""))?;
             let bound = |x: usize| isize::try_from(x).unwrap_or(isize::MAX);
             Ok(PyRange::new(py, bound(ids.start), bound(ids.end))?.unbind())
         })
@@ -509,30 +464,28 @@ impl PyStore {
 
     /// The number of rows N.
     fn __len__(&self) -> usize {
-        self.read().store.len()
+        self.read().len()
     }
 
     /// The embedding dimension d.
     #[getter]
     fn dim(&self) -> usize {
-        self.read().store.dim()
+        self.read().dim()
     }
 
     /// The storage every call reads: ``"f32"``, ``"f16"``, ``"bf16"`` or
     /// ``"int8"``.
     #[getter]
     fn storage(&self) -> &'static str {
-        self.read().store.storage().as_str()
+        self.read().storage().as_str()
     }
 
     /// The bytes the store holds: the storage's (as the Rust
     /// ``Store::bytes``: f32 4·N·d; f16 / bf16 2·N·d; int8 5·N·d + 20·N,
-    /// or 4·N·d for d > 4096) plus the float32 rows it keeps for
-    /// ``pickle`` and ``copy`` (4·N·d).
+    /// or 4·N·d for d > 4096).
     #[getter]
     fn nbytes(&self) -> usize {
-        let kept = self.read();
-        kept.store.bytes() + std::mem::size_of_val(kept.rows.as_slice())
+        self.read().bytes()
     }
 
     /// ``sys.getsizeof(store)``: ``nbytes`` and the object itself.
@@ -546,11 +499,12 @@ impl PyStore {
     /// Ray, which pickle what they send to another process.
     fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, Py<PyTuple>)> {
         let kept = self.read();
+        let rows = kept.rows();
         let mut bytes = Vec::new();
-        bytes.try_reserve_exact(kept.rows.len() * 4).map_err(|_| {
+        bytes.try_reserve_exact(rows.len() * 4).map_err(|_| {
             errors::capacity(py, "the pickled rows of this store cannot be allocated")
         })?;
-        for v in &kept.rows {
+        for v in rows.iter() {
             bytes.extend_from_slice(&v.to_le_bytes());
         }
         let rebuild = py
@@ -559,8 +513,8 @@ impl PyStore {
             .unbind();
         let args = (
             STATE_VERSION,
-            kept.store.dim(),
-            kept.store.storage().as_str(),
+            kept.dim(),
+            kept.storage().as_str(),
             PyBytes::new(py, &bytes),
         )
             .into_pyobject(py)?
@@ -639,7 +593,7 @@ impl PyStore {
             let outcome = py.detach(|| {
                 let kept = self.read();
                 catch_unwind(AssertUnwindSafe(|| {
-                    kept.store
+                    kept
                         .select(&mut Selector::new(), spec, store_call, call.k)
                 }))
                 .map_err(|p| panic_message(p.as_ref()))
@@ -766,7 +720,7 @@ impl PyStore {
             let outcomes = py.detach(|| {
                 let kept = self.read();
                 catch_unwind(AssertUnwindSafe(|| {
-                    kept.store.select_batch(spec, &calls, call.k, threads)
+                    kept.select_batch(spec, &calls, call.k, threads)
                 }))
                 .map_err(|p| panic_message(p.as_ref()))
             });
@@ -783,7 +737,7 @@ impl PyStore {
     }
 
     fn __repr__(&self) -> String {
-        let store = &self.read().store;
+        let store = &*self.read();
         format!(
             "Store(len={}, dim={}, storage='{}')",
             store.len(),

@@ -259,6 +259,14 @@ def test_store_append_while_another_thread_selects():
     assert results and all(np.array_equal(p, want) for p in results)
 
 
+def _bf16(x):
+    """float32 values rounded to bfloat16 (to nearest, ties to even) and
+    widened back: the stored values of a bf16 store (finite inputs)."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    return r.view(np.float32)
+
+
 def test_store_pickles_to_the_same_store(fixture):
     """pickle (every protocol), copy.copy and copy.deepcopy give a store of
     the same rows, d and storage: the same selection, every field, on every
@@ -278,11 +286,17 @@ def test_store_pickles_to_the_same_store(fixture):
             want = store.select(q, ids, 6, costs=costs, cost_budget=10.0)
             for clone in clones[-4:]:
                 same(clone.select(q, ids, 6, costs=costs, cost_budget=10.0), want)
-    # The state is the float32 rows, little-endian, whatever the storage.
-    rebuild, (version, dim, storage, data) = mempursuit.Store(memories[:3], storage="bf16").__reduce__()
-    assert rebuild is mempursuit._mempursuit._store_from_state
-    assert (version, dim, storage) == (1, 384, "bf16")
-    assert data == memories[:3].astype("<f4").tobytes()
+    # The state is the rows as float32, little-endian: as given for f32 and
+    # int8, the stored values widened for f16 / bf16.
+    for storage, kept in (
+        ("int8", memories[:3]),
+        ("bf16", _bf16(memories[:3])),
+        ("f16", memories[:3].astype(np.float16).astype(np.float32)),
+    ):
+        rebuild, (version, dim, name, data) = mempursuit.Store(memories[:3], storage=storage).__reduce__()
+        assert rebuild is mempursuit._mempursuit._store_from_state
+        assert (version, dim, name) == (1, 384, storage)
+        assert data == kept.astype("<f4").tobytes()
     # An empty store (d known, no rows) too.
     empty = pickle.loads(pickle.dumps(mempursuit.Store(np.empty((0, 5), np.float32), storage="int8")))
     assert (len(empty), empty.dim, empty.storage) == (0, 5, "int8")
@@ -523,13 +537,13 @@ def test_store_from_npy_on_mutated_files(fixture, tmp_path):
 
 
 def test_store_describes_itself(fixture):
-    """len, dim, storage, repr, nbytes (the storage's bytes plus the float32
-    rows kept for pickle: f32 8·N·d, f16 / bf16 6·N·d, int8 9·N·d + 20·N)
-    and sys.getsizeof."""
+    """len, dim, storage, repr, nbytes (the storage's bytes, no second copy
+    of the rows: f32 4·N·d, f16 / bf16 2·N·d, int8 5·N·d + 20·N) and
+    sys.getsizeof."""
     import sys
 
     n, d = 300, 384
-    for storage, nbytes in (("f32", 8 * n * d), ("f16", 6 * n * d), ("bf16", 6 * n * d), ("int8", 9 * n * d + 20 * n)):
+    for storage, nbytes in (("f32", 4 * n * d), ("f16", 2 * n * d), ("bf16", 2 * n * d), ("int8", 5 * n * d + 20 * n)):
         store = mempursuit.Store(fixture.memories[:n], storage=storage)
         assert (len(store), store.dim, store.storage, store.nbytes) == (n, d, storage, nbytes)
         assert repr(store) == f"Store(len={n}, dim={d}, storage='{storage}')"

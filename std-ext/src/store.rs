@@ -392,6 +392,30 @@ impl Store {
         self.storage
     }
 
+    /// The rows as f32, row-major N × d: for storage f32 and int8 the rows
+    /// as given (borrowed); for f16 / bf16 the stored values widened to
+    /// f32 (exact, a new vector of 4·N·d bytes). Either way
+    /// `Store::new(&store.rows(), store.dim(), store.storage())` builds
+    /// this same store again (what a binding's pickle or a save to disk
+    /// needs: the store keeps no other copy of its rows).
+    ///
+    /// ```
+    /// use mempursuit::{Storage, Store};
+    /// let store = Store::new(&[0.6, 0.8, 1.0, 0.0], 2, Storage::F32)?;
+    /// assert_eq!(&store.rows()[..], &[0.6, 0.8, 1.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rows(&self) -> std::borrow::Cow<'_, [f32]> {
+        use std::borrow::Cow;
+        match &self.rows {
+            Rows::F32(v) => Cow::Borrowed(v),
+            #[cfg(feature = "half")]
+            Rows::F16(v) => Cow::Owned(v.iter().map(|x| x.to_f32()).collect()),
+            #[cfg(feature = "half")]
+            Rows::Bf16(v) => Cow::Owned(v.iter().map(|x| x.to_f32()).collect()),
+        }
+    }
+
     /// The bytes the store holds for its N rows of d values: f32 4·N·d;
     /// f16 / bf16 2·N·d; int8 4·N·d (the f32 rows) + N·d (codes) + 20·N
     /// (scales, error norms, norms), or 4·N·d alone for d > [`MAX_I8_DIM`]

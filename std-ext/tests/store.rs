@@ -369,3 +369,29 @@ fn empty_and_repeated_ids_give_select_spec_results() {
         }
     }
 }
+
+/// `Store::rows` gives the f32 rows (the stored values widened for f16 /
+/// bf16), which build the same store again, for every storage.
+#[test]
+fn rows_rebuild_the_same_store() {
+    let (n, d) = (50, 12);
+    let all = rows(n, d, 31);
+    for storage in Storage::ALL {
+        let store = Store::new(&all, d, storage).unwrap();
+        let back = store.rows();
+        assert_eq!(back.len(), n * d);
+        let rebuilt = Store::new(&back, d, storage).unwrap();
+        assert_eq!(rebuilt, store, "{storage}");
+        match storage {
+            Storage::F32 | Storage::Int8 => assert_eq!(&back[..], &all[..]),
+            // Rounded once: equal to the given values to the storage's precision.
+            _ => {
+                assert_ne!(&back[..], &all[..]);
+                assert!(back
+                    .iter()
+                    .zip(&all)
+                    .all(|(a, b)| (a - b).abs() <= 0.004 * b.abs().max(0.01)));
+            }
+        }
+    }
+}
