@@ -291,6 +291,13 @@ macro_rules! element {
                 let _ = isa;
                 portable::dots_indexed(rows, d, v, idx, out)
             }
+            fn sub_scaled(out: &mut [f32], c: f32, row: &[Self]) {
+                #[cfg(target_arch = "x86_64")]
+                if let Some(t) = x86::Token::get() {
+                    return x86::sub_scaled(t, out, c, row);
+                }
+                portable::sub_scaled(out, c, row)
+            }
             fn row_dots_and_sumsq(
                 isa: Isa,
                 rows: Mat<'_, Self>,
@@ -657,6 +664,23 @@ mod tests {
             row_dots(isa, &b[..p * d], d, &b[3 * d..4 * d], &mut x[..p]);
             row_dots(isa, &bw[..p * d], d, &bw[3 * d..4 * d], &mut y[..p]);
             assert_eq!(x, y);
+        }
+        // out −= c · row, widened (the SIMD widening where the CPU has it),
+        // equals the f32 rows' and the scalar order bit for bit.
+        let (c, start) = (0.37f32, values(d, 12));
+        for (narrow, wide) in [
+            (Rows::F16(Mat::dense(&h[..p * d])), &hw),
+            (Rows::Bf16(Mat::dense(&b[..p * d])), &bw),
+        ] {
+            let (mut x, mut y) = (start, start);
+            narrow.sub_scaled_row(4, d, c, &mut x[..d]);
+            Rows::F32(Mat::dense(&wide[..p * d])).sub_scaled_row(4, d, c, &mut y[..d]);
+            assert_eq!(x.map(f32::to_bits), y.map(f32::to_bits));
+            let mut z = start;
+            for k in 0..d {
+                z[k] -= c * wide[4 * d + k];
+            }
+            assert_eq!(x.map(f32::to_bits), z.map(f32::to_bits));
         }
     }
 

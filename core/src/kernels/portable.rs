@@ -13,7 +13,7 @@ pub(super) const LANES: usize = 8;
 
 /// Eight consecutive stored elements widened to f32 (exact for every
 /// storage type).
-pub(super) trait Lane8: Copy {
+pub(crate) trait Lane8: Copy {
     fn load8(s: &[Self], at: usize) -> f32x8;
     fn widen(self) -> f32;
 }
@@ -211,18 +211,18 @@ pub(crate) fn scale_by(out: &mut [f32], s: &[f32], c: f32) {
 }
 
 /// u[i] -= c · row[i], elementwise (one term of the score refresh, Eq. 9).
-pub(crate) fn sub_scaled(u: &mut [f32], c: f32, row: &[f32]) {
+pub(crate) fn sub_scaled<R: Lane8>(u: &mut [f32], c: f32, row: &[R]) {
     let n = u.len();
     let body = n - n % LANES;
     let cv = f32x8::splat(c);
     let mut i = 0;
     while i < body {
-        let r = f32::load8(u, i) - cv * f32::load8(row, i);
+        let r = f32::load8(u, i) - cv * R::load8(row, i);
         u[i..i + LANES].copy_from_slice(&r.to_array());
         i += LANES;
     }
     for i in body..n {
-        u[i] -= c * row[i];
+        u[i] -= c * row[i].widen();
     }
 }
 

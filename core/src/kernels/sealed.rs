@@ -87,21 +87,7 @@ impl<'a> Rows<'a> {
     /// out −= c · row i (widened to f32; each product rounded, then
     /// subtracted).
     pub fn sub_scaled_row(self, i: usize, d: usize, c: f32, out: &mut [f32]) {
-        match self {
-            Rows::F32(m) => super::portable::sub_scaled(out, c, m.row(i, d)),
-            #[cfg(feature = "half")]
-            Rows::F16(m) => {
-                for (o, &x) in out.iter_mut().zip(m.row(i, d)) {
-                    *o -= c * x.to_f32();
-                }
-            }
-            #[cfg(feature = "half")]
-            Rows::Bf16(m) => {
-                for (o, &x) in out.iter_mut().zip(m.row(i, d)) {
-                    *o -= c * x.to_f32();
-                }
-            }
-        }
+        each!(self, |m: T| T::sub_scaled(&mut out[..d], c, m.row(i, d)))
     }
 
     /// dots[r] = row_r · q and sumsq[r] = ‖row_r‖².
@@ -139,6 +125,9 @@ pub trait Sealed: Sized + Copy {
         idx: &[usize],
         out: &mut [f32],
     );
+    /// out[k] −= c · row[k] (the row widened; each product rounded, then
+    /// subtracted: the same bits on every instruction set).
+    fn sub_scaled(out: &mut [f32], c: f32, row: &[Self]);
     fn row_dots_and_sumsq(
         isa: Isa,
         rows: Mat<'_, Self>,

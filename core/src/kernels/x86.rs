@@ -640,6 +640,43 @@ unsafe fn dots_indexed_impl<const FUSED: bool, R: Load, V: Load>(
     }
 }
 
+/// Safe entry: u[k] −= c · row[k] for k < u.len() (the row widened, the
+/// product rounded, then subtracted: the bits of the portable
+/// `sub_scaled`). Panics if `row` is shorter than `u`.
+pub(super) fn sub_scaled<R: Load>(_t: Token, u: &mut [f32], c: f32, row: &[R]) {
+    assert!(row.len() >= u.len());
+    // SAFETY: length checked above; the token proves AVX2 + FMA + F16C.
+    unsafe { sub_scaled_impl(u, c, row) }
+}
+
+/// See [`sub_scaled`].
+///
+/// # Safety
+/// `row.len() ≥ u.len()` and the CPU supports AVX2 + F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn sub_scaled_impl<R: Load>(u: &mut [f32], c: f32, row: &[R]) {
+    let n = u.len();
+    let body = n - n % 8;
+    let (up, rp) = (u.as_mut_ptr(), row.as_ptr());
+    // SAFETY: every access is at k + 8 ≤ body ≤ n of u, and of row (whose
+    // length is at least n, the caller's guarantee).
+    unsafe {
+        let cv = _mm256_set1_ps(c);
+        let mut k = 0;
+        while k < body {
+            let r = _mm256_sub_ps(
+                _mm256_loadu_ps(up.add(k)),
+                _mm256_mul_ps(cv, R::load8(rp.add(k))),
+            );
+            _mm256_storeu_ps(up.add(k), r);
+            k += 8;
+        }
+    }
+    for k in body..n {
+        u[k] -= c * row[k].widen();
+    }
+}
+
 /// Safe entry: dots and squared norms (fused multiply-adds when `FUSED`).
 /// Panics on a matrix or slices too short, as above.
 pub(super) fn row_dots_and_sumsq<const FUSED: bool, R: Load>(
