@@ -593,8 +593,7 @@ impl PyStore {
             let outcome = py.detach(|| {
                 let kept = self.read();
                 catch_unwind(AssertUnwindSafe(|| {
-                    kept
-                        .select(&mut Selector::new(), spec, store_call, call.k)
+                    kept.select(&mut Selector::new(), spec, store_call, call.k)
                 }))
                 .map_err(|p| panic_message(p.as_ref()))
             });
