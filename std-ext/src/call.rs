@@ -316,9 +316,15 @@ impl Selector {
                 // copy cannot be made (a row the f32 path reports or excludes),
                 // for top-K and MMR, which have no pass to save, and for the
                 // recommended setting, whose rules on duplicates and
-                // represented candidates read f32 Gram rows.
+                // represented candidates read f32 Gram rows. The rows are
+                // quantized only where `Int8Passes::Auto` runs the int8
+                // passes (else the int8 pursuit would run the f32 one on
+                // them anyway, after a quantization that costs more than
+                // the pursuit).
                 let int8 = match method {
-                    Method::Pursuit(_) => Int8Candidates::quantize(&rows, d).ok(),
+                    Method::Pursuit(_) if Int8Passes::Auto.uses_int8(pool_size, d, budget) => {
+                        Int8Candidates::quantize(&rows, d).ok()
+                    }
                     _ => None,
                 };
                 let (Some(int8), Method::Pursuit(options)) = (int8, method) else {

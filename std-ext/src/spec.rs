@@ -111,7 +111,9 @@
 //! pay: `Int8Passes::Auto`); `recommended` (whose rules on repeated
 //! memories read f32 Gram rows), top-K and MMR read the f32 rows: the same
 //! result as `f32`. Conversions happen once per call in
-//! [`Selector::select_spec`](crate::Selector::select_spec); a value outside
+//! [`Selector::select_spec`](crate::Selector::select_spec) (the int8 codes
+//! only where `Int8Passes::Auto` runs the int8 passes; a
+//! [`Store`](crate::Store) converts once at build); a value outside
 //! the storage's range is an error naming the row, the element and the
 //! value ([`StorageError`](crate::StorageError)).
 

@@ -13,7 +13,8 @@
 //! checks of `select_spec`, errors naming the store row), and for int8 its
 //! codes, scale, error norm and norm ([`Int8Pool::quantize`] works row by
 //! row, so these are exactly the values a quantization of any gathered
-//! pool gives). `select_spec` redoes all of that on every call.
+//! pool gives). `select_spec` redoes all of that on every call (the int8
+//! quantization where `Int8Passes::Auto` runs the int8 passes).
 //!
 //! Per call: the ids are checked and the core runs on the store's rows in
 //! place, read by id ([`Input::with_ids`]): no row is copied, in any
