@@ -27,11 +27,14 @@
 //! m̂_a·m̂_i − m̃_a·m̃_i = m̂_a·ê_i + ê_a·m̃_i,
 //!
 //! ```text
-//! |U_i − Ũ_i| ≤ μ (η n_i Σ ω_a n_a + ‖Σ ω_a m̂_a‖ ‖ê_i‖ + ‖m̃_i‖ Σ ω_a ‖ê_a‖
+//! |U_i − Ũ_i| ≤ μ (η n_i Σ ω_a n_a + ‖Σ ω_a m̂_a‖ ‖ê_i‖ + ‖m̃_i‖ ‖Σ ω_a ê_a‖
 //!               + 1.01u ‖m̃_i‖ Σ ω_a ‖m̃_a‖) + rounding_i  =: B_i
 //! ```
 //!
-//! which does not grow with |S|: η n_a n_i bounds |G_{a,i} − m̂_a·m̂_i|
+//! (Σ_a ω_a ê_a·m̃_i = E·m̃_i ≤ ‖E‖ ‖m̃_i‖ with E = Σ_a ω_a ê_a, one
+//! d-vector per step; the triangle inequality's Σ ω_a ‖ê_a‖ can be several
+//! times larger, as the picks' quantization errors point in nearly
+//! independent directions), which does not grow with |S|: η n_a n_i bounds |G_{a,i} − m̂_a·m̂_i|
 //! (the fixed-order f32 dot and its scaling, `pursuit::f32_entry_error`,
 //! n_a = s_a ‖m_a‖), 1.01u‖m̃_a‖‖m̃_i‖ the f32 rounding of an int8 entry
 //! (u = 2⁻²⁴; the integer dot is exact), and rounding_i the f32 operations
@@ -43,6 +46,14 @@
 //!   once in f64 and rounded up ([`Int8Pool`]); ‖m̃_i‖ ≤ n_i + ‖ê_i‖;
 //! * ‖Σ ω_a m̂_a‖² ≤ Σ_{ab} ω_a ω_b G_ab + η (Σ ω_a n_a)² (plus the f32
 //!   rounding of the centroid loop's running sums) from the refit's G_SS;
+//! * ‖E‖ ≤ ‖Ẽ‖ (1 + d·2⁻⁵²) + 1.01 (|F| + 6) u Σ |ω_a| (n_a + ‖ê_a‖),
+//!   Ẽ = E evaluated in f32 from the picks' f32 rows and codes, a few
+//!   hundred coordinates at a time on the stack, ‖Ẽ‖² summed in f64
+//!   (`kernels::int8::weighted_error_norm`, which derives the margin);
+//!   the bound uses the smaller of that and Σ ω_a ‖ê_a‖ (both rigorous).
+//!   It costs one pass over the |F| picks' rows (|F|·d multiply-adds), so
+//!   a step computes it only when more than one candidate reaches L with
+//!   Σ ω_a ‖ê_a‖ (`TIGHTEN_ABOVE`);
 //! * the whole radius is multiplied by 1 + 10⁻⁹ and increased by 10⁻¹⁵ to
 //!   cover the f64 evaluation of the bound itself (and to make exact ties
 //!   overlap).
@@ -61,8 +72,9 @@ use crate::error::Error;
 use crate::exact::ExactParts;
 use crate::input::{first_stop, prepare, Input, Spend};
 use crate::int8::Int8Pool;
-use crate::kernels::int8::{dots_i8_pass, Int8Kernel};
-use crate::kernels::{self, sealed::Rows, Executor, Isa, Serial};
+use crate::kernels::int8::{dots_i8_pass, weighted_error_norm, ErrorRow, Int8Kernel};
+use crate::kernels::sealed::{Mat, Rows};
+use crate::kernels::{self, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
 use crate::pursuit::scorer::{
     argmax_available, centroid_scores, f32_entry_error, refresh_scores, Choice, ScoreForm, Scorer,
@@ -81,6 +93,10 @@ const BLOCK: usize = 64;
 /// Candidates a certified argmax lists on the stack (more: it scans the
 /// pool).
 const LIST: usize = 64;
+/// A certified argmax computes the tighter error term (`radius_terms`
+/// with `tight`) when more candidates than this reach L with the cheaper
+/// one.
+const TIGHTEN_ABOVE: usize = 1;
 
 /// upper_i = u_i + B_i and the returned L = max_i (u_i − B_i), with
 /// B_i = (c[0]·eb_i + c[1]·nb_i + c[2]·|ρ_i|)·SAFE + 10⁻¹⁵ (module docs),
@@ -327,7 +343,10 @@ pub fn pursuit_int8_using<'w>(
     let mut scorer = Int8Scorer {
         d,
         scratch: ws.scorer.lend(),
-        rows,
+        rows: Mat {
+            data: input.candidates,
+            ids: input.ids,
+        },
         pool: *pool,
         eta: f32_entry_error(d),
         isa: executor.isa(),
@@ -397,8 +416,8 @@ struct Int8Scorer<'a, 's> {
     /// The candidates' upper bounds, lent by the workspace for the call.
     scratch: Int8Scratch<'s>,
     /// The f32 rows (P × d, in place by id where the input has ids), for
-    /// the Gram entries of verified candidates.
-    rows: Rows<'a>,
+    /// the Gram entries of verified candidates and the picks' errors ê.
+    rows: Mat<'a, f32>,
     pool: Int8Pool<'a>,
     /// η: relative error bound of an f32 Gram entry.
     eta: f64,
@@ -406,7 +425,7 @@ struct Int8Scorer<'a, 's> {
     isa: Isa,
 }
 
-impl Int8Scorer<'_, '_> {
+impl<'a> Int8Scorer<'a, '_> {
     /// The int8 Gram row of pick `j` into stored row `slot`:
     /// gram[slot][i] = fl32((c_i · c_j) · w_i w_j), the integer dot exact.
     fn int8_gram_row(&self, ws: &mut Workspace<'_>, j: usize, slot: usize) {
@@ -429,21 +448,48 @@ impl Int8Scorer<'_, '_> {
         }
     }
 
+    /// Candidate i's quantization error ê_i = s_i m_i − w_i c_i as
+    /// [`weighted_error_norm`] reads it (its f32 row, s_i, w_i, its codes).
+    fn error_row(&self, ws: &Workspace<'_>, i: usize) -> ErrorRow<'a> {
+        let d = self.d;
+        ErrorRow {
+            row: self.rows.row(i, d),
+            scale: ws.scale[i],
+            // An f32 value (`setup`).
+            weight: ws.wscale[i] as f32,
+            codes: &self.pool.codes[i * d..(i + 1) * d],
+        }
+    }
+
     /// out[r] = G_{rows[r], i} for pool rows `rows`, bit for bit the f32
     /// pass's entries: the pass's dot product kernel and order
     /// (`Rows::dots_indexed_row`, several rows per load of row i) and its
     /// scaling fl32(dot · fl32(s_j s_i)).
     fn f32_entries(&self, ws: &Workspace<'_>, i: usize, rows: &[usize], out: &mut [f32]) {
-        self.rows.dots_indexed_row(self.isa, self.d, i, rows, out);
+        Rows::F32(self.rows).dots_indexed_row(self.isa, self.d, i, rows, out);
         for (o, &j) in out.iter_mut().zip(rows) {
             *o *= ws.scale[j] * ws.scale[i];
         }
     }
 
     /// Caches the f32 entries G_{picks[pos], i} of candidate `i` for the
-    /// positions `positions` that lack one, up to eight at a time
-    /// ([`Self::f32_entries`]).
-    fn ensure(&self, ws: &mut Workspace<'_>, i: usize, positions: impl Iterator<Item = usize>) {
+    /// positions `from..to` that lack one ([`Self::ensure_with`]).
+    fn ensure(&self, ws: &mut Workspace<'_>, i: usize, from: usize, to: usize) {
+        self.ensure_with(ws, i, to - from, |_, r| from + r);
+    }
+
+    /// Caches the f32 entries G_{picks[pos], i} of candidate `i` for the
+    /// positions `position(ws, r)`, r < `count`, that lack one, up to
+    /// eight at a time ([`Self::f32_entries`]: several pick rows per load
+    /// of row i). The positions are read from the workspace one at a time
+    /// (the refit's free set lives there).
+    fn ensure_with(
+        &self,
+        ws: &mut Workspace<'_>,
+        i: usize,
+        count: usize,
+        position: impl Fn(&Workspace<'_>, usize) -> usize,
+    ) {
         let stride = ws.max_pool;
         let mut pos = [0usize; 8];
         let mut row = [0usize; 8];
@@ -455,7 +501,8 @@ impl Int8Scorer<'_, '_> {
                 ws.verified_gram[pos[r] * stride + i] = out[r];
             }
         };
-        for a in positions {
+        for r in 0..count {
+            let a = position(ws, r);
             if ws.verified_gram[a * stride + i].is_nan() {
                 pos[n] = a;
                 row[n] = ws.picks[a];
@@ -478,10 +525,7 @@ impl Int8Scorer<'_, '_> {
         match form {
             ScoreForm::Refresh { .. } => {
                 let nf = ws.solver.nfree();
-                for a in 0..nf {
-                    let pos = ws.solver.free()[a];
-                    self.ensure(ws, i, pos..pos + 1);
-                }
+                self.ensure_with(ws, i, nf, |ws, a| ws.solver.free()[a]);
                 let mut v = ws.rho[i];
                 for a in 0..nf {
                     let g = ws.verified_gram[ws.solver.free()[a] * stride + i];
@@ -527,7 +571,7 @@ impl Int8Scorer<'_, '_> {
     /// Σ_{pos<n} G_{picks[pos], i} of the f32 entries, summed in pick order
     /// in f32 as the f32 centroid loop's running sum does.
     fn entry_sum(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> f32 {
-        self.ensure(ws, i, 0..n);
+        self.ensure(ws, i, 0, n);
         let stride = ws.max_pool;
         let mut acc = 0.0f32;
         for pos in 0..n {
@@ -541,7 +585,7 @@ impl Int8Scorer<'_, '_> {
     /// the number of candidates verified.
     fn certified_next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
         let p = ws.pool;
-        let Some(radius) = self.radius_terms(ws, form) else {
+        let Some(radius) = self.radius_terms(ws, form, false) else {
             // ScoreForm::Relevance: the pick is by ρ alone.
             return Choice {
                 pick: argmax_available(&ws.rho[..p], &ws.states),
@@ -553,7 +597,7 @@ impl Int8Scorer<'_, '_> {
         // L = max (Ũ_i − B_i). Unavailable candidates hold u = −∞ (the loops
         // mask them), so their lower bound is −∞ and their upper bound −∞
         // or NaN (ρ = −∞): never selected below.
-        let lower = bounds(
+        let mut lower = bounds(
             &ws.u[..p],
             &ws.err_bound[..p],
             &ws.norm_bound[..p],
@@ -561,6 +605,26 @@ impl Int8Scorer<'_, '_> {
             radius,
             &mut self.scratch.upper[..p],
         );
+        // More than one contender: the tighter error term (one f32 pass
+        // over the free picks' rows and codes, `weighted_error_norm`)
+        // usually excludes most of them, each of which would cost up to
+        // |F| f32 entries to verify.
+        let contenders = self.scratch.upper[..p]
+            .iter()
+            .filter(|&&up| up >= lower)
+            .count();
+        if contenders > TIGHTEN_ABOVE && lower > f64::NEG_INFINITY {
+            if let Some(radius) = self.radius_terms(ws, form, true) {
+                lower = bounds(
+                    &ws.u[..p],
+                    &ws.err_bound[..p],
+                    &ws.norm_bound[..p],
+                    &ws.rho[..p],
+                    radius,
+                    &mut self.scratch.upper[..p],
+                );
+            }
+        }
         if lower == f64::NEG_INFINITY {
             return Choice {
                 pick: None,
@@ -580,12 +644,16 @@ impl Int8Scorer<'_, '_> {
 
     /// The coefficients [c_e, c_n, a] of the radius B_i = (c_e ‖ê_i‖ +
     /// c_n ‖m̃_i‖ + a |ρ_i|)·SAFE + 1e-15 of this step's score form (`None`
-    /// for [`ScoreForm::Relevance`], which needs no bound).
-    fn radius_terms(&self, ws: &Workspace<'_>, form: ScoreForm) -> Option<[f64; 3]> {
+    /// for [`ScoreForm::Relevance`], which needs no bound). With `tight`,
+    /// the picks' weighted error enters as ‖Σ ω_a ê_a‖
+    /// ([`weighted_error_norm`], one pass over the picks' rows and codes)
+    /// where that is below Σ ω_a ‖ê_a‖ (module docs).
+    fn radius_terms(&self, ws: &Workspace<'_>, form: ScoreForm, tight: bool) -> Option<[f64; 3]> {
         let k = ws.max_budget;
         let eta = self.eta;
-        // Σ ω n, Σ ω ‖m̃‖, Σ ω ‖ê‖ and ‖Σ ω m̂‖² over the score's picks.
-        let (mut sn, mut snb, mut se) = (0.0f64, 0.0f64, 0.0f64);
+        // Σ ω n, Σ ω ‖m̃‖, Σ |ω| ‖ê‖, Σ |ω| (n + ‖ê‖) and ‖Σ ω m̂‖² over the
+        // score's picks.
+        let (mut sn, mut snb, mut se, mut spread) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         let (mu, x2, terms, a_rho, b_sum) = match form {
             ScoreForm::Refresh { .. } => {
                 let nf = ws.solver.nfree();
@@ -596,7 +664,8 @@ impl Int8Scorer<'_, '_> {
                     let w = ws.coef[a] as f64;
                     sn += w * row_norm(&self.pool, ws, j);
                     snb += w * ws.norm_bound[j];
-                    se += w * ws.err_bound[j];
+                    se += w.abs() * ws.err_bound[j];
+                    spread += w.abs() * (row_norm(&self.pool, ws, j) + ws.err_bound[j]);
                     for b in 0..nf {
                         let pb = ws.solver.free()[b];
                         x2 += w * ws.coef[b] as f64 * ws.solver.gss[pa * k + pb];
@@ -612,6 +681,7 @@ impl Int8Scorer<'_, '_> {
                     sn += row_norm(&self.pool, ws, j);
                     snb += ws.norm_bound[j];
                     se += ws.err_bound[j];
+                    spread += row_norm(&self.pool, ws, j) + ws.err_bound[j];
                 }
                 // `total` sums f32 running sums of n entries each.
                 let x2 = total + 2.0 * n as f64 * 1.01 * U32 * sn * sn;
@@ -630,6 +700,21 @@ impl Int8Scorer<'_, '_> {
         let x2 = x2 + eta * sn * sn + (terms * terms + 2) as f64 * f64::EPSILON * snb * snb;
         let x = libm::sqrt(x2.max(0.0)) * SAFE;
         let (sn, snb, se) = (sn * SAFE, snb * SAFE, se * SAFE);
+        let se = if tight {
+            let spread = spread * SAFE;
+            let norm = match form {
+                ScoreForm::Refresh { .. } => weighted_error_norm(self.d, terms, spread, |a| {
+                    let j = ws.picks[ws.solver.free()[a]];
+                    (self.error_row(ws, j), ws.coef[a])
+                }),
+                _ => weighted_error_norm(self.d, terms, spread, |pos| {
+                    (self.error_row(ws, ws.picks[pos]), 1.0)
+                }),
+            };
+            se.min(norm)
+        } else {
+            se
+        };
         // B_i = (μ(x‖ê_i‖ + ‖m̃_i‖(η Σωn + Σω‖ê‖ + 1.01u Σω‖m̃‖)) + a|ρ_i|
         // + b ‖m̃_i‖ (Σωn + Σω‖m̃‖))·SAFE + 1e-15, with n_i ≤ ‖m̃_i‖ bound.
         let ce = mu * x;
@@ -710,10 +795,10 @@ impl Scorer for Int8Scorer<'_, '_> {
         }
         // The f32 entries of i with the earlier picks, batched (the loop
         // reads them for G_SS and the pick's score).
-        self.ensure(ws, i, 0..t);
+        self.ensure(ws, i, 0, t);
     }
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
-        self.ensure(ws, i, pos..pos + 1);
+        self.ensure(ws, i, pos, pos + 1);
         ws.verified_gram[pos * ws.max_pool + i]
     }
     fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32 {
