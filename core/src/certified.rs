@@ -179,52 +179,74 @@ impl Int8Passes {
 
     /// The rule of [`Int8Passes::Auto`]: whether the certified int8 pursuit
     /// of a pool of P rows of dimension d at budget K (K ≤ P counts) is
-    /// measured faster than the f32 pursuit with the int8 pass on `kernel`
-    /// and `l2_bytes` of L2 cache per core. Both conditions must hold:
+    /// measured faster than the f32 pursuit that [`Int8Passes::Auto`] runs
+    /// otherwise ([`pursuit_with`](crate::pursuit_with), its default
+    /// screening), with the int8 pass on `kernel` and `l2_bytes` of L2
+    /// cache per core, on every pool kind measured. All four conditions
+    /// must hold:
     ///
     /// 1. the f32 rows do not fit in L2: 4·P·d > `l2_bytes` (in L2 the f32
-    ///    passes are as cheap per row as the int8 ones, and the
+    ///    passes are about as cheap per row as the int8 ones, and the
     ///    verification is extra);
-    /// 2. P is large against K: P ≥ 100 + 0.4·K² with an int8 dot
-    ///    instruction (AVX-512 VNNI, AVX-VNNI), P ≥ 250 + 0.5·K² with AVX2
-    ///    alone (`vpmaddubsw`). The int8 passes save a fixed share of each
-    ///    of the K passes over P rows, while the verification (the f32
+    /// 2. d ≥ 1536 ([`INT8_AUTO_MIN_DIM`]): at d = 768 and 384 the clustered E5
+    ///    store pools lose (1.0–1.6× at K = 20–40, P = 1000–2000);
+    /// 3. K ≤ 20 ([`INT8_AUTO_MAX_BUDGET`]): on the E5 store pools, whose
+    ///    scores crowd together so that 35–90 candidates per pick need
+    ///    verifying, the int8 pursuit is 1.1–1.3× the screened f32 pursuit
+    ///    at K = 25 and 1.4–2.6× at K = 30–50 (random and MiniLM store
+    ///    pools: 0.26–0.93 there);
+    /// 4. P ≥ 400 + K²/4: the int8 passes save a fixed share of each of
+    ///    the K passes over P rows, while the verification (the f32
     ///    entries of the candidates whose bound may win, each with every
-    ///    free pick) grows about as K², independently of P.
+    ///    free pick) grows with K.
     ///
-    /// Never on the portable or simd128 kernels (not measured to pay). The
-    /// thresholds are where the measured int8 / f32 pursuit time falls below
-    /// about 0.9 (BENCHMARKS.md, "Certified int8 pursuit", 2026-12-05, AMD
-    /// EPYC Zen 4 with AVX-512 VNNI and, forced, its AVX2 kernel; random
-    /// unit pools, d = 384 and 1536, K = 10, 20, 50): with AVX2, K = 20 at
-    /// P = 500 takes 0.83 and at P = 300 0.95; K = 50 at P = 2000 0.87 and
-    /// at P = 1000 1.17; with VNNI, K = 20 at P = 300 0.81, K = 50 at
-    /// P = 1000 1.02.
+    /// The same rule for AVX2 alone (`vpmaddubsw`), AVX-VNNI and AVX-512
+    /// VNNI (at d ≥ 1536 their pursuit times differ by under 10 %); never
+    /// on the portable or simd128 kernels (not measured to pay).
+    ///
+    /// Measured (BENCHMARKS.md, "AVX2 without VNNI and the rule of
+    /// `Int8Passes::Auto`", 2026-12-05 21:00–21:11 UTC, commit cdff87d,
+    /// Intel Xeon (family 6, model 207) with AVX-512 VNNI and AVX-VNNI,
+    /// 2 MiB of L2, the AVX2 kernel forced and the VNNI one; int8 / f32
+    /// pursuit, medians over 48 HotpotQA store pools tiled to d = 1536 or
+    /// 16 random unit pools): against the screened f32 pursuit with the
+    /// AVX2 kernel, E5 pools K = 10 at P = 450 0.63, K = 20 at P = 500
+    /// 0.94, P = 600 0.90, P = 1000 0.83, P = 2000 0.99; MiniLM K = 20 at
+    /// P = 1000 0.47; random K = 20–25 at P = 1000 0.26–0.27.
     ///
     /// ```
     /// use mempursuit_core::kernels::int8::Int8Kernel;
     /// use mempursuit_core::Int8Passes;
     /// let mib = 1 << 20;
     /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx2, 1000, 1536, 20, mib));
-    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 200, 1536, 20, mib));
-    /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx512Vnni, 300, 1536, 20, mib));
-    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 1000, 1536, 50, mib));
-    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 500, 384, 20, mib)); // in L2
+    /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx2, 500, 1536, 20, mib));
+    /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx512Vnni, 450, 1536, 10, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 450, 1536, 20, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 200, 1536, 20, 2 * mib)); // in L2
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 1000, 1536, 30, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx512Vnni, 2000, 768, 20, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Portable, 1000, 1536, 20, mib));
     /// ```
     pub fn auto_rule(kernel: Int8Kernel, p: usize, d: usize, k: usize, l2_bytes: usize) -> bool {
         let beyond_l2 = p.saturating_mul(d).saturating_mul(4) > l2_bytes;
-        let k2 = k.min(p).saturating_mul(k.min(p));
-        // 5P ≥ 500 + 2K² and 2P ≥ 500 + K², in integers.
-        let large = match kernel {
-            Int8Kernel::Avx512Vnni | Int8Kernel::AvxVnni => {
-                p.saturating_mul(5) >= k2.saturating_mul(2).saturating_add(500)
-            }
-            Int8Kernel::Avx2 => p.saturating_mul(2) >= k2.saturating_add(500),
-            _ => false,
-        };
-        beyond_l2 && large
+        let k = k.min(p);
+        let simd = matches!(
+            kernel,
+            Int8Kernel::Avx2 | Int8Kernel::AvxVnni | Int8Kernel::Avx512Vnni
+        );
+        // 4P ≥ 1600 + K², in integers.
+        let large = p.saturating_mul(4) >= k.saturating_mul(k).saturating_add(1600);
+        simd && beyond_l2 && d >= INT8_AUTO_MIN_DIM && k <= INT8_AUTO_MAX_BUDGET && large
     }
 }
+
+/// The least d at which [`Int8Passes::auto_rule`] runs the int8 passes
+/// (its condition 2).
+pub const INT8_AUTO_MIN_DIM: usize = 1536;
+
+/// The largest budget K at which [`Int8Passes::auto_rule`] runs the int8
+/// passes (its condition 3).
+pub const INT8_AUTO_MAX_BUDGET: usize = 20;
 
 /// MemPursuit on certified int8 candidates: the same picks, weights and
 /// steps as [`pursuit`](crate::pursuit) on the f32 rows `input.candidates`
@@ -254,8 +276,9 @@ impl Int8Passes {
 ///
 /// It runs the int8 passes only where they are measured faster than the
 /// f32 pursuit ([`Int8Passes::auto_rule`]: f32 rows that do not fit in the
-/// L2 cache and a pool large against K², on a CPU with AVX2 or VNNI), and
-/// the f32 pursuit elsewhere (BENCHMARKS.md in the repository).
+/// L2 cache, d ≥ 1536, K ≤ 20 and a pool large against K², on a CPU with
+/// AVX2 or VNNI), and the f32 pursuit elsewhere (BENCHMARKS.md in the
+/// repository).
 ///
 /// # Errors
 /// Every error of [`pursuit`](crate::pursuit), [`Error::Int8Length`] when

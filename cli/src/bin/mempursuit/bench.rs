@@ -1489,11 +1489,13 @@ fn run_screening_compare(
 }
 
 /// The least P at which `Int8Passes::auto_rule` runs the int8 passes at
-/// budget K on the active int8 kernel, whatever d (`usize::MAX`: never).
+/// budget K on the active int8 kernel with d = `INT8_AUTO_MIN_DIM` beyond
+/// L2 (`usize::MAX`: never, e.g. K above `INT8_AUTO_MAX_BUDGET`).
 fn auto_min_pool(k: usize) -> usize {
     let kernel = Int8Kernel::active();
-    (1..=1 << 20)
-        .find(|&p| Int8Passes::auto_rule(kernel, p, 1 << 20, k, 0))
+    let d = mempursuit::INT8_AUTO_MIN_DIM;
+    (k.max(1)..=1 << 20)
+        .find(|&p| Int8Passes::auto_rule(kernel, p, d, k, 0))
         .unwrap_or(usize::MAX)
 }
 
@@ -1619,13 +1621,16 @@ fn run_int8(
         let k = args.budget;
         writeln!(
             text,
-            "int8 passes with Int8Passes::Auto at P = {p}, d = {d}, K = {k} on int8 kernel {}: {} (Int8Passes::auto_rule: f32 rows {} bytes > L2 {} bytes: {}; P ≥ {} for K = {k} on this kernel: {})",
+            "int8 passes with Int8Passes::Auto at P = {p}, d = {d}, K = {k} on int8 kernel {}: {} (Int8Passes::auto_rule: f32 rows {} bytes > L2 {} bytes: {}; d ≥ {}: {}; P ≥ {} for K = {k} on this kernel (K ≤ {}): {})",
             Int8Kernel::active().name(),
             if Int8Passes::Auto.uses_int8(p, d, k) { "yes" } else { "no: the f32 pursuit runs" },
             p * d * 4,
             mempursuit::kernels::int8::l2_cache_bytes(),
             p * d * 4 > mempursuit::kernels::int8::l2_cache_bytes(),
+            mempursuit::INT8_AUTO_MIN_DIM,
+            d >= mempursuit::INT8_AUTO_MIN_DIM,
             auto_min_pool(k),
+            mempursuit::INT8_AUTO_MAX_BUDGET,
             p >= auto_min_pool(k),
         )?;
     }
