@@ -93,9 +93,9 @@ const BLOCK: usize = 64;
 /// Candidates a certified argmax lists on the stack (more: it scans the
 /// pool).
 const LIST: usize = 64;
-/// A certified argmax computes the tighter error term (`radius_terms`
-/// with `tight`) when more candidates than this reach L with the cheaper
-/// one.
+/// A certified argmax computes the tighter error term
+/// (`Int8Scorer::weighted_error`) when more candidates than this reach L
+/// with the cheaper one.
 const TIGHTEN_ABOVE: usize = 1;
 
 /// upper_i = u_i + B_i and the returned L = max_i (u_i − B_i), with
@@ -426,6 +426,44 @@ fn setup(pool: &Int8Pool<'_>, k_eff: usize, ws: &mut Workspace<'_>) {
     }
 }
 
+/// The sums over a step's picks (weights ω, score factor μ; module docs)
+/// that the radius B_i is made of, each rounded up.
+struct Radius {
+    /// μ.
+    mu: f64,
+    /// ‖Σ ω_a m̂_a‖.
+    x: f64,
+    /// Σ ω_a n_a.
+    sn: f64,
+    /// Σ ω_a ‖m̃_a‖.
+    snb: f64,
+    /// Σ |ω_a| ‖ê_a‖ (the triangle inequality's weighted error).
+    se: f64,
+    /// Σ |ω_a| (n_a + ‖ê_a‖) (what [`weighted_error_norm`] needs).
+    spread: f64,
+    /// |F| (the free picks) or n (centroid pursuit).
+    terms: usize,
+    /// The coefficient of |ρ_i| (rounding of both score evaluations).
+    a_rho: f64,
+    /// The coefficient of ‖m̃_i‖ (Σ ω n + Σ ω ‖m̃‖) (their rounding).
+    b_sum: f64,
+}
+
+impl Radius {
+    /// The coefficients [c_e, c_n, a] of B_i = (c_e ‖ê_i‖ + c_n ‖m̃_i‖ +
+    /// a |ρ_i|)·SAFE + 1e-15 ([`bounds`]) with `error` ≥ ‖Σ ω_a ê_a‖ (`se`
+    /// or the tighter [`weighted_error_norm`]) and η the f32 entries'
+    /// relative error: B_i = (μ(x‖ê_i‖ + ‖m̃_i‖(η Σωn + error + 1.01u
+    /// Σω‖m̃‖)) + a|ρ_i| + b ‖m̃_i‖ (Σωn + Σω‖m̃‖))·SAFE + 1e-15, with
+    /// n_i ≤ ‖m̃_i‖'s bound.
+    fn coefficients(&self, eta: f64, error: f64) -> [f64; 3] {
+        let ce = self.mu * self.x;
+        let cn = self.mu * (eta * self.sn + error + 1.01 * U32 * self.snb)
+            + self.b_sum * (self.sn + self.snb);
+        [ce, cn, self.a_rho]
+    }
+}
+
 /// n_i = s_i ‖m_i‖, rounded up.
 #[inline]
 fn row_norm(pool: &Int8Pool<'_>, ws: &Workspace<'_>, i: usize) -> f64 {
@@ -608,7 +646,7 @@ impl<'a> Int8Scorer<'a, '_> {
     /// the number of candidates verified.
     fn certified_next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
         let p = ws.pool;
-        let Some(radius) = self.radius_terms(ws, form, false) else {
+        let Some(radius) = self.radius_parts(ws, form) else {
             // ScoreForm::Relevance: the pick is by ρ alone.
             return Choice {
                 pick: argmax_available(&ws.rho[..p], &ws.states),
@@ -625,7 +663,7 @@ impl<'a> Int8Scorer<'a, '_> {
             &ws.err_bound[..p],
             &ws.norm_bound[..p],
             &ws.rho[..p],
-            radius,
+            radius.coefficients(self.eta, radius.se),
             &mut self.scratch.upper[..p],
         );
         // More than one contender: the tighter error term (one f32 pass
@@ -637,16 +675,15 @@ impl<'a> Int8Scorer<'a, '_> {
             .filter(|&&up| up >= lower)
             .count();
         if contenders > TIGHTEN_ABOVE && lower > f64::NEG_INFINITY {
-            if let Some(radius) = self.radius_terms(ws, form, true) {
-                lower = bounds(
-                    &ws.u[..p],
-                    &ws.err_bound[..p],
-                    &ws.norm_bound[..p],
-                    &ws.rho[..p],
-                    radius,
-                    &mut self.scratch.upper[..p],
-                );
-            }
+            let norm = self.weighted_error(ws, form, &radius);
+            lower = bounds(
+                &ws.u[..p],
+                &ws.err_bound[..p],
+                &ws.norm_bound[..p],
+                &ws.rho[..p],
+                radius.coefficients(self.eta, radius.se.min(norm)),
+                &mut self.scratch.upper[..p],
+            );
         }
         if lower == f64::NEG_INFINITY {
             return Choice {
@@ -665,13 +702,10 @@ impl<'a> Int8Scorer<'a, '_> {
         }
     }
 
-    /// The coefficients [c_e, c_n, a] of the radius B_i = (c_e ‖ê_i‖ +
-    /// c_n ‖m̃_i‖ + a |ρ_i|)·SAFE + 1e-15 of this step's score form (`None`
-    /// for [`ScoreForm::Relevance`], which needs no bound). With `tight`,
-    /// the picks' weighted error enters as ‖Σ ω_a ê_a‖
-    /// ([`weighted_error_norm`], one pass over the picks' rows and codes)
-    /// where that is below Σ ω_a ‖ê_a‖ (module docs).
-    fn radius_terms(&self, ws: &Workspace<'_>, form: ScoreForm, tight: bool) -> Option<[f64; 3]> {
+    /// The sums over this step's picks that the radius B_i is made of
+    /// ([`Radius`]; `None` for [`ScoreForm::Relevance`], which needs no
+    /// bound).
+    fn radius_parts(&self, ws: &Workspace<'_>, form: ScoreForm) -> Option<Radius> {
         let k = ws.max_budget;
         let eta = self.eta;
         // Σ ω n, Σ ω ‖m̃‖, Σ |ω| ‖ê‖, Σ |ω| (n + ‖ê‖) and ‖Σ ω m̂‖² over the
@@ -680,18 +714,19 @@ impl<'a> Int8Scorer<'a, '_> {
         let (mu, x2, terms, a_rho, b_sum) = match form {
             ScoreForm::Refresh { .. } => {
                 let nf = ws.solver.nfree();
+                let free = &ws.solver.free()[..nf];
                 let mut x2 = 0.0f64;
-                for a in 0..nf {
-                    let pa = ws.solver.free()[a];
+                for (a, &pa) in free.iter().enumerate() {
                     let j = ws.picks[pa];
                     let w = ws.coef[a] as f64;
-                    sn += w * row_norm(&self.pool, ws, j);
+                    let n = row_norm(&self.pool, ws, j);
+                    sn += w * n;
                     snb += w * ws.norm_bound[j];
                     se += w.abs() * ws.err_bound[j];
-                    spread += w.abs() * (row_norm(&self.pool, ws, j) + ws.err_bound[j]);
-                    for b in 0..nf {
-                        let pb = ws.solver.free()[b];
-                        x2 += w * ws.coef[b] as f64 * ws.solver.gss[pa * k + pb];
+                    spread += w.abs() * (n + ws.err_bound[j]);
+                    let gss = &ws.solver.gss[pa * k..pa * k + k];
+                    for (&c, &pb) in ws.coef[..nf].iter().zip(free) {
+                        x2 += w * c as f64 * gss[pb];
                     }
                 }
                 // Two evaluations of |F| rounded products and subtractions.
@@ -721,28 +756,32 @@ impl<'a> Int8Scorer<'a, '_> {
             ScoreForm::Relevance => return None,
         };
         let x2 = x2 + eta * sn * sn + (terms * terms + 2) as f64 * f64::EPSILON * snb * snb;
-        let x = libm::sqrt(x2.max(0.0)) * SAFE;
-        let (sn, snb, se) = (sn * SAFE, snb * SAFE, se * SAFE);
-        let se = if tight {
-            let spread = spread * SAFE;
-            let norm = match form {
-                ScoreForm::Refresh { .. } => weighted_error_norm(self.d, terms, spread, |a| {
-                    let j = ws.picks[ws.solver.free()[a]];
-                    (self.error_row(ws, j), ws.coef[a])
-                }),
-                _ => weighted_error_norm(self.d, terms, spread, |pos| {
-                    (self.error_row(ws, ws.picks[pos]), 1.0)
-                }),
-            };
-            se.min(norm)
-        } else {
-            se
-        };
-        // B_i = (μ(x‖ê_i‖ + ‖m̃_i‖(η Σωn + Σω‖ê‖ + 1.01u Σω‖m̃‖)) + a|ρ_i|
-        // + b ‖m̃_i‖ (Σωn + Σω‖m̃‖))·SAFE + 1e-15, with n_i ≤ ‖m̃_i‖ bound.
-        let ce = mu * x;
-        let cn = mu * (eta * sn + se + 1.01 * U32 * snb) + b_sum * (sn + snb);
-        Some([ce, cn, a_rho])
+        Some(Radius {
+            mu,
+            x: libm::sqrt(x2.max(0.0)) * SAFE,
+            sn: sn * SAFE,
+            snb: snb * SAFE,
+            se: se * SAFE,
+            spread: spread * SAFE,
+            terms,
+            a_rho,
+            b_sum,
+        })
+    }
+
+    /// An upper bound of ‖Σ_a ω_a ê_a‖ over this step's picks
+    /// ([`weighted_error_norm`]: one f32 pass over their rows and codes).
+    fn weighted_error(&self, ws: &Workspace<'_>, form: ScoreForm, radius: &Radius) -> f64 {
+        let (d, terms, spread) = (self.d, radius.terms, radius.spread);
+        match form {
+            ScoreForm::Refresh { .. } => weighted_error_norm(d, terms, spread, |a| {
+                let j = ws.picks[ws.solver.free()[a]];
+                (self.error_row(ws, j), ws.coef[a])
+            }),
+            _ => weighted_error_norm(d, terms, spread, |pos| {
+                (self.error_row(ws, ws.picks[pos]), 1.0)
+            }),
+        }
     }
 
     /// The candidates whose upper bound (in `Int8Scratch::upper`) can reach L (usually a
