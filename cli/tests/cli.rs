@@ -1259,8 +1259,8 @@ fn bench_screening_and_store_pools() {
         &["--screening off applies to the single-thread and split runs"],
     );
     assert_clean_failure(
-        &bench(&["--screening", "on", "--storage", "int8"]),
-        &["--screening applies to f32, f16 and bf16 storage, not int8"],
+        &bench(&["--screening", "compare", "--storage", "int8"]),
+        &["--screening compare runs one storage (f32, f16 or bf16)"],
     );
     let o = run(&[
         "bench",

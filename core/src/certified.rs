@@ -27,11 +27,14 @@
 //! m̂_a·m̂_i − m̃_a·m̃_i = m̂_a·ê_i + ê_a·m̃_i,
 //!
 //! ```text
-//! |U_i − Ũ_i| ≤ μ (η n_i Σ ω_a n_a + ‖Σ ω_a m̂_a‖ ‖ê_i‖ + ‖m̃_i‖ Σ ω_a ‖ê_a‖
+//! |U_i − Ũ_i| ≤ μ (η n_i Σ ω_a n_a + ‖Σ ω_a m̂_a‖ ‖ê_i‖ + ‖m̃_i‖ ‖Σ ω_a ê_a‖
 //!               + 1.01u ‖m̃_i‖ Σ ω_a ‖m̃_a‖) + rounding_i  =: B_i
 //! ```
 //!
-//! which does not grow with |S|: η n_a n_i bounds |G_{a,i} − m̂_a·m̂_i|
+//! (Σ_a ω_a ê_a·m̃_i = E·m̃_i ≤ ‖E‖ ‖m̃_i‖ with E = Σ_a ω_a ê_a, one
+//! d-vector per step; the triangle inequality's Σ ω_a ‖ê_a‖ can be several
+//! times larger, as the picks' quantization errors point in nearly
+//! independent directions), which does not grow with |S|: η n_a n_i bounds |G_{a,i} − m̂_a·m̂_i|
 //! (the fixed-order f32 dot and its scaling, `pursuit::f32_entry_error`,
 //! n_a = s_a ‖m_a‖), 1.01u‖m̃_a‖‖m̃_i‖ the f32 rounding of an int8 entry
 //! (u = 2⁻²⁴; the integer dot is exact), and rounding_i the f32 operations
@@ -43,6 +46,14 @@
 //!   once in f64 and rounded up ([`Int8Pool`]); ‖m̃_i‖ ≤ n_i + ‖ê_i‖;
 //! * ‖Σ ω_a m̂_a‖² ≤ Σ_{ab} ω_a ω_b G_ab + η (Σ ω_a n_a)² (plus the f32
 //!   rounding of the centroid loop's running sums) from the refit's G_SS;
+//! * ‖E‖ ≤ ‖Ẽ‖ (1 + d·2⁻⁵²) + 1.01 (|F| + 6) u Σ |ω_a| (n_a + ‖ê_a‖),
+//!   Ẽ = E evaluated in f32 from the picks' f32 rows and codes, a few
+//!   hundred coordinates at a time on the stack, ‖Ẽ‖² summed in f64
+//!   (`kernels::int8::weighted_error_norm`, which derives the margin);
+//!   the bound uses the smaller of that and Σ ω_a ‖ê_a‖ (both rigorous).
+//!   It costs one pass over the |F| picks' rows (|F|·d multiply-adds), so
+//!   a step computes it only when more than one candidate reaches L with
+//!   Σ ω_a ‖ê_a‖ (`TIGHTEN_ABOVE`);
 //! * the whole radius is multiplied by 1 + 10⁻⁹ and increased by 10⁻¹⁵ to
 //!   cover the f64 evaluation of the bound itself (and to make exact ties
 //!   overlap).
@@ -61,8 +72,9 @@ use crate::error::Error;
 use crate::exact::ExactParts;
 use crate::input::{first_stop, prepare, Input, Spend};
 use crate::int8::Int8Pool;
-use crate::kernels::int8::{dots_i8_pass, Int8Kernel};
-use crate::kernels::{self, sealed::Rows, Executor, Isa, Serial};
+use crate::kernels::int8::{dots_i8_pass, weighted_error_norm, ErrorRow, Int8Kernel};
+use crate::kernels::sealed::{Mat, Rows};
+use crate::kernels::{self, Executor, Isa, Serial};
 use crate::options::PursuitOptions;
 use crate::pursuit::scorer::{
     argmax_available, centroid_scores, f32_entry_error, refresh_scores, Choice, ScoreForm, Scorer,
@@ -81,6 +93,10 @@ const BLOCK: usize = 64;
 /// Candidates a certified argmax lists on the stack (more: it scans the
 /// pool).
 const LIST: usize = 64;
+/// A certified argmax computes the tighter error term
+/// (`Int8Scorer::weighted_error`) when more candidates than this reach L
+/// with the cheaper one.
+const TIGHTEN_ABOVE: usize = 1;
 
 /// upper_i = u_i + B_i and the returned L = max_i (u_i − B_i), with
 /// B_i = (c[0]·eb_i + c[1]·nb_i + c[2]·|ρ_i|)·SAFE + 10⁻¹⁵ (module docs),
@@ -163,52 +179,74 @@ impl Int8Passes {
 
     /// The rule of [`Int8Passes::Auto`]: whether the certified int8 pursuit
     /// of a pool of P rows of dimension d at budget K (K ≤ P counts) is
-    /// measured faster than the f32 pursuit with the int8 pass on `kernel`
-    /// and `l2_bytes` of L2 cache per core. Both conditions must hold:
+    /// measured faster than the f32 pursuit that [`Int8Passes::Auto`] runs
+    /// otherwise ([`pursuit_with`](crate::pursuit_with), its default
+    /// screening), with the int8 pass on `kernel` and `l2_bytes` of L2
+    /// cache per core, on every pool kind measured. All four conditions
+    /// must hold:
     ///
     /// 1. the f32 rows do not fit in L2: 4·P·d > `l2_bytes` (in L2 the f32
-    ///    passes are as cheap per row as the int8 ones, and the
+    ///    passes are about as cheap per row as the int8 ones, and the
     ///    verification is extra);
-    /// 2. P is large against K: P ≥ 100 + 0.4·K² with an int8 dot
-    ///    instruction (AVX-512 VNNI, AVX-VNNI), P ≥ 250 + 0.5·K² with AVX2
-    ///    alone (`vpmaddubsw`). The int8 passes save a fixed share of each
-    ///    of the K passes over P rows, while the verification (the f32
+    /// 2. d ≥ 1536 ([`INT8_AUTO_MIN_DIM`]): at d = 768 and 384 the clustered E5
+    ///    store pools lose (1.0–1.6× at K = 20–40, P = 1000–2000);
+    /// 3. K ≤ 20 ([`INT8_AUTO_MAX_BUDGET`]): on the E5 store pools, whose
+    ///    scores crowd together so that 35–90 candidates per pick need
+    ///    verifying, the int8 pursuit is 1.1–1.3× the screened f32 pursuit
+    ///    at K = 25 and 1.4–2.6× at K = 30–50 (random and MiniLM store
+    ///    pools: 0.26–0.93 there);
+    /// 4. P ≥ 400 + K²/4: the int8 passes save a fixed share of each of
+    ///    the K passes over P rows, while the verification (the f32
     ///    entries of the candidates whose bound may win, each with every
-    ///    free pick) grows about as K², independently of P.
+    ///    free pick) grows with K.
     ///
-    /// Never on the portable or simd128 kernels (not measured to pay). The
-    /// thresholds are where the measured int8 / f32 pursuit time falls below
-    /// about 0.9 (BENCHMARKS.md, "Certified int8 pursuit", 2026-12-05, AMD
-    /// EPYC Zen 4 with AVX-512 VNNI and, forced, its AVX2 kernel; random
-    /// unit pools, d = 384 and 1536, K = 10, 20, 50): with AVX2, K = 20 at
-    /// P = 500 takes 0.83 and at P = 300 0.95; K = 50 at P = 2000 0.87 and
-    /// at P = 1000 1.17; with VNNI, K = 20 at P = 300 0.81, K = 50 at
-    /// P = 1000 1.02.
+    /// The same rule for AVX2 alone (`vpmaddubsw`), AVX-VNNI and AVX-512
+    /// VNNI (at d ≥ 1536 their pursuit times differ by under 10 %); never
+    /// on the portable or simd128 kernels (not measured to pay).
+    ///
+    /// Measured (BENCHMARKS.md, "AVX2 without VNNI and the rule of
+    /// `Int8Passes::Auto`", 2026-12-05 21:00–21:11 UTC, commit cdff87d,
+    /// Intel Xeon (family 6, model 207) with AVX-512 VNNI and AVX-VNNI,
+    /// 2 MiB of L2, the AVX2 kernel forced and the VNNI one; int8 / f32
+    /// pursuit, medians over 48 HotpotQA store pools tiled to d = 1536 or
+    /// 16 random unit pools): against the screened f32 pursuit with the
+    /// AVX2 kernel, E5 pools K = 10 at P = 450 0.63, K = 20 at P = 500
+    /// 0.94, P = 600 0.90, P = 1000 0.83, P = 2000 0.99; MiniLM K = 20 at
+    /// P = 1000 0.47; random K = 20–25 at P = 1000 0.26–0.27.
     ///
     /// ```
     /// use mempursuit_core::kernels::int8::Int8Kernel;
     /// use mempursuit_core::Int8Passes;
     /// let mib = 1 << 20;
     /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx2, 1000, 1536, 20, mib));
-    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 200, 1536, 20, mib));
-    /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx512Vnni, 300, 1536, 20, mib));
-    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 1000, 1536, 50, mib));
-    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 500, 384, 20, mib)); // in L2
+    /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx2, 500, 1536, 20, mib));
+    /// assert!(Int8Passes::auto_rule(Int8Kernel::Avx512Vnni, 450, 1536, 10, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 450, 1536, 20, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 200, 1536, 20, 2 * mib)); // in L2
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx2, 1000, 1536, 30, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Avx512Vnni, 2000, 768, 20, mib));
+    /// assert!(!Int8Passes::auto_rule(Int8Kernel::Portable, 1000, 1536, 20, mib));
     /// ```
     pub fn auto_rule(kernel: Int8Kernel, p: usize, d: usize, k: usize, l2_bytes: usize) -> bool {
         let beyond_l2 = p.saturating_mul(d).saturating_mul(4) > l2_bytes;
-        let k2 = k.min(p).saturating_mul(k.min(p));
-        // 5P ≥ 500 + 2K² and 2P ≥ 500 + K², in integers.
-        let large = match kernel {
-            Int8Kernel::Avx512Vnni | Int8Kernel::AvxVnni => {
-                p.saturating_mul(5) >= k2.saturating_mul(2).saturating_add(500)
-            }
-            Int8Kernel::Avx2 => p.saturating_mul(2) >= k2.saturating_add(500),
-            _ => false,
-        };
-        beyond_l2 && large
+        let k = k.min(p);
+        let simd = matches!(
+            kernel,
+            Int8Kernel::Avx2 | Int8Kernel::AvxVnni | Int8Kernel::Avx512Vnni
+        );
+        // 4P ≥ 1600 + K², in integers.
+        let large = p.saturating_mul(4) >= k.saturating_mul(k).saturating_add(1600);
+        simd && beyond_l2 && d >= INT8_AUTO_MIN_DIM && k <= INT8_AUTO_MAX_BUDGET && large
     }
 }
+
+/// The least d at which [`Int8Passes::auto_rule`] runs the int8 passes
+/// (its condition 2).
+pub const INT8_AUTO_MIN_DIM: usize = 1536;
+
+/// The largest budget K at which [`Int8Passes::auto_rule`] runs the int8
+/// passes (its condition 3).
+pub const INT8_AUTO_MAX_BUDGET: usize = 20;
 
 /// MemPursuit on certified int8 candidates: the same picks, weights and
 /// steps as [`pursuit`](crate::pursuit) on the f32 rows `input.candidates`
@@ -238,8 +276,9 @@ impl Int8Passes {
 ///
 /// It runs the int8 passes only where they are measured faster than the
 /// f32 pursuit ([`Int8Passes::auto_rule`]: f32 rows that do not fit in the
-/// L2 cache and a pool large against K², on a CPU with AVX2 or VNNI), and
-/// the f32 pursuit elsewhere (BENCHMARKS.md in the repository).
+/// L2 cache, d ≥ 1536, K ≤ 20 and a pool large against K², on a CPU with
+/// AVX2 or VNNI), and the f32 pursuit elsewhere (BENCHMARKS.md in the
+/// repository).
 ///
 /// # Errors
 /// Every error of [`pursuit`](crate::pursuit), [`Error::Int8Length`] when
@@ -327,7 +366,10 @@ pub fn pursuit_int8_using<'w>(
     let mut scorer = Int8Scorer {
         d,
         scratch: ws.scorer.lend(),
-        rows,
+        rows: Mat {
+            data: input.candidates,
+            ids: input.ids,
+        },
         pool: *pool,
         eta: f32_entry_error(d),
         isa: executor.isa(),
@@ -384,6 +426,44 @@ fn setup(pool: &Int8Pool<'_>, k_eff: usize, ws: &mut Workspace<'_>) {
     }
 }
 
+/// The sums over a step's picks (weights ω, score factor μ; module docs)
+/// that the radius B_i is made of, each rounded up.
+struct Radius {
+    /// μ.
+    mu: f64,
+    /// ‖Σ ω_a m̂_a‖.
+    x: f64,
+    /// Σ ω_a n_a.
+    sn: f64,
+    /// Σ ω_a ‖m̃_a‖.
+    snb: f64,
+    /// Σ |ω_a| ‖ê_a‖ (the triangle inequality's weighted error).
+    se: f64,
+    /// Σ |ω_a| (n_a + ‖ê_a‖) (what [`weighted_error_norm`] needs).
+    spread: f64,
+    /// |F| (the free picks) or n (centroid pursuit).
+    terms: usize,
+    /// The coefficient of |ρ_i| (rounding of both score evaluations).
+    a_rho: f64,
+    /// The coefficient of ‖m̃_i‖ (Σ ω n + Σ ω ‖m̃‖) (their rounding).
+    b_sum: f64,
+}
+
+impl Radius {
+    /// The coefficients [c_e, c_n, a] of B_i = (c_e ‖ê_i‖ + c_n ‖m̃_i‖ +
+    /// a |ρ_i|)·SAFE + 1e-15 ([`bounds`]) with `error` ≥ ‖Σ ω_a ê_a‖ (`se`
+    /// or the tighter [`weighted_error_norm`]) and η the f32 entries'
+    /// relative error: B_i = (μ(x‖ê_i‖ + ‖m̃_i‖(η Σωn + error + 1.01u
+    /// Σω‖m̃‖)) + a|ρ_i| + b ‖m̃_i‖ (Σωn + Σω‖m̃‖))·SAFE + 1e-15, with
+    /// n_i ≤ ‖m̃_i‖'s bound.
+    fn coefficients(&self, eta: f64, error: f64) -> [f64; 3] {
+        let ce = self.mu * self.x;
+        let cn = self.mu * (eta * self.sn + error + 1.01 * U32 * self.snb)
+            + self.b_sum * (self.sn + self.snb);
+        [ce, cn, self.a_rho]
+    }
+}
+
 /// n_i = s_i ‖m_i‖, rounded up.
 #[inline]
 fn row_norm(pool: &Int8Pool<'_>, ws: &Workspace<'_>, i: usize) -> f64 {
@@ -397,8 +477,8 @@ struct Int8Scorer<'a, 's> {
     /// The candidates' upper bounds, lent by the workspace for the call.
     scratch: Int8Scratch<'s>,
     /// The f32 rows (P × d, in place by id where the input has ids), for
-    /// the Gram entries of verified candidates.
-    rows: Rows<'a>,
+    /// the Gram entries of verified candidates and the picks' errors ê.
+    rows: Mat<'a, f32>,
     pool: Int8Pool<'a>,
     /// η: relative error bound of an f32 Gram entry.
     eta: f64,
@@ -406,7 +486,7 @@ struct Int8Scorer<'a, 's> {
     isa: Isa,
 }
 
-impl Int8Scorer<'_, '_> {
+impl<'a> Int8Scorer<'a, '_> {
     /// The int8 Gram row of pick `j` into stored row `slot`:
     /// gram[slot][i] = fl32((c_i · c_j) · w_i w_j), the integer dot exact.
     fn int8_gram_row(&self, ws: &mut Workspace<'_>, j: usize, slot: usize) {
@@ -429,21 +509,48 @@ impl Int8Scorer<'_, '_> {
         }
     }
 
+    /// Candidate i's quantization error ê_i = s_i m_i − w_i c_i as
+    /// [`weighted_error_norm`] reads it (its f32 row, s_i, w_i, its codes).
+    fn error_row(&self, ws: &Workspace<'_>, i: usize) -> ErrorRow<'a> {
+        let d = self.d;
+        ErrorRow {
+            row: self.rows.row(i, d),
+            scale: ws.scale[i],
+            // An f32 value (`setup`).
+            weight: ws.wscale[i] as f32,
+            codes: &self.pool.codes[i * d..(i + 1) * d],
+        }
+    }
+
     /// out[r] = G_{rows[r], i} for pool rows `rows`, bit for bit the f32
     /// pass's entries: the pass's dot product kernel and order
     /// (`Rows::dots_indexed_row`, several rows per load of row i) and its
     /// scaling fl32(dot · fl32(s_j s_i)).
     fn f32_entries(&self, ws: &Workspace<'_>, i: usize, rows: &[usize], out: &mut [f32]) {
-        self.rows.dots_indexed_row(self.isa, self.d, i, rows, out);
+        Rows::F32(self.rows).dots_indexed_row(self.isa, self.d, i, rows, out);
         for (o, &j) in out.iter_mut().zip(rows) {
             *o *= ws.scale[j] * ws.scale[i];
         }
     }
 
     /// Caches the f32 entries G_{picks[pos], i} of candidate `i` for the
-    /// positions `positions` that lack one, up to eight at a time
-    /// ([`Self::f32_entries`]).
-    fn ensure(&self, ws: &mut Workspace<'_>, i: usize, positions: impl Iterator<Item = usize>) {
+    /// positions `from..to` that lack one ([`Self::ensure_with`]).
+    fn ensure(&self, ws: &mut Workspace<'_>, i: usize, from: usize, to: usize) {
+        self.ensure_with(ws, i, to - from, |_, r| from + r);
+    }
+
+    /// Caches the f32 entries G_{picks[pos], i} of candidate `i` for the
+    /// positions `position(ws, r)`, r < `count`, that lack one, up to
+    /// eight at a time ([`Self::f32_entries`]: several pick rows per load
+    /// of row i). The positions are read from the workspace one at a time
+    /// (the refit's free set lives there).
+    fn ensure_with(
+        &self,
+        ws: &mut Workspace<'_>,
+        i: usize,
+        count: usize,
+        position: impl Fn(&Workspace<'_>, usize) -> usize,
+    ) {
         let stride = ws.max_pool;
         let mut pos = [0usize; 8];
         let mut row = [0usize; 8];
@@ -455,7 +562,8 @@ impl Int8Scorer<'_, '_> {
                 ws.verified_gram[pos[r] * stride + i] = out[r];
             }
         };
-        for a in positions {
+        for r in 0..count {
+            let a = position(ws, r);
             if ws.verified_gram[a * stride + i].is_nan() {
                 pos[n] = a;
                 row[n] = ws.picks[a];
@@ -478,10 +586,7 @@ impl Int8Scorer<'_, '_> {
         match form {
             ScoreForm::Refresh { .. } => {
                 let nf = ws.solver.nfree();
-                for a in 0..nf {
-                    let pos = ws.solver.free()[a];
-                    self.ensure(ws, i, pos..pos + 1);
-                }
+                self.ensure_with(ws, i, nf, |ws, a| ws.solver.free()[a]);
                 let mut v = ws.rho[i];
                 for a in 0..nf {
                     let g = ws.verified_gram[ws.solver.free()[a] * stride + i];
@@ -527,7 +632,7 @@ impl Int8Scorer<'_, '_> {
     /// Σ_{pos<n} G_{picks[pos], i} of the f32 entries, summed in pick order
     /// in f32 as the f32 centroid loop's running sum does.
     fn entry_sum(&mut self, ws: &mut Workspace<'_>, i: usize, n: usize) -> f32 {
-        self.ensure(ws, i, 0..n);
+        self.ensure(ws, i, 0, n);
         let stride = ws.max_pool;
         let mut acc = 0.0f32;
         for pos in 0..n {
@@ -541,7 +646,7 @@ impl Int8Scorer<'_, '_> {
     /// the number of candidates verified.
     fn certified_next(&mut self, ws: &mut Workspace<'_>, form: ScoreForm) -> Choice {
         let p = ws.pool;
-        let Some(radius) = self.radius_terms(ws, form) else {
+        let Some(radius) = self.radius_parts(ws, form) else {
             // ScoreForm::Relevance: the pick is by ρ alone.
             return Choice {
                 pick: argmax_available(&ws.rho[..p], &ws.states),
@@ -553,14 +658,33 @@ impl Int8Scorer<'_, '_> {
         // L = max (Ũ_i − B_i). Unavailable candidates hold u = −∞ (the loops
         // mask them), so their lower bound is −∞ and their upper bound −∞
         // or NaN (ρ = −∞): never selected below.
-        let lower = bounds(
+        let mut lower = bounds(
             &ws.u[..p],
             &ws.err_bound[..p],
             &ws.norm_bound[..p],
             &ws.rho[..p],
-            radius,
+            radius.coefficients(self.eta, radius.se),
             &mut self.scratch.upper[..p],
         );
+        // More than one contender: the tighter error term (one f32 pass
+        // over the free picks' rows and codes, `weighted_error_norm`)
+        // usually excludes most of them, each of which would cost up to
+        // |F| f32 entries to verify.
+        let contenders = self.scratch.upper[..p]
+            .iter()
+            .filter(|&&up| up >= lower)
+            .count();
+        if contenders > TIGHTEN_ABOVE && lower > f64::NEG_INFINITY {
+            let norm = self.weighted_error(ws, form, &radius);
+            lower = bounds(
+                &ws.u[..p],
+                &ws.err_bound[..p],
+                &ws.norm_bound[..p],
+                &ws.rho[..p],
+                radius.coefficients(self.eta, radius.se.min(norm)),
+                &mut self.scratch.upper[..p],
+            );
+        }
         if lower == f64::NEG_INFINITY {
             return Choice {
                 pick: None,
@@ -578,28 +702,31 @@ impl Int8Scorer<'_, '_> {
         }
     }
 
-    /// The coefficients [c_e, c_n, a] of the radius B_i = (c_e ‖ê_i‖ +
-    /// c_n ‖m̃_i‖ + a |ρ_i|)·SAFE + 1e-15 of this step's score form (`None`
-    /// for [`ScoreForm::Relevance`], which needs no bound).
-    fn radius_terms(&self, ws: &Workspace<'_>, form: ScoreForm) -> Option<[f64; 3]> {
+    /// The sums over this step's picks that the radius B_i is made of
+    /// ([`Radius`]; `None` for [`ScoreForm::Relevance`], which needs no
+    /// bound).
+    fn radius_parts(&self, ws: &Workspace<'_>, form: ScoreForm) -> Option<Radius> {
         let k = ws.max_budget;
         let eta = self.eta;
-        // Σ ω n, Σ ω ‖m̃‖, Σ ω ‖ê‖ and ‖Σ ω m̂‖² over the score's picks.
-        let (mut sn, mut snb, mut se) = (0.0f64, 0.0f64, 0.0f64);
+        // Σ ω n, Σ ω ‖m̃‖, Σ |ω| ‖ê‖, Σ |ω| (n + ‖ê‖) and ‖Σ ω m̂‖² over the
+        // score's picks.
+        let (mut sn, mut snb, mut se, mut spread) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         let (mu, x2, terms, a_rho, b_sum) = match form {
             ScoreForm::Refresh { .. } => {
                 let nf = ws.solver.nfree();
+                let free = &ws.solver.free()[..nf];
                 let mut x2 = 0.0f64;
-                for a in 0..nf {
-                    let pa = ws.solver.free()[a];
+                for (a, &pa) in free.iter().enumerate() {
                     let j = ws.picks[pa];
                     let w = ws.coef[a] as f64;
-                    sn += w * row_norm(&self.pool, ws, j);
+                    let n = row_norm(&self.pool, ws, j);
+                    sn += w * n;
                     snb += w * ws.norm_bound[j];
-                    se += w * ws.err_bound[j];
-                    for b in 0..nf {
-                        let pb = ws.solver.free()[b];
-                        x2 += w * ws.coef[b] as f64 * ws.solver.gss[pa * k + pb];
+                    se += w.abs() * ws.err_bound[j];
+                    spread += w.abs() * (n + ws.err_bound[j]);
+                    let gss = &ws.solver.gss[pa * k..pa * k + k];
+                    for (&c, &pb) in ws.coef[..nf].iter().zip(free) {
+                        x2 += w * c as f64 * gss[pb];
                     }
                 }
                 // Two evaluations of |F| rounded products and subtractions.
@@ -612,6 +739,7 @@ impl Int8Scorer<'_, '_> {
                     sn += row_norm(&self.pool, ws, j);
                     snb += ws.norm_bound[j];
                     se += ws.err_bound[j];
+                    spread += row_norm(&self.pool, ws, j) + ws.err_bound[j];
                 }
                 // `total` sums f32 running sums of n entries each.
                 let x2 = total + 2.0 * n as f64 * 1.01 * U32 * sn * sn;
@@ -628,13 +756,32 @@ impl Int8Scorer<'_, '_> {
             ScoreForm::Relevance => return None,
         };
         let x2 = x2 + eta * sn * sn + (terms * terms + 2) as f64 * f64::EPSILON * snb * snb;
-        let x = libm::sqrt(x2.max(0.0)) * SAFE;
-        let (sn, snb, se) = (sn * SAFE, snb * SAFE, se * SAFE);
-        // B_i = (μ(x‖ê_i‖ + ‖m̃_i‖(η Σωn + Σω‖ê‖ + 1.01u Σω‖m̃‖)) + a|ρ_i|
-        // + b ‖m̃_i‖ (Σωn + Σω‖m̃‖))·SAFE + 1e-15, with n_i ≤ ‖m̃_i‖ bound.
-        let ce = mu * x;
-        let cn = mu * (eta * sn + se + 1.01 * U32 * snb) + b_sum * (sn + snb);
-        Some([ce, cn, a_rho])
+        Some(Radius {
+            mu,
+            x: libm::sqrt(x2.max(0.0)) * SAFE,
+            sn: sn * SAFE,
+            snb: snb * SAFE,
+            se: se * SAFE,
+            spread: spread * SAFE,
+            terms,
+            a_rho,
+            b_sum,
+        })
+    }
+
+    /// An upper bound of ‖Σ_a ω_a ê_a‖ over this step's picks
+    /// ([`weighted_error_norm`]: one f32 pass over their rows and codes).
+    fn weighted_error(&self, ws: &Workspace<'_>, form: ScoreForm, radius: &Radius) -> f64 {
+        let (d, terms, spread) = (self.d, radius.terms, radius.spread);
+        match form {
+            ScoreForm::Refresh { .. } => weighted_error_norm(d, terms, spread, |a| {
+                let j = ws.picks[ws.solver.free()[a]];
+                (self.error_row(ws, j), ws.coef[a])
+            }),
+            _ => weighted_error_norm(d, terms, spread, |pos| {
+                (self.error_row(ws, ws.picks[pos]), 1.0)
+            }),
+        }
     }
 
     /// The candidates whose upper bound (in `Int8Scratch::upper`) can reach L (usually a
@@ -710,10 +857,10 @@ impl Scorer for Int8Scorer<'_, '_> {
         }
         // The f32 entries of i with the earlier picks, batched (the loop
         // reads them for G_SS and the pick's score).
-        self.ensure(ws, i, 0..t);
+        self.ensure(ws, i, 0, t);
     }
     fn entry(&mut self, ws: &mut Workspace<'_>, pos: usize, i: usize) -> f32 {
-        self.ensure(ws, i, pos..pos + 1);
+        self.ensure(ws, i, pos, pos + 1);
         ws.verified_gram[pos * ws.max_pool + i]
     }
     fn diag(&mut self, ws: &mut Workspace<'_>, i: usize) -> f32 {

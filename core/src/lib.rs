@@ -127,7 +127,10 @@ mod solver;
 mod workspace;
 
 pub use baselines::{mmr, mmr_with, top_k, top_k_with};
-pub use certified::{pursuit_int8, pursuit_int8_using, pursuit_int8_with, Int8Passes};
+pub use certified::{
+    pursuit_int8, pursuit_int8_using, pursuit_int8_with, Int8Passes, INT8_AUTO_MAX_BUDGET,
+    INT8_AUTO_MIN_DIM,
+};
 pub use cholesky::PIVOT_TOLERANCE;
 pub use error::{Capacity, Error, ErrorKind, Int8Fault, ScratchBuffer, VectorFault};
 /// The `half` crate (feature `half`): `f16` and `bf16` candidate storage.

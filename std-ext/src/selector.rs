@@ -338,10 +338,10 @@ impl Selector {
     /// # When it pays
     /// The int8 passes read a quarter of the bytes, but verifying the
     /// candidates that might win costs extra f32 dot products (about K² of
-    /// them per query). So this runs them only where measured faster: f32
-    /// rows that do not fit in the L2 cache and a pool large against K²
-    /// (with AVX2 alone P ≥ 250 + K²/2, with VNNI P ≥ 100 + 0.4·K²), and
-    /// the f32 pursuit elsewhere
+    /// them per query, more on clustered pools). So this runs them only
+    /// where measured faster on every pool kind measured: f32 rows that do
+    /// not fit in the L2 cache, d ≥ 1536, K ≤ 20 and P ≥ 400 + K²/4 (AVX2,
+    /// AVX-VNNI or AVX-512 VNNI), and the f32 pursuit elsewhere
     /// ([`Int8Passes::auto_rule`](mempursuit_core::Int8Passes::auto_rule));
     /// [`Selector::select_int8_using`] chooses. The measurements and their
     /// commands: BENCHMARKS.md, "Certified int8 pursuit".

@@ -310,6 +310,63 @@ fn int8_selection_is_the_f32_selection_bit_for_bit() {
     assert!(verified > 0 && skipped > 0 && filled > 0 && dependent > 0);
 }
 
+/// Store-like pools: a retriever's nearest neighbours of a query (rows
+/// close to the query and to each other, a few tight topics, near
+/// duplicates), where many candidates' bounds overlap and the bound's
+/// error term ‖Σ ω_a ê_a‖ (the picks' quantization errors, from their error
+/// Gram) decides what is verified. With `Int8Passes::Int8` forced, the
+/// int8 pursuit makes the f32 pursuit's selection bit for bit at K = 20
+/// and 50, paper mode, the family and centroid pursuit; with the feature
+/// `check-bounds` every candidate's f32 score is also checked inside its
+/// bound at every pick.
+#[test]
+fn int8_picks_are_the_f32_picks_on_store_like_clustered_pools() {
+    use mempursuit::Int8Passes;
+    use mempursuit_tests::checks::same_selection;
+    let (p, d) = (120, 96);
+    let mut verified = 0u64;
+    for seed in 0..6u64 {
+        let mut rng = random::rng(2900 + seed);
+        let q = random::unit(&mut rng, d);
+        let q64: Vec<f64> = q.iter().map(|&x| x as f64).collect();
+        // Topics near the query, rows near the topics (noise 0.05–0.2),
+        // a quarter of them near-copies of one row.
+        let topics: Vec<Vec<f64>> = (0..4)
+            .map(|_| {
+                let g = random::gaussian(&mut rng, d);
+                q64.iter().zip(&g).map(|(a, b)| a + 0.08 * b).collect()
+            })
+            .collect();
+        let noise = [0.05, 0.1, 0.2][seed as usize % 3];
+        let mut pool = random::near_copies(&mut rng, &topics, p - p / 4, noise);
+        let dup = random::near_copies(&mut rng, std::slice::from_ref(&q64), p / 4, 1e-3);
+        pool.extend(dup);
+        let codes = Int8Candidates::quantize(&pool, d).unwrap();
+        let input = Input::new(&q, &pool);
+        for o in [
+            PursuitOptions::default(),
+            PursuitOptions {
+                ridge: 0.05,
+                gamma: 0.5,
+                ..PursuitOptions::default()
+            },
+            PursuitOptions::centroid(0.5),
+        ] {
+            for k in [20, 50] {
+                let mut sel = Selector::new();
+                let want = sel.select(&input, k, &Method::Pursuit(o)).unwrap();
+                let got = sel
+                    .select_int8_using(&input, &codes, k, &o, Int8Passes::Int8)
+                    .unwrap();
+                same_selection(&got, &want)
+                    .unwrap_or_else(|e| panic!("seed {seed} K={k} {o:?}: {e}"));
+                verified += got.steps.iter().map(|s| s.verified as u64).sum::<u64>();
+            }
+        }
+    }
+    assert!(verified > 0);
+}
+
 /// The certificate holds for every finite code and scale the constructor
 /// accepts: codes ±127 and 0 with scales from 1e-30 to f32::MAX (so that
 /// s·c and the int8 Gram entries would overflow f32), beside well-coded

@@ -270,6 +270,86 @@ pub fn l2_cache_bytes() -> usize {
     }
 }
 
+/// One pick of the certified int8 pursuit as its quantization error
+/// ê = s·m − w·c reads it (`crate::certified`, module docs): the f32 row m
+/// (d values), its pass scale s (f32), the weight w of its approximation
+/// (an f32 value, or 0) and its int8 codes c (d codes).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ErrorRow<'a> {
+    pub(crate) row: &'a [f32],
+    pub(crate) scale: f32,
+    pub(crate) weight: f32,
+    pub(crate) codes: &'a [i8],
+}
+
+/// Coordinates per block of [`weighted_error_norm`] (its f32 buffer of
+/// the weighted error lives on the stack).
+const ERROR_BLOCK: usize = 256;
+
+/// An upper bound of ‖E‖, E = Σ_r ω_r ê_r the weighted quantization error
+/// of `count` picks (`pick(r)` = (row r, ω_r)), d-vectors; `spread` must
+/// be at least Σ_r |ω_r| (‖m̂_r‖ + ‖ê_r‖) (m̂ = s·m). One f32 pass over
+/// the picks' rows and codes, [`ERROR_BLOCK`] coordinates at a time (F·d
+/// multiply-adds; AVX2 where the CPU has it, the same rounding bound).
+///
+/// Rounding: per coordinate, ê_k is computed as fl(fl(s m_k) − fl(w c_k))
+/// (error ≤ 2.01u (|m̂_k| + |m̃_k|) ≤ 2.01u (2|m̂_k| + |ê_k|), u = 2⁻²⁴,
+/// m̃ = w c), then Ẽ_k = fl(Ẽ_k + fl(ω ê_k)) in pick order, so
+/// |Ẽ_k − E_k| ≤ 1.01 (F + 6) u Σ_r |ω_r| (|m̂_rk| + |ê_rk|) and, by the
+/// triangle inequality on these nonnegative vectors,
+/// ‖Ẽ − E‖ ≤ 1.01 (F + 6) u · `spread`. ‖Ẽ‖² is summed in f64 (each
+/// square of an f32 exact), relative error ≤ d·2⁻⁵³, the square root one
+/// more rounding. The result, ‖Ẽ‖ (1 + d·2⁻⁵²) + 1.01 (F + 6) u · spread,
+/// is raised by 10⁻⁹ relative (its own f64 evaluation) and 10⁻³⁰ absolute
+/// (f32 underflow of tiny errors).
+pub(crate) fn weighted_error_norm<'a>(
+    d: usize,
+    count: usize,
+    spread: f64,
+    pick: impl Fn(usize) -> (ErrorRow<'a>, f32),
+) -> f64 {
+    let mut sumsq = 0.0f64;
+    let mut buf = [0.0f32; ERROR_BLOCK];
+    let mut start = 0;
+    while start < d {
+        let n = ERROR_BLOCK.min(d - start);
+        let e = &mut buf[..n];
+        e.fill(0.0);
+        for r in 0..count {
+            let (row, omega) = pick(r);
+            let (m, c) = (&row.row[start..start + n], &row.codes[start..start + n]);
+            error_axpy(e, omega, m, row.scale, c, row.weight);
+        }
+        for &x in e.iter() {
+            sumsq += x as f64 * x as f64;
+        }
+        start += n;
+    }
+    let u = f32::EPSILON as f64 / 2.0;
+    let rounding = 1.01 * (count as f64 + 6.0) * u * spread;
+    (libm::sqrt(sumsq) * (1.0 + d as f64 * f64::EPSILON) + rounding) * (1.0 + 1e-9) + 1e-30
+}
+
+/// e[k] += ω · (s·m[k] − w·c[k]) in f32, each product and the difference
+/// rounded (no fused multiply-add: the bound of [`weighted_error_norm`]
+/// counts these roundings).
+#[inline]
+fn error_axpy_portable(e: &mut [f32], omega: f32, m: &[f32], s: f32, c: &[i8], w: f32) {
+    for ((ek, &mk), &ck) in e.iter_mut().zip(m).zip(c) {
+        *ek += omega * (s * mk - w * ck as f32);
+    }
+}
+
+/// [`error_axpy_portable`], on AVX2 where the CPU has it (the same loop,
+/// `int8_x86::error_axpy_avx2`: the same values).
+fn error_axpy(e: &mut [f32], omega: f32, m: &[f32], s: f32, c: &[i8], w: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if super::int8_x86::I8Isa::Avx2.is_available() {
+        return super::int8_x86::error_axpy_avx2(e, omega, m, s, c, w);
+    }
+    error_axpy_portable(e, omega, m, s, c, w)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,6 +365,175 @@ mod tests {
             *c = (((s >> 33) % 255) as i32 - 127) as i8;
         }
         out
+    }
+
+    /// A small LCG in [−1, 1).
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        }
+    }
+
+    /// `weighted_error_norm` (the tighter error term of the certified
+    /// int8 bound) is never below the true ‖Σ ω_a ê_a‖ (computed in f64
+    /// from the exact products), nor ‖m̃‖ times it below |E·m̃| for any m̃,
+    /// and never above Σ ω_a ‖ê_a‖ by more than its margin: on rows
+    /// quantized as the pool does, rows whose codes and weights have
+    /// nothing to do with them (huge errors), rows approximated by 0,
+    /// scales and weights ω near 0 and 1, d not a multiple of the block,
+    /// and errors that cancel (E ≈ 0).
+    const D: usize = 300;
+    const F: usize = 6;
+
+    /// Case `case` of `weighted_error_bound_covers_the_true_error`: d, the
+    /// picks' count n, their rows, codes, scales, weights w and ω.
+    struct ErrorCase {
+        d: usize,
+        n: usize,
+        rows: [[f32; D]; F],
+        codes: [[i8; D]; F],
+        scale: [f32; F],
+        weight: [f32; F],
+        omega: [f32; F],
+    }
+
+    fn error_case(case: usize, rng: &mut Lcg) -> ErrorCase {
+        {
+            let d = [D, 7, 256, 257][case % 4];
+            let mut rows = [[0.0f32; D]; F];
+            let mut codes = [[0i8; D]; F];
+            let mut scale = [1.0f32; F];
+            let mut weight = [0.0f32; F];
+            let mut omega = [0.0f32; F];
+            let n = 1 + case % F;
+            for a in 0..n {
+                let magnitude = [1.0, 1e-3, 30.0, 1e-12][(case / 3) % 4];
+                for k in 0..d {
+                    rows[a][k] = (rng.next() * magnitude) as f32;
+                }
+                scale[a] = [1.0f32, 0.5, 1e-3, 3.0][(case / 5) % 4];
+                let max = rows[a][..d].iter().fold(0.0f32, |m, x| m.max(x.abs()));
+                let w = (scale[a] as f64 * (max / 127.0) as f64) as f32;
+                match case % 5 {
+                    // Quantized as the pool does.
+                    0 | 1 => {
+                        for k in 0..d {
+                            let c = if w > 0.0 {
+                                libm::round(scale[a] as f64 * rows[a][k] as f64 / w as f64)
+                            } else {
+                                0.0
+                            };
+                            codes[a][k] = c.clamp(-127.0, 127.0) as i8;
+                        }
+                        weight[a] = w;
+                    }
+                    // Codes unrelated to the row, a weight far off.
+                    2 | 3 => {
+                        for k in 0..d {
+                            codes[a][k] = (rng.next() * 127.0) as i8;
+                        }
+                        weight[a] = w * (1.0 + 40.0 * rng.next().abs()) as f32;
+                    }
+                    // Approximated by 0: ê = s m.
+                    _ => weight[a] = 0.0,
+                }
+                omega[a] = [1.0f32, 1e-7, 0.999_999, rng.next().abs() as f32][(a + case) % 4];
+            }
+            if case.is_multiple_of(7) && n >= 2 {
+                // ê_1 ≈ −ê_0: the same codes, weight and scale, the row
+                // mirrored around w c / s.
+                codes[1] = codes[0];
+                weight[1] = weight[0];
+                scale[1] = scale[0];
+                for k in 0..d {
+                    let c = weight[0] as f64 * codes[0][k] as f64 / scale[0] as f64;
+                    rows[1][k] = (2.0 * c - rows[0][k] as f64) as f32;
+                }
+                omega[1] = omega[0];
+            }
+            ErrorCase {
+                d,
+                n,
+                rows,
+                codes,
+                scale,
+                weight,
+                omega,
+            }
+        }
+    }
+
+    #[test]
+    fn weighted_error_bound_covers_the_true_error() {
+        let mut rng = Lcg(29);
+        for case in 0..300 {
+            let ErrorCase {
+                d,
+                n,
+                rows,
+                codes,
+                scale,
+                weight,
+                omega,
+            } = error_case(case, &mut rng);
+            // The exact errors (each product exact in f64, the difference
+            // rounded once), their norms and E.
+            let err = |a: usize, k: usize| {
+                scale[a] as f64 * rows[a][k] as f64 - weight[a] as f64 * codes[a][k] as f64
+            };
+            let norm = |v: &dyn Fn(usize) -> f64| libm::sqrt((0..d).map(|k| v(k) * v(k)).sum());
+            let mut e = [0.0f64; D];
+            let (mut s, mut spread) = (0.0f64, 0.0f64);
+            for a in 0..n {
+                let ea = norm(&|k| err(a, k));
+                let ma = norm(&|k| scale[a] as f64 * rows[a][k] as f64);
+                s += omega[a] as f64 * ea;
+                spread += omega[a] as f64 * (ma + ea);
+                for k in 0..d {
+                    e[k] += omega[a] as f64 * err(a, k);
+                }
+            }
+            let spread = spread * (1.0 + 1e-9);
+            let bound = weighted_error_norm(d, n, spread, |a| {
+                (
+                    ErrorRow {
+                        row: &rows[a][..d],
+                        scale: scale[a],
+                        weight: weight[a],
+                        codes: &codes[a][..d],
+                    },
+                    omega[a],
+                )
+            });
+            let true_norm = norm(&|k| e[k]);
+            assert!(
+                bound.is_finite() && bound >= true_norm * (1.0 + 1e-12),
+                "case {case}: bound {bound} below ‖E‖ = {true_norm}"
+            );
+            // ‖m̃‖ · bound ≥ |E·m̃| for a few directions, E itself included.
+            for t in 0..4 {
+                let m: [f64; D] = core::array::from_fn(|k| if t == 0 { e[k] } else { rng.next() });
+                let mn = norm(&|k| m[k]);
+                let dot: f64 = (0..d).map(|k| m[k] * e[k]).sum();
+                assert!(
+                    mn * bound >= dot.abs(),
+                    "case {case}: {} < {}",
+                    mn * bound,
+                    dot.abs()
+                );
+            }
+            // Never looser than the triangle inequality beyond the margin.
+            let margin = 1.01 * (n as f64 + 6.0) * (f32::EPSILON as f64) * spread;
+            assert!(
+                bound <= s * (1.0 + 1e-6) + margin + 1e-29,
+                "case {case}: {bound} > {s}"
+            );
+        }
     }
 
     #[test]

@@ -191,6 +191,24 @@ pub(crate) fn dots_i8(rows: &[i8], d: usize, v: &[i8], out: &mut [i32]) {
     }
 }
 
+/// The portable `kernels::int8::error_axpy` loop (e[k] += ω·(s·m[k] −
+/// w·c[k]), each product and the difference rounded, no fused
+/// multiply-add) compiled for AVX2: vectorized 8 lanes wide, each lane the
+/// same operations, so the same values. The caller checks
+/// `I8Isa::Avx2.is_available()`.
+pub(crate) fn error_axpy_avx2(e: &mut [f32], omega: f32, m: &[f32], s: f32, c: &[i8], w: f32) {
+    #[target_feature(enable = "avx2")]
+    fn run(e: &mut [f32], omega: f32, m: &[f32], s: f32, c: &[i8], w: f32) {
+        for ((ek, &mk), &ck) in e.iter_mut().zip(m).zip(c) {
+            *ek += omega * (s * mk - w * ck as f32);
+        }
+    }
+    assert!(I8Isa::Avx2.is_available());
+    // SAFETY: the CPU supports AVX2 and the OS saves the YMM state
+    // (asserted above); `run` is safe code otherwise.
+    unsafe { run(e, omega, m, s, c, w) }
+}
+
 /// The int8 pass with AVX-512 VNNI (scalar where the CPU lacks it).
 ///
 /// # Panics

@@ -35,8 +35,8 @@ use mempursuit::parallel::{
     batch_plan_for, select_batch_report, BatchPlan, CacheInfo, CacheSource, SplitPool, L2_FILL,
 };
 use mempursuit::{
-    pursuit, pursuit_int8_using, Element, Input, Int8Candidates, Int8Passes, Method,
-    PursuitOptions, Screening, Selector, Serial,
+    pursuit_int8_using, Element, Input, Int8Candidates, Int8Passes, Method, PursuitOptions,
+    Screening, Selector, Serial,
 };
 use mempursuit_cli::dataset::Dataset;
 use rand::rngs::StdRng;
@@ -60,7 +60,9 @@ pub enum Storage {
     /// whatever `Int8Passes::Auto` would choose: exactly the f32 pursuit's
     /// picks; pursuit methods only). Quantizing the pools is not timed. Also times the
     /// f32 pursuit on the same pools, round by round in the same process
-    /// (row `f32 pursuit`, ratio `int8 / f32 pursuit`), and reports the
+    /// (row `f32 pursuit`, ratio `int8 / f32 pursuit`; its screening is
+    /// `--screening`'s, `auto` by default, `off` for the unscreened
+    /// pursuit), and reports the
     /// candidates verified exactly per pick.
     Int8,
 }
@@ -125,6 +127,10 @@ pub struct BenchArgs {
     /// top-N pool of real embeddings, in descending cosine order).
     #[arg(long, value_name = "N", requires = "dir")]
     pub store_pool: Option<usize>,
+    /// With `--dir`: only N of the data set's queries, spread over it
+    /// (every ⌊Q/N⌋-th; default: every query).
+    #[arg(long, value_name = "N", requires = "dir")]
+    pub dir_queries: Option<usize>,
     /// With `--dir`: lift every vector to T·d dimensions by an isometry
     /// (its d coordinates repeated T times with seeded random signs, scaled
     /// by 1/√T, the T·d coordinates then permuted by a seeded random
@@ -161,7 +167,8 @@ pub struct BenchArgs {
     /// round in the same process (rows `screened` and `unscreened`, ratio
     /// `screened / unscreened`), with the rows read per pick (one storage,
     /// f32/f16/bf16, on one thread). A batch (`--threads N > 1`) runs the
-    /// library's rule (`auto`).
+    /// library's rule (`auto`). With `--storage int8`: the screening of
+    /// the f32 pursuit timed beside it (`auto`, `on` or `off`).
     #[arg(long, value_enum, default_value_t = ScreeningArg::Auto)]
     pub screening: ScreeningArg,
     /// With `--storage int8`: the kernel of the int8 passes, `auto` (the
@@ -617,7 +624,14 @@ fn measure_int8(
                 for input in inputs {
                     let mut ws = f32_selector.workspace(max_pool, k.min(max_pool));
                     let t = Instant::now();
-                    let sel = pursuit(input, k, options, &mut ws)?;
+                    let sel = mempursuit::pursuit_using(
+                        input,
+                        k,
+                        options,
+                        args.screening.screening(),
+                        &mut ws,
+                        &mut Serial,
+                    )?;
                     let dt = t.elapsed().as_secs_f64();
                     sink += sel.picks().len() as f32;
                     if timed {
@@ -720,7 +734,12 @@ pub fn run(args: &BenchArgs) -> CliResult {
             let mut qs = Vec::with_capacity(data.queries.len());
             let store = &data.memory_embeddings;
             let d = data.dim();
-            for i in 0..data.queries.len() {
+            let all = data.queries.len();
+            let (step, take) = match args.dir_queries {
+                Some(n) => ((all / n.max(1)).max(1), n),
+                None => (1, all),
+            };
+            for i in (0..all).step_by(step).take(take) {
                 let mut pool = Vec::new();
                 let query = data.query_embedding(i).to_vec();
                 match args.store_pool {
@@ -1470,11 +1489,13 @@ fn run_screening_compare(
 }
 
 /// The least P at which `Int8Passes::auto_rule` runs the int8 passes at
-/// budget K on the active int8 kernel, whatever d (`usize::MAX`: never).
+/// budget K on the active int8 kernel with d = `INT8_AUTO_MIN_DIM` beyond
+/// L2 (`usize::MAX`: never, e.g. K above `INT8_AUTO_MAX_BUDGET`).
 fn auto_min_pool(k: usize) -> usize {
     let kernel = Int8Kernel::active();
-    (1..=1 << 20)
-        .find(|&p| Int8Passes::auto_rule(kernel, p, 1 << 20, k, 0))
+    let d = mempursuit::INT8_AUTO_MIN_DIM;
+    (k.max(1)..=1 << 20)
+        .find(|&p| Int8Passes::auto_rule(kernel, p, d, k, 0))
         .unwrap_or(usize::MAX)
 }
 
@@ -1497,9 +1518,8 @@ fn run_int8(
     if args.threads.iter().any(|&t| t != 1) || args.split.iter().any(|&s| s != 1) {
         return Err("bench: --storage int8 runs on one thread".into());
     }
-    if args.screening != ScreeningArg::Auto {
-        return Err("bench: --screening applies to f32, f16 and bf16 storage, not int8".into());
-    }
+    // (`--screening compare` never reaches here: it runs f32, f16 or bf16
+    // alone; auto, on and off set the f32 pursuit's screening.)
     if args.int8_kernel != "auto" {
         let kernel = Int8Kernel::from_name(&args.int8_kernel).ok_or_else(|| {
             format!(
@@ -1547,7 +1567,11 @@ fn run_int8(
     )?;
     writeln!(text, "|---|---|---|---|---|---|")?;
     writeln!(text, "{}", table_row("selection", &s))?;
-    writeln!(text, "{}", table_row("f32 pursuit", &f))?;
+    let f32_row = match args.screening {
+        ScreeningArg::Auto => "f32 pursuit".to_string(),
+        other => format!("f32 pursuit (Screening::{:?})", other.screening()),
+    };
+    writeln!(text, "{}", table_row(&f32_row, &f))?;
     let r = roof.map(stats);
     let mut best: Option<(&str, Stats)> = None;
     if let Some(r) = &r {
@@ -1597,13 +1621,16 @@ fn run_int8(
         let k = args.budget;
         writeln!(
             text,
-            "int8 passes with Int8Passes::Auto at P = {p}, d = {d}, K = {k} on int8 kernel {}: {} (Int8Passes::auto_rule: f32 rows {} bytes > L2 {} bytes: {}; P ≥ {} for K = {k} on this kernel: {})",
+            "int8 passes with Int8Passes::Auto at P = {p}, d = {d}, K = {k} on int8 kernel {}: {} (Int8Passes::auto_rule: f32 rows {} bytes > L2 {} bytes: {}; d ≥ {}: {}; P ≥ {} for K = {k} on this kernel (K ≤ {}): {})",
             Int8Kernel::active().name(),
             if Int8Passes::Auto.uses_int8(p, d, k) { "yes" } else { "no: the f32 pursuit runs" },
             p * d * 4,
             mempursuit::kernels::int8::l2_cache_bytes(),
             p * d * 4 > mempursuit::kernels::int8::l2_cache_bytes(),
+            mempursuit::INT8_AUTO_MIN_DIM,
+            d >= mempursuit::INT8_AUTO_MIN_DIM,
             auto_min_pool(k),
+            mempursuit::INT8_AUTO_MAX_BUDGET,
             p >= auto_min_pool(k),
         )?;
     }
