@@ -286,7 +286,10 @@ pub struct Step {
     /// ([`Screening`](crate::Screening)) the candidates whose read score
     /// came within the f32 margins of the best (the pick's step, for a
     /// screened step; 0 for a dense one). 0 for the unscreened f32 pursuit
-    /// and the baselines.
+    /// and the baselines. A measure of work, not of the result: it can
+    /// differ between CPUs whose selections are equal (whether
+    /// [`Int8Passes::Auto`](crate::Int8Passes::Auto) runs the int8 passes
+    /// depends on the int8 kernel and the L2 size).
     #[cfg_attr(feature = "serde", serde(default))]
     pub verified: u32,
 }
