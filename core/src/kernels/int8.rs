@@ -471,7 +471,10 @@ mod tests {
     #[test]
     fn weighted_error_bound_covers_the_true_error() {
         let mut rng = Lcg(29);
-        for case in 0..300 {
+        // Under Miri (an interpreter, minutes for 300 cases) every
+        // combination of the case's residues mod 4, 5 and 3 still occurs.
+        let cases = if cfg!(miri) { 60 } else { 300 };
+        for case in 0..cases {
             let ErrorCase {
                 d,
                 n,
