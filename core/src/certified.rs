@@ -670,11 +670,13 @@ impl<'a> Int8Scorer<'a, '_> {
         // over the free picks' rows and codes, `weighted_error_norm`)
         // usually excludes most of them, each of which would cost up to
         // |F| f32 entries to verify.
-        let contenders = self.scratch.upper[..p]
+        // (The scan stops at the first contender past TIGHTEN_ABOVE.)
+        let many = self.scratch.upper[..p]
             .iter()
             .filter(|&&up| up >= lower)
-            .count();
-        if contenders > TIGHTEN_ABOVE && lower > f64::NEG_INFINITY {
+            .nth(TIGHTEN_ABOVE)
+            .is_some();
+        if many && lower > f64::NEG_INFINITY {
             let norm = self.weighted_error(ws, form, &radius);
             lower = bounds(
                 &ws.u[..p],

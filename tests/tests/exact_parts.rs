@@ -313,10 +313,10 @@ fn int8_selection_is_the_f32_selection_bit_for_bit() {
 /// Store-like pools: a retriever's nearest neighbours of a query (rows
 /// close to the query and to each other, a few tight topics, near
 /// duplicates), where many candidates' bounds overlap and the bound's
-/// error term ‖Σ ω_a ê_a‖ (the picks' quantization errors, from their error
-/// Gram) decides what is verified. With `Int8Passes::Int8` forced, the
+/// error term ‖Σ ω_a ê_a‖ (the picks' weighted quantization errors,
+/// `kernels::int8::weighted_error_norm`) decides what is verified. With `Int8Passes::Int8` forced, the
 /// int8 pursuit makes the f32 pursuit's selection bit for bit at K = 20
-/// and 50, paper mode, the family and centroid pursuit; with the feature
+/// and 50 under every option set of [`option_sets`]; with the feature
 /// `check-bounds` every candidate's f32 score is also checked inside its
 /// bound at every pick.
 #[test]
@@ -343,15 +343,7 @@ fn int8_picks_are_the_f32_picks_on_store_like_clustered_pools() {
         pool.extend(dup);
         let codes = Int8Candidates::quantize(&pool, d).unwrap();
         let input = Input::new(&q, &pool);
-        for o in [
-            PursuitOptions::default(),
-            PursuitOptions {
-                ridge: 0.05,
-                gamma: 0.5,
-                ..PursuitOptions::default()
-            },
-            PursuitOptions::centroid(0.5),
-        ] {
+        for o in option_sets() {
             for k in [20, 50] {
                 let mut sel = Selector::new();
                 let want = sel.select(&input, k, &Method::Pursuit(o)).unwrap();
